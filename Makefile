@@ -1,0 +1,37 @@
+# kdiag — make demo | make test
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test lint bench clean
+
+install: $(STAMP)
+
+# idempotent: re-runs only when the project's dependencies change
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# torch first and pinned, so pip takes the CPU build on disk and never a multi-GB CUDA build
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+demo: install
+	$(BIN)/kdiag classify examples/logs
+
+test: install
+	$(BIN)/ruff check diagnose tui tests bench scripts
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+	$(BIN)/python -m pytest diagnose tests
+
+lint: install
+	$(BIN)/ruff check diagnose tui tests bench scripts
+	$(BIN)/ruff format --check diagnose tui tests bench scripts
+
+bench: install
+	$(BIN)/python bench/bench_classify.py
+
+clean:
+	rm -rf $(VENV) .kdiag

@@ -1,0 +1,275 @@
+"""Typed facts, one dataclass per evidence source.
+
+Every collector returns one of these (or ``None`` when its source says nothing).
+The :class:`~diagnose.evidence.Evidence` record holds one optional instance per
+source, and the rule context is derived from these annotations: each scalar or
+tuple-of-scalars field ``f`` of source ``s`` becomes the rule symbol ``s_f``
+(``cuda_error``, ``oom_total_bytes``, ``py_exc_type``...).  Fields that hold
+records (tuples of dataclasses) are kept for reports and the TUI but are not
+visible to rules; every source exposes flat summaries of them instead, because
+rule-engine re-coerces nested mappings on every lookup (about 5x slower).
+
+Conventions, so rules stay simple:
+- absent scalar → ``None`` (rules write ``(oom_total_bytes ?? 0) > 0``);
+- absent list → ``()``; absent flag → ``False``;
+- sizes are bytes (floats, so 80 GiB fits), line numbers are 1-based;
+- ``lines`` holds the 1-based line numbers of the input the facts were read from,
+  which is what a report cites.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Facts:
+    lines: tuple[int, ...] = ()
+
+
+# --- the log itself (always present) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LogFacts(Facts):
+    text: str = ""  # the (bounded) text rules may search with =~~
+    line_count: int = 0
+    bytes: int = 0
+    truncated: bool = False  # the input was larger than the limit; head and tail kept
+
+
+# --- Python tracebacks --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Frame:
+    file: str
+    line: int | None
+    func: str | None
+    code: str | None = None
+
+
+@dataclass(frozen=True)
+class PyFacts(Facts):
+    exc_type: str | None = None  # short name of the last exception raised: "OutOfMemoryError"
+    exc_qualname: str | None = None  # as printed: "torch.OutOfMemoryError"
+    exc_message: str | None = None  # first line(s) of its message
+    exc_types: tuple[str, ...] = ()  # short names of every exception in the chain, in print order
+    exc_messages: tuple[str, ...] = ()
+    chained: bool = False
+    user_file: str | None = None  # innermost frame outside site-packages and the stdlib
+    user_line: int | None = None
+    user_func: str | None = None
+    frame_count: int = 0
+    frames: tuple[Frame, ...] = ()  # record: not visible to rules
+
+
+# --- CUDA runtime / driver errors ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CudaFacts(Facts):
+    error: str | None = None  # normalised runtime name: "cudaErrorIllegalAddress"
+    errors: tuple[str, ...] = ()  # every distinct normalised name, in order of appearance
+    code: int | None = None  # numeric cudaError_t of `error`
+    message: str | None = None  # the runtime's string: "an illegal memory access was encountered"
+    form: str | None = None  # torch | torch-accelerator | cupy | triton | numba | raw | driver-api | legacy | hip
+    api_call: str | None = None  # the API call named next to it, when printed: "cudaDeviceSynchronize()"
+    device_assert: bool = False  # a device-side assertion fired
+    assert_message: str | None = None  # "Assertion `srcIndex < srcSelectDimSize` failed."
+
+
+# --- out of memory ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OomFacts(Facts):
+    kind: str | None = None  # torch | cupy | tensorflow | generic
+    requested_bytes: float | None = None  # "Tried to allocate X"
+    total_bytes: float | None = None  # "total capacity of X"
+    free_bytes: float | None = None  # "of which X is free"
+    process_bytes: float | None = None  # "this process has X memory in use" (incl. non-PyTorch)
+    allocated_bytes: float | None = None  # "X is allocated by PyTorch"
+    reserved_unallocated_bytes: float | None = None  # "X is reserved by PyTorch but unallocated"
+    other_process_bytes: float | None = None  # sum of "Process N has X memory in use"
+    other_process_count: int = 0
+
+
+# --- Triton -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TritonFacts(Facts):
+    error: str | None = None  # CompilationError | CompileTimeAssertionFailure | OutOfResources | PTXASError | InterpreterError | AutotunerError | ...
+    message: str | None = None  # the error's own message (for CompilationError, without the source excerpt)
+    src_line: int | None = None  # kernel source line and column of a CompilationError
+    src_col: int | None = None
+    resource: str | None = None  # OutOfResources: "shared memory", "registers", ...
+    required: float | None = None  # OutOfResources figures
+    limit: float | None = None
+    inner_error: str | None = None  # exception type wrapped by InterpreterError / CompilationError
+    no_active_driver: bool = False  # "0 active drivers ([]). There should only be one."
+
+
+# --- nvcc / NVRTC / ptxas / host compiler -------------------------------------------
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    tool: str
+    severity: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+    log_line: int | None = None
+
+
+@dataclass(frozen=True)
+class CompilerFacts(Facts):
+    tool: str | None = None  # nvcc | nvrtc | ptxas | host-compiler (the first that reported an error)
+    error_count: int = 0
+    errors: tuple[str, ...] = ()  # error messages, in order
+    first_error: str | None = None
+    first_error_file: str | None = None
+    errors_in_toolkit_headers: bool = False  # every located error is inside CUDA/NVRTC/system headers
+    ptxas_fatal: str | None = None
+    unknown_arch: str | None = None  # "sm_89" from "Value 'sm_89' is not defined for option 'gpu-name'"
+    unsupported_feature: str | None = None  # instruction/feature ptxas says the target lacks
+    target_arch: str | None = None  # "sm_80" from "not supported on .target 'sm_80'"
+    smem_bytes: float | None = None  # "uses too much shared data (0x... bytes, 0xc000 max)"
+    smem_limit_bytes: float | None = None
+    registers: int | None = None  # max over functions in ptxas -v output
+    spill_stores: int = 0  # bytes, summed over functions
+    spill_loads: int = 0
+    stack_bytes: int = 0
+    host_compiler_unsupported: bool = False  # "unsupported GNU version"
+    diagnostics: tuple[Diagnostic, ...] = ()  # record: not visible to rules
+
+
+# --- compute-sanitizer --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SanitizerRecord:
+    tool: str
+    kind: str
+    access: str | None = None
+    space: str | None = None
+    size: int | None = None
+    address: str | None = None
+    kernel: str | None = None
+    thread: str | None = None
+    block: str | None = None
+    source: str | None = None  # "file.cu:42"
+    allocation: str | None = None  # the nearest-allocation sentence
+    log_line: int | None = None
+
+
+@dataclass(frozen=True)
+class SanitizerFacts(Facts):
+    tool: str | None = None  # memcheck | racecheck | initcheck | synccheck
+    error_count: int = 0  # from the summary when printed, else records counted
+    warning_count: int = 0
+    kinds: tuple[str, ...] = ()  # normalised kinds of every record: invalid-global-read, race-shared, ...
+    first_kind: str | None = None
+    access: str | None = None  # read | write (first record)
+    space: str | None = None  # global | shared | local
+    access_size: int | None = None
+    kernel: str | None = None
+    out_of_bounds: bool = False  # "Address 0x... is out of bounds"
+    misaligned: bool = False
+    allocation_relation: str | None = None  # before | after | inside
+    allocation_distance_bytes: int | None = None
+    race_hazards: int = 0
+    barrier_error: bool = False
+    uninitialized: bool = False
+    leaks: int = 0
+    api_error: str | None = None  # "cudaErrorInvalidValue" from "Program hit ... on CUDA API call"
+    records: tuple[SanitizerRecord, ...] = ()  # record: not visible to rules
+
+
+# --- environment messages in logs (NVML, driver, arch, kernel log) -------------------
+
+
+@dataclass(frozen=True)
+class EnvFacts(Facts):
+    issues: tuple[str, ...] = ()  # normalised tags, see diagnose.collectors.environment
+    xids: tuple[int, ...] = ()
+    xid: int | None = None  # the first Xid
+    gpu_arch: str | None = None  # "sm_120" from "... is not compatible with the current PyTorch installation"
+    supported_archs: tuple[str, ...] = ()  # "sm_50 sm_60 ..." from the same message
+    missing_library: str | None = None  # "libnvidia-ml.so.1"
+    missing_module: str | None = None  # "triton" from ModuleNotFoundError
+    import_name: str | None = None  # ImportError: cannot import name X from Y
+    import_from: str | None = None
+    smi_driver: str | None = None  # nvidia-smi table
+    smi_mem_used_mib: float | None = None
+    smi_mem_total_mib: float | None = None
+    smi_process_count: int | None = None
+    smi_compute_mode: str | None = None
+
+
+# --- exit status --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExitFacts(Facts):
+    code: int | None = None
+    signal: str | None = None  # SIGSEGV, SIGABRT, SIGKILL, ...
+    timed_out: bool = False
+    oom_killed: bool = False  # the kernel's OOM killer ended it
+    core_dumped: bool = False
+
+
+# --- numerical comparison (read from logs; `kdiag run` fills more) -------------------
+
+
+@dataclass(frozen=True)
+class NumericsFacts(Facts):
+    mismatch: bool = False
+    mismatched: int | None = None
+    total: int | None = None
+    fraction: float | None = None
+    max_abs: float | None = None
+    max_rel: float | None = None
+    nan_in_output: bool = False
+    shape_mismatch: bool = False
+    dtype_mismatch: bool = False
+
+
+# --- the machine: NVML and the software stack (kdiag env / kdiag run) ---------------
+
+
+@dataclass(frozen=True)
+class GpuFacts(Facts):
+    nvml_ok: bool = False  # nvmlInit succeeded
+    nvml_error: str | None = None  # NVML error name when it did not: "NVMLError_LibraryNotFound"
+    driver_version: str | None = None  # "570.158.01"
+    cuda_driver_version: int | None = None  # nvmlSystemGetCudaDriverVersion: 12080 = 12.8
+    device_count: int = 0
+    visible_devices: str | None = None  # CUDA_VISIBLE_DEVICES as set for the target (None: unset)
+    name: str | None = None  # the GPU the target uses (index 0 of the visible ones)
+    arch: str | None = None  # "sm_90"
+    mem_total_bytes: float | None = None
+    mem_used_bytes: float | None = None
+    mem_free_bytes: float | None = None
+    other_process_count: int = 0  # compute processes on the GPU other than the target
+    other_process_bytes: float | None = None
+    compute_mode: str | None = None  # Default | Exclusive_Process | Prohibited
+    mig_enabled: bool = False
+    mig_instances: int = 0
+    ecc_enabled: bool = False
+    ecc_uncorrectable_volatile: int = 0
+    ecc_uncorrectable_aggregate: int = 0
+    retired_pages_pending: bool = False
+    row_remap_failure: bool = False
+    row_remap_pending: bool = False
+    xids: tuple[int, ...] = ()  # Xid events NVML reported during the run
+    throttle_reasons: tuple[str, ...] = ()
+    torch_version: str | None = None
+    torch_cuda: str | None = None  # the CUDA torch was built with ("12.8"); None for a CPU build
+    torch_arch_list: tuple[str, ...] = ()  # "sm_80", "sm_90", ...
+    triton_version: str | None = None
+    runtime_cuda_version: int | None = None  # cudaRuntimeGetVersion of the runtime found: 13000
+    nvcc_version: str | None = None
+    problems: tuple[str, ...] = ()  # normalised tags the snapshot itself shows (see diagnose.envinfo)
