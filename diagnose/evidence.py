@@ -117,9 +117,14 @@ def _is_record_type(tp: Any) -> bool:
     return isinstance(tp, type) and dataclasses.is_dataclass(tp)
 
 
-@functools.cache
+_HINTS: dict[type, dict[str, Any]] = {}
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
 
 
 def _unwrap_optional(tp: Any) -> Any:
@@ -130,9 +135,10 @@ def _unwrap_optional(tp: Any) -> Any:
     return tp
 
 
-@functools.cache
 def _rule_fields(cls: type) -> tuple[str, ...]:
     """Fields of a facts type that rules may read: scalars and tuples of scalars."""
+    if cls in _FIELDS:
+        return _FIELDS[cls]
     names = []
     for f in dataclasses.fields(cls):
         tp = _unwrap_optional(_hints(cls)[f.name])
@@ -141,7 +147,8 @@ def _rule_fields(cls: type) -> tuple[str, ...]:
             if _is_record_type(item):
                 continue
         names.append(f.name)
-    return tuple(names)
+    _FIELDS[cls] = tuple(names)
+    return _FIELDS[cls]
 
 
 def _rule_type(tp: Any) -> Any:

@@ -100,7 +100,9 @@ class OomFacts(Facts):
 
 @dataclass(frozen=True)
 class TritonFacts(Facts):
-    error: str | None = None  # CompilationError | CompileTimeAssertionFailure | OutOfResources | PTXASError | InterpreterError | AutotunerError | ...
+    error: str | None = (
+        None  # CompilationError | CompileTimeAssertionFailure | OutOfResources | PTXASError | InterpreterError | AutotunerError | ...
+    )
     message: str | None = None  # the error's own message (for CompilationError, without the source excerpt)
     src_line: int | None = None  # kernel source line and column of a CompilationError
     src_col: int | None = None
@@ -109,6 +111,8 @@ class TritonFacts(Facts):
     limit: float | None = None
     inner_error: str | None = None  # exception type wrapped by InterpreterError / CompilationError
     no_active_driver: bool = False  # "0 active drivers ([]). There should only be one."
+    autotune_failures: int = 0  # configs the autotuner skipped ("Autotuning failed with ...", TRITON_PRINT_AUTOTUNING=1)
+    autotune_best_config: str | None = None  # "BLOCK: 64, num_warps: 4, ..." from "best config selected: ...;"
 
 
 # --- nvcc / NVRTC / ptxas / host compiler -------------------------------------------
@@ -163,6 +167,10 @@ class SanitizerRecord:
     source: str | None = None  # "file.cu:42"
     allocation: str | None = None  # the nearest-allocation sentence
     log_line: int | None = None
+    function: str | None = None  # innermost frame, where the access happened (kernel: outermost)
+    message: str | None = None  # the report's first line as printed
+    severity: str = "error"  # error | warning | info (racecheck and initcheck print warnings)
+    hazards: int = 0  # racecheck: hazards this record stands for
 
 
 @dataclass(frozen=True)
@@ -202,6 +210,8 @@ class EnvFacts(Facts):
     missing_module: str | None = None  # "triton" from ModuleNotFoundError
     import_name: str | None = None  # ImportError: cannot import name X from Y
     import_from: str | None = None
+    undefined_symbol: str | None = None  # "undefined symbol: X" from a shared object (ABI mismatch)
+    found_driver_version: int | None = None  # "The NVIDIA driver on your system is too old (found version 11040)"
     smi_driver: str | None = None  # nvidia-smi table
     smi_mem_used_mib: float | None = None
     smi_mem_total_mib: float | None = None

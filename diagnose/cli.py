@@ -1,0 +1,302 @@
+"""The `kdiag` command line.
+
+Exit codes: 0 done, 1 a diagnosed failure (run) or inputs that could not be read
+(classify), 2 usage error, 3 kdiag's own error (a broken rule base, a bug).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+EPILOG_CLASSIFY = """\
+inputs:
+  FILE            a text log (one failure per file)
+  DIR             every file under it, recursively (dot-files skipped)
+  -               standard input: a text log, or JSON Lines
+  FILE.jsonl      one failure per line: {"id": ..., "log": ...}, or split fields
+                  stdout, stderr, exit_code, compile_log, sanitizer_log, env
+  FILE.json       KernelBench eval_results.json, or a list of records
+  FILE.yaml       a list of records (e.g. ../shared/cases/real-dev.yaml)
+
+examples:
+  kdiag classify failed/                     # a table, then a summary
+  kdiag classify results.jsonl --format jsonl > diagnoses.jsonl
+  kdiag classify crash.log -v                # the evidence lines and the fix
+  cat crash.log | kdiag classify -
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="kdiag",
+        description="Diagnose GPU kernel failures: whose problem it is (kernel-logic, environment, "
+        "runtime-assumption), which failure mode, the evidence lines that prove it, and what to do.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Run `kdiag COMMAND --help` for each command.",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    c = sub.add_parser(
+        "classify",
+        help="diagnose failure logs other tools wrote",
+        description="Diagnose failure logs offline: each input gets a category, failure mode, "
+        "confidence, the evidence lines that decided it, and a fix.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EPILOG_CLASSIFY,
+    )
+    c.add_argument("inputs", nargs="+", metavar="INPUT", help="log files, directories, .jsonl/.json/.yaml, or -")
+    c.add_argument("--format", "-f", choices=("table", "jsonl", "json", "markdown"), default="table")
+    c.add_argument("--rules", metavar="DIR", help="rule directory (default: the bundled rules)")
+    c.add_argument("--min-confidence", type=float, metavar="X", help="abstain (unknown) below this (default 0.4)")
+    c.add_argument("-v", "--verbose", action="store_true", help="table: show evidence lines, fix and alternatives")
+    c.add_argument("--with-evidence", action="store_true", help="json/jsonl: include the full evidence record")
+    c.add_argument("--progress", choices=("auto", "always", "never"), default="auto", help="progress bar on stderr")
+    c.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
+
+    r = sub.add_parser("rules", help="list, show and lint the rule base")
+    rsub = r.add_subparsers(dest="rules_command", metavar="ACTION")
+    rl = rsub.add_parser("list", help="one line per rule")
+    rl.add_argument("--format", choices=("table", "json"), default="table")
+    rl.add_argument("--category", help="only this category")
+    rs = rsub.add_parser("show", help="one rule in full")
+    rs.add_argument("id")
+    rs.add_argument("--format", choices=("text", "json"), default="text")
+    rn = rsub.add_parser("lint", help="check every rule file and its examples; list every offender")
+    for sp in (rl, rs, rn):
+        sp.add_argument("--rules", metavar="DIR", help="rule directory (default: the bundled rules)")
+
+    v = sub.add_parser(
+        "eval",
+        help="measure the rule base against labelled cases (accuracy, precision, confusion matrix)",
+        description="Classify labelled cases (records with `category` and `failure_mode`, e.g. corpus/*.yaml) "
+        "and compare: category accuracy, how often kdiag answers, how often its answers are right, the "
+        "confusion matrix, and every miss. Healthy cases (category: none) must get no finding.",
+    )
+    v.add_argument("inputs", nargs="+", metavar="CASES", help="labelled .yaml/.jsonl case files or directories")
+    v.add_argument("--rules", metavar="DIR", help="rule directory (default: the bundled rules)")
+    v.add_argument("--min-accuracy", type=float, metavar="X", help="exit 1 when category accuracy is below X")
+
+    e = sub.add_parser("env", help="the machine: NVML, GPUs, the software stack, and what is wrong with them")
+    e.add_argument("--format", choices=("text", "json"), default="text")
+    e.add_argument("--probe-torch", action="store_true", help="ask torch in a child for its CUDA build and arch list")
+    return p
+
+
+# --- classify -----------------------------------------------------------------------
+
+
+def _load_rules(path: str | None, err: TextIO) -> Any:
+    from diagnose.rules import RuleLoadError, load_rules
+
+    try:
+        return load_rules(path)
+    except RuleLoadError as exc:
+        err.write(f"kdiag: the rule base is broken ({len(exc.problems)} problem(s)):\n")
+        for prob in exc.problems:
+            err.write(f"  {prob}\n")
+        return None
+
+
+def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from diagnose import report as R
+    from diagnose.classify import classify_records
+    from diagnose.inputs import count_hint, read_inputs
+
+    rules = _load_rules(args.rules, err)
+    if rules is None:
+        return 3
+    records = read_inputs(args.inputs)
+    reports_iter = classify_records(records, rules=rules, min_confidence=args.min_confidence)
+    show = args.progress == "always" or (args.progress == "auto" and err.isatty())
+    if show:
+        from tqdm import tqdm
+
+        # delay: only batches that take over a second show a bar
+        reports_iter = tqdm(reports_iter, total=count_hint(args.inputs), unit="log", delay=1.0, file=err, leave=False)
+    sink = open(args.output, "w", encoding="utf-8") if args.output else out  # noqa: SIM115
+    reports = []
+    try:
+        if args.format == "jsonl":
+            for rep in reports_iter:
+                reports.append(rep)
+                R.write_jsonl([rep], sink, with_evidence=args.with_evidence)
+        else:
+            reports = list(reports_iter)
+            if args.format == "json":
+                R.write_json(reports, sink, with_evidence=args.with_evidence)
+            elif args.format == "markdown":
+                R.write_markdown(reports, sink)
+            else:
+                R.write_table(reports, sink, detail=args.verbose)
+    finally:
+        if sink is not out:
+            sink.close()
+    bad = [r for r in reports if r.status == "error"]
+    if bad:
+        err.write(f"kdiag: {len(bad)} of {len(reports)} input(s) could not be classified (see their error entries)\n")
+        return 1
+    return 0
+
+
+# --- rules --------------------------------------------------------------------------
+
+
+def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.rules_command is None:
+        err.write("kdiag rules: choose an action: list, show ID, lint\n")
+        return 2
+    if args.rules_command == "lint":
+        return _lint(args.rules, out, err)
+    rules = _load_rules(args.rules, err)
+    if rules is None:
+        return 3
+    if args.rules_command == "list":
+        chosen = [r for r in rules if not args.category or r.category == args.category]
+        if args.format == "json":
+            json.dump([_rule_dict(r, brief=True) for r in chosen], out, indent=2)
+            out.write("\n")
+        else:
+            out.write(f"{'ID':<44} {'CATEGORY':<18} {'FAILURE MODE':<32} {'CONF':>4} {'PRIO':>4}\n")
+            for r in sorted(chosen, key=lambda r: (r.category, r.failure_mode, r.id)):
+                out.write(f"{r.id:<44} {r.category:<18} {r.failure_mode:<32} {r.confidence:>4.2f} {r.priority:>4}\n")
+            out.write(f"\n{len(chosen)} rules\n")
+        return 0
+    rule = rules.get(args.id)
+    if rule is None:
+        import difflib
+
+        near = difflib.get_close_matches(args.id, [r.id for r in rules], n=3, cutoff=0.4)
+        err.write(f"kdiag: no rule {args.id!r}" + (f"; did you mean: {', '.join(near)}?" if near else "") + "\n")
+        return 2
+    if args.format == "json":
+        json.dump(_rule_dict(rule), out, indent=2)
+        out.write("\n")
+        return 0
+    e = rule.explain
+    out.write(f"{rule.id} — {rule.title}\n")
+    out.write(f"  category: {rule.category}   failure mode: {rule.failure_mode}\n")
+    out.write(f"  confidence: {rule.confidence:.2f}   priority: {rule.priority}   status: {rule.status}\n")
+    out.write(f"  requires: {', '.join(rule.requires)}\n  when: {rule.when}\n  file: {rule.path}\n\n")
+    for head, body in (("What it detects", e.what), ("Why it happens", e.why), ("How to fix it", e.fix)):
+        out.write(f"{head}\n{_indent(body)}\n\n")
+    if e.caveats:
+        out.write(f"Caveats\n{_indent(e.caveats)}\n\n")
+    out.write("References\n" + "".join(f"  - {ref}\n" for ref in rule.references))
+    return 0
+
+
+def _indent(text: str) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.fill(p, 96, initial_indent="  ", subsequent_indent="  ") for p in text.split("\n\n"))
+
+
+def _rule_dict(rule: Any, *, brief: bool = False) -> dict[str, Any]:
+    out = {
+        "id": rule.id,
+        "title": rule.title,
+        "category": rule.category,
+        "failure_mode": rule.failure_mode,
+        "confidence": rule.confidence,
+        "priority": rule.priority,
+        "status": rule.status,
+        "requires": list(rule.requires),
+        "path": rule.path,
+    }
+    if not brief:
+        out.update(
+            when=rule.when,
+            explain={k: v for k, v in vars(rule.explain).items() if v is not None},
+            references=list(rule.references),
+        )
+    return out
+
+
+def _lint(path: str | None, out: TextIO, err: TextIO) -> int:
+    from diagnose.lint import check_rules
+    from diagnose.rules import RuleLoadError, load_rules
+
+    try:
+        rules = load_rules(path, include_deprecated=True)
+    except RuleLoadError as exc:
+        for prob in exc.problems:
+            out.write(f"{prob}\n")
+        err.write(f"kdiag rules lint: {len(exc.problems)} problem(s)\n")
+        return 1
+    problems = check_rules(rules)
+    for prob in problems:
+        out.write(f"{prob}\n")
+    if problems:
+        err.write(f"kdiag rules lint: {len(problems)} problem(s) in {len({p.path for p in problems})} file(s)\n")
+        return 1
+    examples = sum(len(r.match_examples) + len(r.no_match_examples) for r in rules)
+    out.write(f"{len(rules)} rules, {examples} examples: all good\n")
+    return 0
+
+
+# --- eval ---------------------------------------------------------------------------
+
+
+def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from diagnose.classify import classify_records
+    from diagnose.evaluate import score, write_score
+    from diagnose.inputs import read_inputs
+
+    rules = _load_rules(args.rules, err)
+    if rules is None:
+        return 3
+    reports = list(classify_records(read_inputs(args.inputs), rules=rules))
+    s = score(reports)
+    if not s.labelled and not s.healthy:
+        err.write("kdiag eval: no labelled cases in the inputs (records need a `category` field)\n")
+        return 2
+    write_score(s, out)
+    if args.min_accuracy is not None and s.accuracy < args.min_accuracy:
+        return 1
+    return 0
+
+
+# --- env ----------------------------------------------------------------------------
+
+
+def cmd_env(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from diagnose.envinfo import render
+
+    argv = ["--format", args.format] + (["--probe-torch"] if args.probe_torch else [])
+    return render.main(argv, out=out)
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return int(exc.code or 0)
+    if args.command is None:
+        parser.print_help(out)
+        return 2
+    handlers = {"classify": cmd_classify, "rules": cmd_rules, "eval": cmd_eval, "env": cmd_env}
+    try:
+        return handlers[args.command](args, out, err)
+    except KeyboardInterrupt:
+        err.write("kdiag: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # kdiag's own error: say so, exit 3
+        import traceback
+
+        err.write(f"kdiag: internal error: {type(exc).__name__}: {exc}\n")
+        if "KDIAG_DEBUG" in __import__("os").environ:
+            traceback.print_exc(file=err)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

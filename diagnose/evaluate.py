@@ -1,0 +1,99 @@
+"""Measure the rule base against labelled cases: accuracy, coverage, precision, confusion matrix."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+from diagnose.report import Report
+
+CATS = ("kernel-logic", "environment", "runtime-assumption", "unknown")
+#: the label a healthy (non-failing) case carries; right when no rule fires
+HEALTHY = "none"
+
+
+@dataclass(frozen=True)
+class Score:
+    total: int
+    labelled: int
+    correct: int  # predicted category == labelled category
+    answered: int  # predicted something other than unknown
+    answered_correct: int
+    mode_correct: int  # failure mode too
+    healthy: int
+    healthy_quiet: int  # healthy cases on which no rule fired
+    confusion: dict[tuple[str, str], int]  # (label, predicted) → count
+    misses: tuple[tuple[str, str, str], ...]  # (id, label, predicted)
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.labelled if self.labelled else 0.0
+
+    @property
+    def precision(self) -> float:
+        return self.answered_correct / self.answered if self.answered else 0.0
+
+    @property
+    def coverage(self) -> float:
+        return self.answered / self.labelled if self.labelled else 0.0
+
+
+def score(reports: Sequence[Report]) -> Score:
+    confusion: Counter[tuple[str, str]] = Counter()
+    labelled = correct = answered = answered_correct = mode_correct = healthy = quiet = 0
+    misses = []
+    for r in reports:
+        want = r.label.get("category")
+        if not want:
+            continue
+        if want == HEALTHY:
+            healthy += 1
+            fired = bool(r.diagnosis and r.diagnosis.findings)
+            quiet += not fired
+            if fired:
+                misses.append((r.id, HEALTHY, r.category))
+            continue
+        labelled += 1
+        got = r.category if r.category in CATS else "unknown"
+        confusion[(want, got)] += 1
+        if got != "unknown":
+            answered += 1
+        if got == want:
+            correct += 1
+            answered_correct += got != "unknown"
+            mode_correct += r.failure_mode == r.label.get("failure_mode")
+        else:
+            misses.append((r.id, want, got))
+    return Score(
+        total=len(reports),
+        labelled=labelled,
+        correct=correct,
+        answered=answered,
+        answered_correct=answered_correct,
+        mode_correct=mode_correct,
+        healthy=healthy,
+        healthy_quiet=quiet,
+        confusion=dict(confusion),
+        misses=tuple(misses),
+    )
+
+
+def write_score(s: Score, out: TextIO) -> None:
+    out.write(
+        f"labelled failures: {s.labelled}   category right: {s.correct} ({s.accuracy:.1%})   "
+        f"answered (not unknown): {s.answered} ({s.coverage:.1%})   precision of answers: {s.precision:.1%}\n"
+    )
+    out.write(f"failure mode right too: {s.mode_correct}\n")
+    if s.healthy:
+        out.write(f"healthy runs: {s.healthy}, no rule fired on {s.healthy_quiet}\n")
+    out.write("\nconfusion (rows: label, columns: kdiag)\n")
+    short = {"kernel-logic": "kernel", "environment": "env", "runtime-assumption": "assume", "unknown": "unknown"}
+    out.write(f"{'':<20}" + "".join(f"{short[c]:>9}" for c in CATS) + "\n")
+    for want in CATS[:3]:
+        out.write(f"{want:<20}" + "".join(f"{s.confusion.get((want, got), 0):>9}" for got in CATS) + "\n")
+    if s.misses:
+        out.write("\nmisses:\n")
+        for rid, want, got in s.misses:
+            out.write(f"  {rid:<48} label {want:<20} kdiag {got}\n")

@@ -1,0 +1,78 @@
+"""Rule-base checks beyond loading: every example behaves as it says, and no rule breaks on empty evidence."""
+
+from __future__ import annotations
+
+from diagnose import facts as F
+from diagnose.collectors import collect
+from diagnose.evidence import SOURCES, Evidence
+from diagnose.rules import Example, Rule, RuleProblem, RuleSet
+
+
+def example_evidence(ex: Example) -> Evidence:
+    if ex.evidence is not None:
+        ev = Evidence.from_dict(ex.evidence)
+        if ex.log:
+            base = collect(ex.log, exit_code=ex.exit_code, signal=ex.signal, timed_out=ex.timed_out)
+            merged = {k: getattr(ev, k) or getattr(base, k) for k in SOURCES}
+            return Evidence(**merged)
+        return ev
+    return collect(ex.log, exit_code=ex.exit_code, signal=ex.signal, timed_out=ex.timed_out)
+
+
+def _blank(rule: Rule) -> Evidence:
+    """Every source the rule requires present, every field at its empty default."""
+    kwargs = {key: SOURCES[key]() for key in rule.requires if key != "log"}
+    return Evidence(log=F.LogFacts(), **kwargs)  # type: ignore[arg-type]
+
+
+def check_rule(rule: Rule) -> list[RuleProblem]:
+    problems = []
+    for ex in rule.match_examples + rule.no_match_examples:
+        expected = ex in rule.match_examples
+        try:
+            ev = example_evidence(ex)
+        except Exception as exc:
+            problems.append(RuleProblem(rule.path, ex.line, f"example cannot be read: {exc}"))
+            continue
+        present = ev.present()
+        if expected and not set(rule.requires) <= present:
+            missing = ", ".join(sorted(set(rule.requires) - present))
+            problems.append(
+                RuleProblem(
+                    rule.path, ex.line, f"match example lacks required evidence ({missing}): the rule is skipped"
+                )
+            )
+            continue
+        if not set(rule.requires) <= present:
+            continue  # a skipped rule cannot match: that no_match holds
+        try:
+            got = rule.matches(ev.context())
+        except Exception as exc:
+            problems.append(RuleProblem(rule.path, ex.line, f"example raises while matching: {exc}"))
+            continue
+        if got != expected:
+            problems.append(
+                RuleProblem(
+                    rule.path,
+                    ex.line,
+                    "match example does not match" if expected else "no_match example matches",
+                )
+            )
+    try:
+        rule.matches(_blank(rule).context())
+    except Exception as exc:
+        problems.append(
+            RuleProblem(
+                rule.path,
+                rule.line,
+                f"rule raises on evidence whose fields are empty ({exc}); guard nullable fields with ?? or != null",
+            )
+        )
+    return problems
+
+
+def check_rules(rules: RuleSet) -> list[RuleProblem]:
+    out: list[RuleProblem] = []
+    for rule in rules:
+        out.extend(check_rule(rule))
+    return out

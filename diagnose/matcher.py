@@ -1,0 +1,247 @@
+"""The matcher: every rule against one Evidence record, ranked, with the lines each match rests on.
+
+- A rule whose required sources are absent is *skipped* — not false: the report says which
+  sources could not be checked.
+- A rule that raises while matching becomes a reported rule error, never a crash.
+- Matches rank by priority, then specificity (how much evidence the rule weighs), then
+  confidence.  One finding per (category, failure mode) is kept; the best is the diagnosis,
+  the rest are the alternatives.
+- Abstaining is a valid answer: when no rule matches, or the best match's confidence is
+  below ``min_confidence``, the category is ``unknown`` (the candidates are still listed).
+- When the runner-up is as strong (same priority) but names another category, the text
+  fits several owners: the diagnosis' confidence is lowered by :data:`CONTESTED_FACTOR`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from diagnose.evidence import SOURCES, Evidence, symbol_source
+from diagnose.rules import Rule, RuleSet
+
+MIN_CONFIDENCE = 0.4
+CONTESTED_FACTOR = 0.85
+MAX_CITED = 8
+
+#: what a person should run to get each missing kind of evidence
+HOW_TO_GET = {
+    "sanitizer": "no compute-sanitizer run (kdiag run --ladder full, on a GPU)",
+    "gpu": "no NVML/environment snapshot (kdiag env, or kdiag run)",
+    "exit": "no exit status recorded",
+    "numerics": "no output comparison (kdiag run with a reference)",
+    "compiler": "no compiler log",
+    "triton": "no Triton compile/launch output",
+    "cuda": "no CUDA error in the log",
+    "oom": "no out-of-memory report",
+    "py": "no Python traceback",
+    "env": "no environment messages",
+}
+
+
+@dataclass(frozen=True)
+class Cited:
+    line: int
+    text: str
+    source: str
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "text": self.text, "source": self.source}
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    title: str
+    category: str
+    failure_mode: str
+    confidence: float
+    priority: int
+    specificity: int
+    evidence: tuple[Cited, ...]
+    what: str
+    why: str
+    fix: str
+    caveats: str | None = None
+    references: tuple[str, ...] = ()
+
+    def to_dict(self, *, full: bool = True) -> dict:
+        out = {
+            "rule": self.rule,
+            "category": self.category,
+            "failure_mode": self.failure_mode,
+            "confidence": round(self.confidence, 3),
+            "title": self.title,
+        }
+        if full:
+            out.update(
+                {
+                    "priority": self.priority,
+                    "evidence": [c.to_dict() for c in self.evidence],
+                    "what": self.what,
+                    "why": self.why,
+                    "fix": self.fix,
+                    "caveats": self.caveats,
+                    "references": list(self.references),
+                }
+            )
+        return out
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    category: str  # kernel-logic | environment | runtime-assumption | unknown
+    failure_mode: str
+    rule: str | None
+    confidence: float
+    title: str
+    findings: tuple[Finding, ...]  # ranked, best first, one per (category, failure mode)
+    unchecked: tuple[str, ...] = ()  # sources no rule could use: "could not check: ..."
+    skipped_rules: int = 0
+    rule_errors: tuple[str, ...] = ()
+    contested: bool = False
+    abstained: bool = False  # the best candidate was below the confidence threshold
+
+    @property
+    def best(self) -> Finding | None:
+        return None if self.abstained or not self.findings else self.findings[0]
+
+    @property
+    def alternatives(self) -> tuple[Finding, ...]:
+        return self.findings if self.abstained else self.findings[1:]
+
+
+@dataclass
+class Matcher:
+    rules: RuleSet
+    min_confidence: float = MIN_CONFIDENCE
+    _by_requires: list[tuple[frozenset[str], Rule]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_requires = [(frozenset(r.requires), r) for r in self.rules]
+
+    def diagnose(self, evidence: Evidence) -> Diagnosis:
+        present = evidence.present()
+        context = evidence.context()
+        matched: list[Rule] = []
+        errors: list[str] = []
+        skipped = 0
+        missing: set[str] = set()
+        for requires, rule in self._by_requires:
+            if not requires <= present:
+                skipped += 1
+                missing |= requires - present
+                continue
+            try:
+                if rule.matches(context):
+                    matched.append(rule)
+            except Exception as exc:  # a broken rule is reported, the record is still diagnosed
+                errors.append(f"{rule.id}: {type(exc).__name__}: {exc}")
+        findings = _dedupe(sorted((_finding(r, evidence) for r in matched), key=_rank, reverse=True))
+        unchecked = tuple(sorted(missing - {"log"}))
+        if not findings:
+            return Diagnosis(
+                category="unknown",
+                failure_mode="unmatched",
+                rule=None,
+                confidence=0.0,
+                title="No rule matched this failure",
+                findings=(),
+                unchecked=unchecked,
+                skipped_rules=skipped,
+                rule_errors=tuple(errors),
+            )
+        top = findings[0]
+        contested = any(f.category != top.category and f.priority >= top.priority for f in findings[1:])
+        confidence = top.confidence * (CONTESTED_FACTOR if contested else 1.0)
+        if confidence < self.min_confidence:
+            return Diagnosis(
+                category="unknown",
+                failure_mode="ambiguous",
+                rule=top.rule,
+                confidence=round(confidence, 3),
+                title=f"Not enough evidence to decide (best guess: {top.title})",
+                findings=tuple(findings),
+                unchecked=unchecked,
+                skipped_rules=skipped,
+                rule_errors=tuple(errors),
+                contested=contested,
+                abstained=True,
+            )
+        return Diagnosis(
+            category=top.category,
+            failure_mode=top.failure_mode,
+            rule=top.rule,
+            confidence=round(confidence, 3),
+            title=top.title,
+            findings=tuple(findings),
+            unchecked=unchecked,
+            skipped_rules=skipped,
+            rule_errors=tuple(errors),
+            contested=contested,
+        )
+
+
+def _rank(f: Finding) -> tuple[int, int, float]:
+    return (f.priority, f.specificity, f.confidence)
+
+
+def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for f in findings:
+        key = (f.category, f.failure_mode)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(f)
+    return out
+
+
+def _finding(rule: Rule, evidence: Evidence) -> Finding:
+    return Finding(
+        rule=rule.id,
+        title=rule.title,
+        category=rule.category,
+        failure_mode=rule.failure_mode,
+        confidence=rule.confidence,
+        priority=rule.priority,
+        specificity=rule.specificity,
+        evidence=cite(rule, evidence),
+        what=rule.explain.what,
+        why=rule.explain.why,
+        fix=rule.explain.fix,
+        caveats=rule.explain.caveats,
+        references=rule.references,
+    )
+
+
+def cite(rule: Rule, evidence: Evidence) -> tuple[Cited, ...]:
+    """The input lines a match rests on: the lines of every source whose facts the rule reads,
+    and the lines its text regexes hit."""
+    text_lines = evidence.log.text.splitlines()
+    picked: dict[int, str] = {}
+    sources = {symbol_source(s) for s in rule.symbols} | set(rule.requires)
+    for key in SOURCES:
+        if key == "log" or key not in sources:
+            continue
+        facts = getattr(evidence, key)
+        if facts is None:
+            continue
+        for n in facts.lines:
+            picked.setdefault(n, key)
+    for pattern in rule.text_patterns:
+        try:
+            rx = re.compile(pattern)
+        except re.error:
+            continue
+        for i, line in enumerate(text_lines, 1):
+            if rx.search(line):
+                picked.setdefault(i, "log")
+                break
+    out = []
+    for n in sorted(picked)[:MAX_CITED]:
+        text = text_lines[n - 1] if 0 < n <= len(text_lines) else ""
+        out.append(Cited(line=n, text=text.rstrip()[:300], source=picked[n]))
+    return tuple(out)

@@ -1,0 +1,175 @@
+"""Reports: one per classified input, and the formats people and programs read them in."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from diagnose.evidence import Evidence
+from diagnose.matcher import Diagnosis
+
+STATUSES = ("diagnosed", "unknown", "pass", "error")
+
+
+@dataclass(frozen=True)
+class Report:
+    id: str
+    status: str  # diagnosed | unknown | pass (the harness said it passed) | error (bad input)
+    diagnosis: Diagnosis | None = None
+    evidence: Evidence | None = None
+    origin: str | None = None  # where the input came from: "logs/a.txt", "results.jsonl:17"
+    errors: tuple[str, ...] = ()  # why the input could not be classified (status error)
+    warnings: tuple[str, ...] = ()  # what was odd but did not stop it (truncated, collector failure)
+    label: dict[str, Any] = field(default_factory=dict)  # an expected category/failure_mode, if the input had one
+
+    @property
+    def category(self) -> str:
+        if self.status == "error":
+            return "error"
+        if self.status == "pass":
+            return "pass"
+        return self.diagnosis.category if self.diagnosis else "unknown"
+
+    @property
+    def failure_mode(self) -> str:
+        if self.diagnosis is None:
+            return self.status if self.status in ("error", "pass") else "unmatched"
+        return self.diagnosis.failure_mode
+
+    def to_dict(self, *, with_evidence: bool = False) -> dict[str, Any]:
+        d = self.diagnosis
+        best = d.best if d else None
+        out: dict[str, Any] = {
+            "id": self.id,
+            "status": self.status,
+            "category": self.category,
+            "failure_mode": self.failure_mode,
+            "rule": d.rule if d else None,
+            "confidence": d.confidence if d else None,
+            "title": d.title if d else (self.errors[0] if self.errors else None),
+            "evidence": [c.to_dict() for c in best.evidence] if best else [],
+            "fix": best.fix if best else None,
+            "alternatives": [f.to_dict(full=False) for f in d.alternatives] if d else [],
+            "unchecked": list(d.unchecked) if d else [],
+            "origin": self.origin,
+        }
+        if d and d.rule_errors:
+            out["rule_errors"] = list(d.rule_errors)
+        if self.errors:
+            out["errors"] = list(self.errors)
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        if self.label:
+            out["label"] = self.label
+        if with_evidence and self.evidence is not None:
+            ev = self.evidence.to_dict()
+            ev.get("log", {}).pop("text", None)  # the input itself is not repeated
+            out["evidence_record"] = ev
+        return out
+
+
+# --- formats ------------------------------------------------------------------------
+
+
+def write_jsonl(reports: Iterable[Report], out: TextIO, *, with_evidence: bool = False) -> None:
+    for r in reports:
+        out.write(json.dumps(r.to_dict(with_evidence=with_evidence), ensure_ascii=False) + "\n")
+        out.flush()
+
+
+def write_json(reports: Sequence[Report], out: TextIO, *, with_evidence: bool = False) -> None:
+    json.dump(
+        {"reports": [r.to_dict(with_evidence=with_evidence) for r in reports], "summary": summary(reports)},
+        out,
+        indent=2,
+        ensure_ascii=False,
+    )
+    out.write("\n")
+
+
+def summary(reports: Sequence[Report]) -> dict[str, Any]:
+    by_cat = Counter(r.category for r in reports)
+    by_mode = Counter((r.category, r.failure_mode) for r in reports)
+    return {
+        "total": len(reports),
+        "by_category": dict(by_cat.most_common()),
+        "by_failure_mode": [{"category": c, "failure_mode": m, "count": n} for (c, m), n in by_mode.most_common()],
+    }
+
+
+def _clip(s: str | None, n: int) -> str:
+    s = (s or "").replace("\n", " ").replace("\t", " ")
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def write_table(reports: Sequence[Report], out: TextIO, *, width: int = 120, detail: bool = False) -> None:
+    """A fixed-width table for people, then a summary by category and failure mode."""
+    id_w = min(max([len(r.id) for r in reports] + [2]), 28)
+    head = f"{'ID':<{id_w}}  {'CATEGORY':<18}  {'FAILURE MODE':<28}  {'CONF':>4}  WHY"
+    out.write(head + "\n" + "-" * min(width, max(len(head), 80)) + "\n")
+    rest = max(width - id_w - 18 - 28 - 4 - 8, 20)
+    for r in reports:
+        d = r.diagnosis
+        conf = f"{d.confidence:.2f}" if d and r.status in ("diagnosed", "unknown") and d.findings else "  - "
+        why = r.errors[0] if r.errors else (d.title if d else "")
+        out.write(
+            f"{_clip(r.id, id_w):<{id_w}}  {r.category:<18}  {_clip(r.failure_mode, 28):<28}  {conf:>4}  {_clip(why, rest)}\n"
+        )
+        if detail:
+            write_detail(r, out, indent="    ")
+    s = summary(reports)
+    out.write("\n")
+    cats = ", ".join(f"{c} {n}" for c, n in s["by_category"].items())
+    out.write(f"{s['total']} inputs: {cats}\n")
+    modes = [m for m in s["by_failure_mode"] if m["category"] not in ("error", "pass")]
+    if modes:
+        out.write("by failure mode:\n")
+        for m in modes[:20]:
+            out.write(f"  {m['count']:>5}  {m['category']:<18}  {m['failure_mode']}\n")
+        if len(modes) > 20:
+            out.write(f"  ... and {len(modes) - 20} more\n")
+
+
+def write_detail(r: Report, out: TextIO, *, indent: str = "") -> None:
+    d = r.diagnosis
+    if r.errors:
+        for e in r.errors:
+            out.write(f"{indent}error: {e}\n")
+    for w in r.warnings:
+        out.write(f"{indent}warning: {w}\n")
+    if d is None:
+        return
+    best = d.best
+    if best is not None:
+        out.write(f"{indent}rule: {best.rule}\n")
+        for c in best.evidence:
+            out.write(f"{indent}  line {c.line:>4} [{c.source}]: {_clip(c.text, 100)}\n")
+        out.write(f"{indent}what: {_clip(best.what, 200)}\n")
+        out.write(f"{indent}fix:  {_clip(best.fix, 200)}\n")
+    for alt in d.alternatives[:3]:
+        out.write(f"{indent}or:   {alt.category} / {alt.failure_mode} ({alt.confidence:.2f}, {alt.rule})\n")
+    if d.unchecked:
+        out.write(f"{indent}could not check: {', '.join(d.unchecked)}\n")
+    for e in d.rule_errors:
+        out.write(f"{indent}rule error: {e}\n")
+
+
+def write_markdown(reports: Sequence[Report], out: TextIO) -> None:
+    out.write("| id | category | failure mode | confidence | rule | fix |\n|---|---|---|---|---|---|\n")
+
+    def cell(s: Any) -> str:
+        return _clip(str(s if s is not None else ""), 160).replace("|", "\\|")
+
+    for r in reports:
+        d = r.diagnosis
+        best = d.best if d else None
+        out.write(
+            f"| {cell(r.id)} | {cell(r.category)} | {cell(r.failure_mode)} | "
+            f"{cell(f'{d.confidence:.2f}' if d else '')} | {cell(d.rule if d else '')} | "
+            f"{cell(best.fix if best else (r.errors[0] if r.errors else ''))} |\n"
+        )
+    s = summary(reports)
+    out.write("\n**Summary:** " + ", ".join(f"{c}: {n}" for c, n in s["by_category"].items()) + "\n")

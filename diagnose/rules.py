@@ -1,0 +1,453 @@
+"""The rule base: one YAML file per rule, loaded, validated and compiled.
+
+A rule file looks like this (``rules/cuda/cuda-illegal-address-text-only.yaml``)::
+
+    id: cuda-illegal-address-text-only        # == the file's stem
+    title: Illegal memory access, from the error text alone
+    category: kernel-logic                    # kernel-logic | environment | runtime-assumption
+    failure_mode: oob-global-access           # kebab-case, see TAXONOMY.md
+    status: stable                            # stable | experimental | deprecated
+    confidence: 0.35                          # 0..1: how often this rule is right when it fires
+    priority: 10                              # higher wins when several rules match
+    requires: [cuda]                          # evidence sources; absent → the rule is skipped
+    when: cuda_error == "cudaErrorIllegalAddress"   # a rule-engine expression over Evidence
+    explain: {what: ..., why: ..., fix: ..., caveats: ...}
+    references: [https://...]
+    examples:
+      match:    [{log: "..."}]                # each runs through the collectors and must match
+      no_match: [{log: "..."}]
+
+Everything that can be wrong with a rule is found when it loads — a missing or unknown
+field, a typo'd evidence symbol, a type error, a bad regex — and reported with the
+file, the line and the reason; :func:`load_rules` collects *every* offender before it
+raises, so one lint run lists them all.  Rules never execute code.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from diagnose.evidence import SOURCES, rule_types
+
+CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
+STATUSES = ("stable", "experimental", "deprecated")
+REQUIRED = (
+    "id",
+    "title",
+    "category",
+    "failure_mode",
+    "status",
+    "confidence",
+    "priority",
+    "requires",
+    "when",
+    "explain",
+    "references",
+    "examples",
+)
+OPTIONAL = ("tags", "notes")
+EXPLAIN_REQUIRED = ("what", "why", "fix")
+EXPLAIN_OPTIONAL = ("caveats", "example")
+EXAMPLE_KEYS = ("log", "exit_code", "signal", "timed_out", "evidence", "note", "origin")
+KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_SYMBOL = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\bsources\b")
+# `log_text =~~ "..."` / `=~ "..."`: the regexes a rule searches the raw text with (for citing lines)
+_TEXT_REGEX = re.compile(r'log_text\s*=~~?\s*"((?:[^"\\]|\\.)*)"')
+
+DEFAULT_RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
+
+
+@dataclass(frozen=True)
+class RuleProblem:
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+class RuleLoadError(Exception):
+    """One or more rule files are broken; ``problems`` lists every one."""
+
+    def __init__(self, problems: list[RuleProblem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+@dataclass(frozen=True)
+class Explain:
+    what: str
+    why: str
+    fix: str
+    caveats: str | None = None
+    example: str | None = None
+
+
+@dataclass(frozen=True)
+class Example:
+    log: str = ""
+    exit_code: int | None = None
+    signal: str | None = None
+    timed_out: bool = False
+    evidence: Mapping[str, Any] | None = None
+    note: str | None = None
+    origin: str | None = None
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    category: str
+    failure_mode: str
+    status: str
+    confidence: float
+    priority: int
+    requires: tuple[str, ...]
+    when: str
+    explain: Explain
+    references: tuple[str, ...]
+    match_examples: tuple[Example, ...]
+    no_match_examples: tuple[Example, ...]
+    path: str
+    line: int
+    symbols: tuple[str, ...]  # evidence symbols `when` reads
+    text_patterns: tuple[str, ...]  # regexes `when` runs over log_text (to cite the lines they hit)
+    tags: tuple[str, ...] = ()
+    compiled: Any = field(default=None, compare=False, repr=False)  # rule_engine.Rule
+
+    @property
+    def specificity(self) -> int:
+        """How much evidence the rule weighs: distinct symbols read plus sources required."""
+        return len(self.symbols) + len(self.requires)
+
+    def matches(self, context: Mapping[str, Any]) -> bool:
+        return bool(self.compiled.matches(context))
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    rules: tuple[Rule, ...]
+    root: str
+
+    def __iter__(self):
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def get(self, rule_id: str) -> Rule | None:
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+
+# --- loading ------------------------------------------------------------------------
+
+
+@functools.cache
+def _context() -> Any:
+    import rule_engine
+
+    return rule_engine.Context(
+        type_resolver=rule_engine.type_resolver_from_dict(rule_types()),
+        default_value=None,
+    )
+
+
+def compile_expression(expr: str) -> Any:
+    """Build a rule-engine Rule over the Evidence types (raises rule_engine errors)."""
+    import rule_engine
+
+    return rule_engine.Rule(expr, context=_context())
+
+
+def _describe_engine_error(exc: Exception, expr: str) -> str:
+    import rule_engine
+    from rule_engine import errors
+
+    if isinstance(exc, rule_engine.SymbolResolutionError):
+        name = exc.symbol_name
+        near = difflib.get_close_matches(name, list(rule_types()), n=3)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        return f"when: unknown evidence symbol {name!r}{hint}"
+    if isinstance(exc, errors.RegexSyntaxError):
+        return f"when: bad regular expression {exc.value!r}: {exc.error}"
+    if isinstance(exc, errors.SyntaxError | rule_engine.RuleSyntaxError):
+        tok = getattr(exc, "token", None)
+        where = f" near {tok.value!r}" if tok is not None and getattr(tok, "value", None) else ""
+        return f"when: syntax error{where}: {exc.message}"
+    if isinstance(exc, rule_engine.EvaluationError):
+        return f"when: type error: {exc.message}"
+    return f"when: {type(exc).__name__}: {exc}"
+
+
+def _lines_of(node: yaml.Node) -> dict[str, int]:
+    """Top-level key → 1-based line of its value."""
+    out: dict[str, int] = {}
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                out[str(key.value)] = value.start_mark.line + 1
+    return out
+
+
+def _example_nodes(node: yaml.Node, kind: str) -> list[int]:
+    """1-based lines of each example under examples.<kind>."""
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    for key, value in node.value:
+        if getattr(key, "value", None) == "examples" and isinstance(value, yaml.MappingNode):
+            for k2, v2 in value.value:
+                if getattr(k2, "value", None) == kind and isinstance(v2, yaml.SequenceNode):
+                    return [item.start_mark.line + 1 for item in v2.value]
+    return []
+
+
+def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | None, list[RuleProblem]]:
+    """Parse and validate one rule file; returns the rule (None if unusable) and every problem found."""
+    shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
+    problems: list[RuleProblem] = []
+
+    def bad(line: int, message: str) -> None:
+        problems.append(RuleProblem(shown, line, message))
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        bad(1, f"cannot read: {exc}")
+        return None, problems
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        bad((mark.line + 1) if mark else 1, f"invalid YAML: {getattr(exc, 'problem', exc)}")
+        return None, problems
+    if not isinstance(data, dict) or node is None:
+        bad(1, "a rule file must be a YAML mapping")
+        return None, problems
+    at = _lines_of(node)
+
+    def line(key: str) -> int:
+        return at.get(key, 1)
+
+    for key in REQUIRED:
+        if key not in data:
+            bad(1, f"missing required field {key!r}")
+    for key in data:
+        if key not in REQUIRED and key not in OPTIONAL:
+            near = difflib.get_close_matches(str(key), REQUIRED + OPTIONAL, n=1)
+            bad(line(key), f"unknown field {key!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+
+    rid = data.get("id")
+    if "id" in data:
+        if not isinstance(rid, str) or not KEBAB.match(rid):
+            bad(line("id"), f"id must be kebab-case, got {rid!r}")
+        elif rid != path.stem:
+            bad(line("id"), f"id {rid!r} must equal the file's stem {path.stem!r}")
+    for key in ("title",):
+        if key in data and (not isinstance(data[key], str) or not data[key].strip()):
+            bad(line(key), f"{key} must be a non-empty string")
+    if "category" in data and data["category"] not in CATEGORIES:
+        bad(line("category"), f"category must be one of {', '.join(CATEGORIES)}; got {data['category']!r}")
+    fm = data.get("failure_mode")
+    if "failure_mode" in data and (not isinstance(fm, str) or not KEBAB.match(fm)):
+        bad(line("failure_mode"), f"failure_mode must be kebab-case, got {fm!r}")
+    if "status" in data and data["status"] not in STATUSES:
+        bad(line("status"), f"status must be one of {', '.join(STATUSES)}; got {data['status']!r}")
+    conf = data.get("confidence")
+    if "confidence" in data and (
+        not isinstance(conf, int | float) or isinstance(conf, bool) or not 0.0 <= float(conf) <= 1.0
+    ):
+        bad(line("confidence"), f"confidence must be a number between 0 and 1, got {conf!r}")
+    prio = data.get("priority")
+    if "priority" in data and (not isinstance(prio, int) or isinstance(prio, bool)):
+        bad(line("priority"), f"priority must be an integer, got {prio!r}")
+
+    requires = data.get("requires")
+    if "requires" in data:
+        if not isinstance(requires, list) or not requires or not all(isinstance(s, str) for s in requires):
+            bad(line("requires"), "requires must be a non-empty list of evidence sources")
+            requires = []
+        else:
+            for s in requires:
+                if s not in SOURCES:
+                    bad(line("requires"), f"requires: unknown evidence source {s!r} (known: {', '.join(SOURCES)})")
+
+    when = data.get("when")
+    compiled = None
+    symbols: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    if "when" in data:
+        if not isinstance(when, str) or not when.strip():
+            bad(line("when"), "when must be a non-empty rule-engine expression")
+        else:
+            try:
+                compiled = compile_expression(when)
+            except Exception as exc:
+                bad(line("when"), _describe_engine_error(exc, when))
+            known = rule_types()
+            symbols = tuple(sorted({s for s in _SYMBOL.findall(when) if s in known}))
+            patterns = tuple(_unescape(p) for p in _TEXT_REGEX.findall(when))
+            for p in patterns:
+                try:
+                    re.compile(p)
+                except re.error as exc:
+                    bad(line("when"), f"when: bad regular expression {p!r}: {exc}")
+
+    explain = data.get("explain")
+    explain_obj = None
+    if "explain" in data:
+        if not isinstance(explain, dict):
+            bad(line("explain"), "explain must be a mapping with what, why and fix")
+        else:
+            for k in EXPLAIN_REQUIRED:
+                if not isinstance(explain.get(k), str) or not explain[k].strip():
+                    bad(line("explain"), f"explain.{k} must be a non-empty string")
+            for k in explain:
+                if k not in EXPLAIN_REQUIRED + EXPLAIN_OPTIONAL:
+                    bad(line("explain"), f"explain: unknown field {k!r}")
+            if not any(p.line == line("explain") and p.message.startswith("explain") for p in problems):
+                explain_obj = Explain(**{k: str(v).strip() for k, v in explain.items()})
+
+    refs = data.get("references")
+    if "references" in data and (
+        not isinstance(refs, list) or not refs or not all(isinstance(r, str) and r.strip() for r in refs)
+    ):
+        bad(line("references"), "references must be a non-empty list of strings (URLs or owner/repo#N)")
+
+    match_ex: list[Example] = []
+    no_match_ex: list[Example] = []
+    examples = data.get("examples")
+    if "examples" in data:
+        if not isinstance(examples, dict):
+            bad(line("examples"), "examples must be a mapping with match and no_match lists")
+        else:
+            for kind, sink in (("match", match_ex), ("no_match", no_match_ex)):
+                items = examples.get(kind)
+                lines = _example_nodes(node, kind)
+                if not isinstance(items, list) or not items:
+                    bad(line("examples"), f"examples.{kind} must be a non-empty list")
+                    continue
+                for i, item in enumerate(items):
+                    ln = lines[i] if i < len(lines) else line("examples")
+                    ex = _example(item, ln, bad)
+                    if ex is not None:
+                        sink.append(ex)
+            for k in examples:
+                if k not in ("match", "no_match"):
+                    bad(line("examples"), f"examples: unknown field {k!r}")
+
+    if problems:
+        return None, problems
+    tags = data.get("tags") or []
+    if not isinstance(tags, list):
+        return None, [RuleProblem(shown, line("tags"), "tags must be a list of strings")]
+    d: dict[str, Any] = data
+    rule = Rule(
+        id=str(d["id"]),
+        title=str(d["title"]).strip(),
+        category=str(d["category"]),
+        failure_mode=str(d["failure_mode"]),
+        status=str(d["status"]),
+        confidence=float(d["confidence"]),
+        priority=int(d["priority"]),
+        requires=tuple(d["requires"]),
+        when=str(d["when"]).strip(),
+        explain=explain_obj,  # type: ignore[arg-type]
+        references=tuple(d["references"]),
+        match_examples=tuple(match_ex),
+        no_match_examples=tuple(no_match_ex),
+        path=shown,
+        line=1,
+        symbols=symbols,
+        text_patterns=patterns,
+        tags=tuple(str(t) for t in tags),
+        compiled=compiled,
+    )
+    return rule, problems
+
+
+def _unescape(s: str) -> str:
+    # rule-engine string literals process backslash escapes; mirror that for the citation regexes
+    return s.encode("latin-1", "backslashreplace").decode("unicode_escape")
+
+
+def _example(item: Any, line: int, bad: Any) -> Example | None:
+    if isinstance(item, str):
+        return Example(log=item, line=line)
+    if not isinstance(item, dict):
+        bad(line, "an example must be a log string or a mapping with log/evidence")
+        return None
+    unknown = [k for k in item if k not in EXAMPLE_KEYS]
+    if unknown:
+        bad(line, f"example: unknown field(s) {', '.join(map(str, unknown))} (allowed: {', '.join(EXAMPLE_KEYS)})")
+        return None
+    if "log" not in item and "evidence" not in item and "exit_code" not in item and "signal" not in item:
+        bad(line, "example: needs a log, an exit status or an evidence mapping")
+        return None
+    if "log" in item and not isinstance(item["log"], str):
+        bad(line, "example: log must be a string")
+        return None
+    if "evidence" in item and not isinstance(item["evidence"], dict):
+        bad(line, "example: evidence must be a mapping (Evidence.to_dict form)")
+        return None
+    return Example(
+        log=item.get("log", ""),
+        exit_code=item.get("exit_code"),
+        signal=item.get("signal"),
+        timed_out=bool(item.get("timed_out", False)),
+        evidence=item.get("evidence"),
+        note=item.get("note"),
+        origin=item.get("origin"),
+        line=line,
+    )
+
+
+def rule_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.yaml") if p.is_file()) + sorted(
+        p for p in root.rglob("*.yml") if p.is_file()
+    )
+
+
+def load_rules(
+    root: Path | str | None = None, *, include_deprecated: bool = False, extra: Iterable[Path] = ()
+) -> RuleSet:
+    """Load every rule under ``root`` (default: the bundled rules/); raise RuleLoadError listing all problems."""
+    base = Path(root) if root is not None else DEFAULT_RULES_DIR
+    if not base.exists():
+        raise RuleLoadError([RuleProblem(str(base), 0, "rules directory does not exist")])
+    paths = [base] if base.is_file() else rule_files(base)
+    paths += list(extra)
+    rules: list[Rule] = []
+    problems: list[RuleProblem] = []
+    seen: dict[str, str] = {}
+    for path in paths:
+        rule, probs = parse_rule_file(path, root=base if base.is_dir() else base.parent)
+        problems.extend(probs)
+        if rule is None:
+            continue
+        if rule.id in seen:
+            problems.append(RuleProblem(rule.path, 1, f"duplicate rule id {rule.id!r} (also in {seen[rule.id]})"))
+            continue
+        seen[rule.id] = rule.path
+        if rule.status == "deprecated" and not include_deprecated:
+            continue
+        rules.append(rule)
+    if problems:
+        raise RuleLoadError(problems)
+    return RuleSet(rules=tuple(rules), root=str(base))
+
+
+@functools.cache
+def default_rules() -> RuleSet:
+    return load_rules()

@@ -1,0 +1,44 @@
+"""The headless core stays light: no UI, no GPU framework, in a fresh interpreter."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+FORBIDDEN = ("textual", "rich", "tui", "torch", "triton", "cupy")
+
+
+def loaded_after(code: str) -> list[str]:
+    probe = f"""
+import sys, json
+{code}
+print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}})))
+"""
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_core_import_loads_no_ui_and_no_gpu_framework() -> None:
+    mods = loaded_after("import diagnose, diagnose.cli, diagnose.classify, diagnose.matcher, diagnose.inputs")
+    assert not [m for m in FORBIDDEN if m in mods]
+
+
+def test_classifying_a_log_loads_no_ui_and_no_gpu_framework() -> None:
+    code = (
+        "import diagnose\n"
+        "r = diagnose.classify_log('RuntimeError: CUDA error: no kernel image is available for execution on the device')\n"
+        "assert r.category == 'environment', r.to_dict()\n"
+    )
+    mods = loaded_after(code)
+    assert "rule_engine" in mods  # the probe did classify
+    assert not [m for m in FORBIDDEN if m in mods]
+
+
+def test_cli_env_and_rules_load_no_gpu_framework() -> None:
+    code = (
+        "import io\nfrom diagnose.cli import main\n"
+        "assert main(['rules', 'list'], out=io.StringIO()) == 0\n"
+    )
+    mods = loaded_after(code)
+    assert not [m for m in FORBIDDEN if m in mods]

@@ -1,0 +1,53 @@
+"""The labelled corpus replays as a regression suite (Sigma's goodlog/badlog idea).
+
+Thresholds are floors, not targets: the figures `kdiag eval corpus/` prints are the measure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from diagnose.classify import classify_records
+from diagnose.evaluate import score
+from diagnose.inputs import read_inputs
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+
+
+def reports(name: str):
+    return list(classify_records(read_inputs([str(CORPUS / name)])))
+
+
+def test_public_bug_reports_category_accuracy() -> None:
+    s = score(reports("public/real-dev.yaml"))
+    assert s.labelled >= 30
+    assert s.accuracy >= 0.75, s.misses
+    assert s.precision >= 0.8, s.misses
+
+
+def test_captured_failures_category_accuracy() -> None:
+    s = score(reports("captured/cases.yaml"))
+    assert s.labelled >= 40
+    assert s.accuracy >= 0.85, s.misses
+    assert s.precision >= 0.9, s.misses
+
+
+@pytest.mark.parametrize("name", ["healthy/cases.yaml", "captured/cases.yaml"])
+def test_no_rule_fires_on_healthy_runs(name: str) -> None:
+    s = score(reports(name))
+    noisy = [m for m in s.misses if m[1] == "none"]
+    assert s.healthy >= 1
+    assert not noisy, noisy
+
+
+def test_every_case_says_where_it_came_from() -> None:
+    import yaml
+
+    for path in CORPUS.rglob("*.yaml"):
+        if path.name == "labels.yaml":
+            continue
+        for case in yaml.safe_load(path.read_text()):
+            assert case.get("source"), (path, case.get("id"))
+            assert case.get("category"), (path, case.get("id"))
