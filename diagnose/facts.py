@@ -260,6 +260,7 @@ class GpuFacts(Facts):
     visible_devices: str | None = None  # CUDA_VISIBLE_DEVICES as set for the target (None: unset)
     name: str | None = None  # the GPU the target uses (index 0 of the visible ones)
     arch: str | None = None  # "sm_90"
+    smem_optin_bytes: float | None = None  # that arch's opt-in shared memory per block (diagnose/data/gpus.yaml)
     mem_total_bytes: float | None = None
     mem_used_bytes: float | None = None
     mem_free_bytes: float | None = None

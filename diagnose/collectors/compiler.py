@@ -1,0 +1,281 @@
+r"""nvcc, NVRTC, ptxas and host-compiler diagnostics.
+
+A real sample (``tests/fixtures/compiler/ptxas-wgmma-sm80.log``: nvcc 13.0 on this machine,
+``nvcc -c -arch=sm_80 wgmma.cu``)::
+
+    ptxas /tmp/tmpxft_00001f58_00000000-6_wgmma.ptx, line 26; error   : Instruction 'wgmma.fence' not supported on .target 'sm_80'
+    ptxas fatal   : Ptx assembly aborted due to errors
+
+What is read:
+
+- the EDG front end of nvcc and NVRTC: ``scale.cu(3): error: identifier "factor" is undefined``
+  (also ``warning #177-D:``, ``note``, ``remark``, ``catastrophic error``) and the summary
+  ``N errors detected in the compilation of "x.cu".`` (``error_count``).  ``tool`` is ``nvrtc``
+  when the log names NVRTC (``__nv_nvrtc_builtin_header.h``, ``nvrtc``/``NVRTC``), else ``nvcc``;
+- ``nvcc fatal   : Unsupported gpu architecture 'sm_1000'`` (``unknown_arch``);
+- ptxas (also Triton's ``ptxas-blackwell``): errors with their PTX file and line, ``fatal``
+  (``ptxas_fatal``; ``Value 'sm_89' is not defined for option 'gpu-name'`` → ``unknown_arch``),
+  ``uses too much shared data (0x10004 bytes, 0xc000 max)`` (``smem_bytes``, ``smem_limit_bytes``),
+  ``Instruction 'wgmma.fence' not supported on .target 'sm_80'`` (``unsupported_feature``,
+  ``target_arch``), and the ``-v`` figures: ``Used N registers`` (max over functions) and
+  ``N bytes stack frame, N bytes spill stores, N bytes spill loads`` (spills summed, stack max);
+- gcc/clang/MSVC (``host-compiler``): ``file.h:137:2: error: ...``; the toolkit's
+  ``#error -- unsupported GNU version!`` (any ``unsupported ... version``) sets ``host_compiler_unsupported``.
+
+``errors_in_toolkit_headers`` is True only when every error that names a file names a CUDA toolkit,
+NVRTC builtin or system header.
+
+>>> f = parse('scale.cu(3): error: identifier "factor" is undefined\n'
+...           '1 error detected in the compilation of "scale.cu".')
+>>> f.tool, f.error_count, f.first_error, f.first_error_file, f.lines
+('nvcc', 1, 'identifier "factor" is undefined', 'scale.cu', (1, 2))
+>>> f = parse("ptxas error   : Entry function '_Z5stagePKfPf' uses too much shared data (0x10004 bytes, 0xc000 max)")
+>>> f.tool, f.smem_bytes, f.smem_limit_bytes
+('ptxas', 65540.0, 49152.0)
+>>> parse("ptxas fatal   : Value 'sm_89' is not defined for option 'gpu-name'").unknown_arch
+'sm_89'
+>>> f = parse("ptxas info    : Used 24 registers, used 0 barriers, 456 bytes cumulative stack size\n"
+...           "    456 bytes stack frame, 932 bytes spill stores, 968 bytes spill loads")
+>>> f.registers, f.spill_stores, f.spill_loads, f.stack_bytes, f.error_count
+(24, 932, 968, 456, 0)
+>>> parse('__nv_nvrtc_builtin_header.h(49099): error: expected a ";"').errors_in_toolkit_headers
+True
+>>> parse("nothing to see") is None
+True
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from diagnose.facts import CompilerFacts, Diagnostic
+
+# at least one must occur before any regex runs
+_MARKERS = (
+    "ptxas",
+    "nvcc",
+    "): error",
+    "): warning",
+    "): catastrophic",
+    "detected in the compilation",
+    ": error",
+    ": fatal error",
+    "nvrtc",
+    "NVRTC",
+)
+
+# EDG (nvcc's cudafe++ and NVRTC) and MSVC: "file(12): error: msg", "file(12): warning #177-D: msg",
+# "file(12): error C2065: msg"
+_EDG = re.compile(
+    r"^(?P<file>[^\n]*?)\((?P<line>\d+)\): (?P<sev>error|warning|catastrophic error|note|remark)"
+    r"(?: #\d+(?:-[A-Z])?| (?P<msvc>[A-Z]+\d{4}))?: (?P<msg>[^\n]*)$",
+    re.M,
+)
+_SUMMARY = re.compile(r"^[ \t]*(\d+) (?:catastrophic )?errors? detected in the compilation of \"([^\"\n]*)\"", re.M)
+_NVCC_FATAL = re.compile(r"^[ \t]*nvcc (fatal|error|warning)\s*: ([^\n]*)$", re.M)
+_NVRTC_LINE = re.compile(r"^[ \t]*nvrtc: (error|warning)\s*: ([^\n]*)$", re.M)
+_PTXAS = re.compile(
+    r"^[ \t]*(?P<tool>ptxas[\w-]*)(?: (?P<file>[^\n,]+), line (?P<line>\d+);)? (?P<sev>error|warning|fatal|info)"
+    r"\s*: (?P<msg>[^\n]*)$",
+    re.M,
+)
+_SPILLS = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_REGS = re.compile(r"Used (\d+) registers")
+_SMEM = re.compile(r"uses too much shared data \((0x[0-9a-fA-F]+|\d+) bytes, (0x[0-9a-fA-F]+|\d+) max\)")
+_NOT_ON_TARGET = re.compile(r"'([^']+)' not supported on \.target '?(\w+)'?")
+_REQUIRES_TARGET = re.compile(r"(?:Feature|Instruction|Modifier) '([^']+)' requires \.target")
+_GPU_NAME = re.compile(r"Value '([^']+)' is not defined for option 'gpu-name'")
+_UNSUPPORTED_ARCH = re.compile(r"Unsupported gpu architecture '([^']+)'")
+# gcc/clang: "path/file.h:137:2: error: msg"; only C/C++/CUDA sources, so Python or MLIR locations never count
+_GCC = re.compile(
+    r"^(?P<file>[^\s:][^:\n]*?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|cu|cuh|inl|ii|i|tcc)|<command-line>)"
+    r":(?P<line>\d+):(?:\d+:)? (?P<sev>fatal error|error|warning|note): (?P<msg>[^\n]*)$",
+    re.M,
+)
+_HOST_UNSUPPORTED = re.compile(
+    r"unsupported (?:GNU|clang|Microsoft Visual Studio|[\w ]+?) version|UNSUPPORTED COMPILER"
+)
+
+_TOOLKIT_HEADERS = (
+    "__nv_nvrtc_builtin_header",
+    "/usr/local/cuda",
+    "/opt/cuda",
+    "/cuda/include",
+    "/targets/x86_64-linux/include/",
+    "/targets/sbsa-linux/include/",
+    "/targets/aarch64-linux/include/",
+    "/site-packages/nvidia/",
+    "/usr/include/",
+    "/usr/lib/gcc/",
+    "crt/host_config.h",
+    "NVIDIA GPU Computing Toolkit",
+    "<command-line>",
+)
+_ERRORISH = ("error", "fatal")
+_MAX_CITED = 100  # a log of 10,000 errors cites its first hundred lines
+
+
+def _num(s: str) -> float:
+    return float(int(s, 16) if s.lower().startswith("0x") else int(s))
+
+
+def in_toolkit_header(path: str) -> bool:
+    """Whether ``path`` is a CUDA toolkit, NVRTC builtin or system header.
+
+    >>> in_toolkit_header("/usr/local/cuda-13.0/bin/../targets/x86_64-linux/include/cuda_fp16.h")
+    True
+    >>> in_toolkit_header("kernels/scale.cu")
+    False
+    """
+    p = path.replace("\\", "/")
+    return any(h in p for h in _TOOLKIT_HEADERS)
+
+
+def parse(text: str) -> CompilerFacts | None:
+    if not any(marker in text for marker in _MARKERS):
+        return None
+    starts: list[int] = []
+
+    def line_of(pos: int) -> int:
+        if not starts:
+            starts.extend([0, *(m.end() for m in re.finditer("\n", text))])
+        return bisect.bisect_right(starts, pos)
+
+    nvrtc = "nvrtc" in text or "NVRTC" in text
+    found: list[tuple[int, Diagnostic]] = []
+
+    def add(pos: int, tool: str, sev: str, msg: str, file: str | None = None, line: str | None = None) -> None:
+        if tool != "host-compiler" and "#error" in msg and _HOST_UNSUPPORTED.search(msg):
+            tool = "host-compiler"  # the toolkit's host_config.h refusing the host compiler
+        found.append(
+            (pos, Diagnostic(tool, sev, msg.strip(), file, int(line) if line else None, log_line=line_of(pos)))
+        )
+
+    if "): " in text:
+        for m in _EDG.finditer(text):
+            file = m.group("file").strip()
+            # a stray token before the path ("4194304 __nv_nvrtc_builtin_header.h(49099)") is not the path
+            head, _, rest = file.partition(" ")
+            if rest and head.isdigit():
+                file = rest.strip()
+            sev = "fatal" if m.group("sev") == "catastrophic error" else m.group("sev")
+            tool = "host-compiler" if m.group("msvc") else ("nvrtc" if nvrtc else "nvcc")
+            add(m.start(), tool, sev, m.group("msg"), file, m.group("line"))
+
+    summary_count = 0
+    summary_lines: list[int] = []
+    if "detected in the compilation" in text:
+        for m in _SUMMARY.finditer(text):
+            summary_count += int(m.group(1))
+            summary_lines.append(line_of(m.start()))
+
+    if "nvcc" in text:
+        for m in _NVCC_FATAL.finditer(text):
+            add(m.start(), "nvcc", m.group(1), m.group(2))
+    if "nvrtc: " in text:
+        for m in _NVRTC_LINE.finditer(text):
+            add(m.start(), "nvrtc", m.group(1), m.group(2))
+
+    registers: int | None = None
+    spill_stores = spill_loads = stack = 0
+    resource_lines: list[int] = []
+    if "ptxas" in text:
+        for m in _PTXAS.finditer(text):
+            sev, msg = m.group("sev"), m.group("msg")
+            if sev == "info":
+                r = _REGS.search(msg) if "registers" in msg else None
+                if r:
+                    n = int(r.group(1))
+                    if registers is None or n > registers:
+                        registers = n
+                        resource_lines.append(line_of(m.start()))
+                continue
+            add(m.start(), "ptxas", sev, msg, m.group("file"), m.group("line"))
+    if "spill stores" in text:
+        for m in _SPILLS.finditer(text):
+            stack = max(stack, int(m.group(1)))
+            spill_stores += int(m.group(2))
+            spill_loads += int(m.group(3))
+            if int(m.group(2)) or int(m.group(3)):
+                resource_lines.append(line_of(m.start()))
+
+    if ": error" in text or ": fatal error" in text or ": warning" in text:
+        for m in _GCC.finditer(text):
+            add(
+                m.start(),
+                "host-compiler",
+                "fatal" if m.group("sev") == "fatal error" else m.group("sev"),
+                m.group("msg"),
+                m.group("file"),
+                m.group("line"),
+            )
+
+    if not found and not summary_count and registers is None and not resource_lines:
+        return None
+
+    found.sort(key=lambda pd: pd[0])
+    # the same diagnostic printed twice is one diagnostic (Triton prints ptxas's log, then raises it)
+    seen: set[tuple[str, str, str, str | None, int | None]] = set()
+    unique = []
+    for _, d in found:
+        key = (d.tool, d.severity, d.message, d.file, d.line)
+        if key not in seen:
+            seen.add(key)
+            unique.append(d)
+    diags = tuple(unique)
+    errors = [d for d in diags if d.severity in _ERRORISH]
+    counted = [d for d in errors if not (d.severity == "fatal" and "aborted due to errors" in d.message)]
+
+    unknown_arch = feature = target = ptxas_fatal = None
+    smem = smem_limit = None
+    hit: re.Match[str] | None
+    for d in errors:
+        msg = d.message
+        if d.tool == "ptxas" and d.severity == "fatal" and ptxas_fatal is None:
+            ptxas_fatal = msg
+        if unknown_arch is None and ("gpu-name" in msg or "Unsupported gpu" in msg):
+            hit = _GPU_NAME.search(msg) or _UNSUPPORTED_ARCH.search(msg)
+            if hit:
+                unknown_arch = hit.group(1)
+        if feature is None and ".target" in msg:
+            hit = _NOT_ON_TARGET.search(msg)
+            if hit:
+                feature, target = hit.group(1), hit.group(2)
+            else:
+                hit = _REQUIRES_TARGET.search(msg)
+                if hit:
+                    feature = hit.group(1)
+        if smem is None and "too much shared data" in msg:
+            hit = _SMEM.search(msg)
+            if hit:
+                smem, smem_limit = _num(hit.group(1)), _num(hit.group(2))
+
+    located = [d.file for d in errors if d.file]
+    host_unsupported = any(
+        _HOST_UNSUPPORTED.search(d.message)
+        for d in errors
+        if "unsupported" in d.message.lower() or "UNSUPPORTED" in d.message
+    )
+    cited = [d.log_line for d in diags if d.severity != "note" and d.log_line is not None]
+    return CompilerFacts(
+        lines=tuple(sorted({*cited, *summary_lines, *resource_lines}))[:_MAX_CITED],
+        tool=errors[0].tool if errors else (diags[0].tool if diags else "ptxas"),
+        error_count=summary_count or len(counted),
+        errors=tuple(d.message for d in errors),
+        first_error=errors[0].message if errors else None,
+        first_error_file=errors[0].file if errors else None,
+        errors_in_toolkit_headers=bool(located) and all(in_toolkit_header(f) for f in located),
+        ptxas_fatal=ptxas_fatal,
+        unknown_arch=unknown_arch,
+        unsupported_feature=feature,
+        target_arch=target,
+        smem_bytes=smem,
+        smem_limit_bytes=smem_limit,
+        registers=registers,
+        spill_stores=spill_stores,
+        spill_loads=spill_loads,
+        stack_bytes=stack,
+        host_compiler_unsupported=host_unsupported,
+        diagnostics=diags,
+    )

@@ -1,0 +1,314 @@
+"""CUDA runtime/driver errors in any surface form → :class:`~diagnose.facts.CudaFacts`.
+
+Every form is normalised to the runtime's ``cudaErrorXxx`` name, with its numeric
+code and the runtime's own message, from ``diagnose/data/cuda_errors.json`` (made by
+``scripts/gen-cuda-errors`` from the toolkit's libcudart and cuda.h).
+
+A real sample (captured here: ``python -c "import cupy; cupy.zeros(4)"``, cupy-cuda13x
+14.2.0, no driver), last line:
+
+    cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version
+
+>>> f = parse("cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInsufficientDriver: "
+...           "CUDA driver version is insufficient for CUDA runtime version")
+>>> f.error, f.code, f.form
+('cudaErrorInsufficientDriver', 35, 'cupy')
+
+PyTorch's wording, the message alone (``fla-org/flash-linear-attention#186``):
+
+>>> f = parse("RuntimeError: CUDA error: an illegal memory access was encountered")
+>>> f.error, f.code, f.message, f.form
+('cudaErrorIllegalAddress', 700, 'an illegal memory access was encountered', 'torch')
+
+Numeric forms name the API call (``HPCLab-933/Vina-CUDA#3``):
+
+>>> f = parse('CUDA error at ./inc/cuda/kernel2.cu:596 code=700(cudaErrorIllegalAddress) "cudaDeviceSynchronize()"')
+>>> f.error, f.api_call, f.form
+('cudaErrorIllegalAddress', 'cudaDeviceSynchronize()', 'raw')
+
+Driver-API, Numba, Triton and HIP names map to the runtime name with the same meaning:
+
+>>> parse("CUDA_ERROR_ILLEGAL_ADDRESS").error
+'cudaErrorIllegalAddress'
+>>> parse("numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuCtxSynchronize results in UNKNOWN_CUDA_ERROR").error
+'cudaErrorIllegalAddress'
+>>> parse("Memory access fault by GPU").form
+'hip'
+>>> parse("nothing to see here") is None
+True
+
+Forms (``form``): torch, torch-accelerator, cupy, triton, numba, raw (a ``cudaErrorXxx``
+name, a ``code=N(name)`` or a bare runtime message), driver-api (``CUDA_ERROR_XXX``),
+legacy (Lua torch/THC ``cuda runtime error (N) :``, Caffe ``Check failed: error ==
+cudaSuccess (N vs. 0)``), hip.  Old numeric codes (CUDA < 10.1 renumbered the runtime
+enum) are never trusted over the message printed next to them.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from diagnose.facts import CudaFacts
+
+_DATA = Path(__file__).resolve().parent.parent / "data" / "cuda_errors.json"
+
+# cheap prefilter: a line must contain one of these to be looked at
+_HINTS = (
+    "cuda",
+    "CUDA",
+    "Cuda",
+    "hipError",
+    "HIP error",
+    "Memory access fault by GPU",
+    "device-side assert",
+    "Assertion",
+    "Check failed: error ==",
+)
+# a bare runtime message is trusted anywhere only when it is this long (short ones are too generic)
+_DISTINCTIVE_LEN = 26
+
+
+@dataclass(frozen=True)
+class _Tables:
+    by_name: dict[str, tuple[int, str]]  # runtime name → (code, message)
+    by_code: dict[int, str]  # runtime code → name
+    by_message: dict[str, str]  # message (lower case) → runtime name
+    driver: dict[str, str | None]  # CUDA_ERROR_X → runtime name
+    driver_by_code: dict[int, str | None]
+    message_re: re.Pattern[str]  # any known message
+    long_message_re: re.Pattern[str]  # distinctive messages only
+
+
+@functools.cache
+def tables() -> _Tables:
+    """The generated name/code/message table (loaded once)."""
+    data = json.loads(_DATA.read_text())
+    by_name: dict[str, tuple[int, str]] = {}
+    by_code: dict[int, str] = {}
+    by_message: dict[str, str] = {}
+    for row in data["runtime"]:
+        name, code, msg = row["name"], int(row["code"]), row["message"]
+        by_name[name] = (code, msg)
+        by_code.setdefault(code, name)
+        if name not in ("cudaSuccess", "cudaErrorApiFailureBase"):
+            by_message.setdefault(msg.lower(), name)
+    for row in data.get("extra_messages", []):
+        by_message.setdefault(row["message"].lower(), row["name"])
+    driver = {row["name"]: row["runtime"] for row in data["driver"]}
+    driver_by_code = {int(row["code"]): row["runtime"] for row in data["driver"]}
+    # matched against the lower-cased line: a trie-shaped pattern is ~10x faster than a flat alternation
+    message_re = re.compile(_trie_pattern(list(by_message)))
+    long_re = re.compile(_trie_pattern([m for m in by_message if len(m) >= _DISTINCTIVE_LEN]))
+    return _Tables(by_name, by_code, by_message, driver, driver_by_code, message_re, long_re)
+
+
+def _trie_pattern(words: list[str]) -> str:
+    """A regex matching any of ``words`` (longest first), with shared prefixes factored out."""
+    trie: dict[str, dict] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, dict]) -> str:
+        ends = "" in node
+        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if ends else body
+
+    return build(trie)
+
+
+def name_for_message(text: str) -> str | None:
+    """The runtime name whose message appears in ``text`` (the longest that does).
+
+    >>> name_for_message("Triton Error [CUDA]: an illegal instruction was encountered")
+    'cudaErrorIllegalInstruction'
+    >>> name_for_message("CUDA error: the launch timed out and was terminated")
+    'cudaErrorLaunchTimeout'
+    """
+    m = tables().message_re.search(text.lower())
+    return tables().by_message[m[0]] if m else None
+
+
+def name_for_driver(name: str) -> str | None:
+    """``CUDA_ERROR_ILLEGAL_ADDRESS`` → ``cudaErrorIllegalAddress`` (None when the runtime has no such code)."""
+    return tables().driver.get(name)
+
+
+def name_for_hip(name: str) -> str | None:
+    """``hipErrorIllegalAddress`` → ``cudaErrorIllegalAddress`` when CUDA has the same name."""
+    cuda = "cuda" + name[3:] if name.startswith("hip") else None
+    return cuda if cuda in tables().by_name else None
+
+
+# --- the surface forms ---------------------------------------------------------------
+
+_RAW_CODE = re.compile(r"code=(?P<code>\d+)\((?P<name>cudaError\w+|cudaSuccess)\)(?:\s+\"(?P<call>[^\"]+)\")?")
+_RAW_NAME = re.compile(r"\b(?P<name>cudaError[A-Z]\w*)")
+_CUPY = re.compile(r"CUDA(?:Runtime|Driver)Error: (?P<name>cudaError\w+|CUDA_ERROR_\w+)")
+_DRIVER = re.compile(r"\b(?P<name>CUDA_ERROR_[A-Z0-9_]+)")
+_NUMBA_CODE = re.compile(r"CudaAPIError: \[(?P<code>-?\d+)\] Call to (?P<call>\w+) results in (?P<what>\w+)")
+_HIP_NAME = re.compile(r"\b(?P<name>hipError[A-Z]\w*)")
+_LEGACY = re.compile(r"cuda runtime error \((?P<code>\d+)\) : (?P<msg>.*?)(?: at \S+:\d+)?\s*$")
+_THC = re.compile(r"THCudaCheck FAIL file=\S+ line=\d+ error=(?P<code>\d+) : (?P<msg>.*?)\s*$")
+_CAFFE = re.compile(r"Check failed: error == cudaSuccess \((?P<code>\d+) vs\. 0\)\s*(?P<msg>.*?)\s*$")
+_OLD_TRITON = re.compile(r"CUDA: Error- (?P<what>[a-z ]+)")
+_TORCH = re.compile(r"(?P<hip>CUDA|HIP) error: (?P<msg>.+)")
+_TRITON = re.compile(r"Triton Error \[(?:CUDA|HIP)\]: (?P<msg>.+)")
+_DEVICE_ASSERT = re.compile(r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] (?P<msg>Assertion .*? failed\.)")
+_API_CALL = re.compile(r"Call to (\w+)|\b((?:cuda|cu)[A-Z]\w+(?:\(\))?)")
+
+
+@dataclass
+class _Hit:
+    name: str
+    form: str
+    line: int
+    api_call: str | None = None
+
+
+def _line_hits(line: str, ln: int) -> list[_Hit]:
+    t = tables()
+    hits: list[_Hit] = []
+
+    def add(name: str | None, form: str, call: str | None = None) -> None:
+        if name and name != "cudaSuccess":
+            hits.append(_Hit(name, form, ln, call))
+
+    m: re.Match[str] | None
+    if "cudaError" in line or "CUDA_ERROR_" in line:
+        m = _CUPY.search(line)
+        if m:
+            raw = m["name"]
+            add(raw if raw.startswith("cudaError") else name_for_driver(raw), "cupy")
+            return hits
+        m = _RAW_CODE.search(line)
+        if m:
+            add(m["name"], "raw", m["call"])
+            return hits
+        for m in _RAW_NAME.finditer(line):
+            if m["name"] in t.by_name:
+                add(m["name"], "raw", _api_call(line))
+        numba = "CudaAPIError" in line or "CUresult." in line
+        for m in _DRIVER.finditer(line):
+            add(name_for_driver(m["name"]), "numba" if numba else "driver-api", _api_call(line))
+        if hits:
+            return hits
+    if "CudaAPIError" in line:
+        m = _NUMBA_CODE.search(line)
+        if m:
+            code = int(m["code"])
+            add(t.driver_by_code.get(code) or t.by_code.get(code), "numba", m["call"])
+            return hits
+    if "hipError" in line:
+        for m in _HIP_NAME.finditer(line):
+            add(name_for_hip(m["name"]), "hip")
+        if hits:
+            return hits
+    if "Memory access fault by GPU" in line:
+        add("cudaErrorIllegalAddress", "hip")
+        return hits
+    if "untime error (" in line:
+        m = _LEGACY.search(line)
+        if m:
+            add(name_for_message(m["msg"]) or t.by_code.get(int(m["code"])), "legacy")
+            return hits
+    if "THCudaCheck FAIL" in line:
+        m = _THC.search(line)
+        if m:
+            add(name_for_message(m["msg"]), "legacy")
+            return hits
+    if "Check failed: error ==" in line:
+        m = _CAFFE.search(line)
+        if m:
+            add(name_for_message(m["msg"]) or t.by_code.get(int(m["code"])), "legacy")
+            return hits
+    if "CUDA: Error- " in line:
+        m = _OLD_TRITON.search(line)
+        if m:  # triton 1.x named its exceptions after CUresult: invalid_value → CUDA_ERROR_INVALID_VALUE
+            add(name_for_driver("CUDA_ERROR_" + m["what"].strip().upper().replace(" ", "_")), "triton")
+            return hits
+    if "Triton Error [" in line:
+        m = _TRITON.search(line)
+        if m:
+            add(name_for_message(m["msg"]), "triton")
+            return hits
+    if " error: " in line:
+        m = _TORCH.search(line)
+        if m:
+            name = name_for_message(m["msg"])
+            if name:
+                if m["hip"] == "HIP":
+                    form = "hip"
+                elif "AcceleratorError" in line:
+                    form = "torch-accelerator"
+                else:
+                    form = "torch"
+                add(name, form)
+                return hits
+    # a bare runtime message: distinctive ones anywhere, short ones only after a CUDA-ish word
+    low = line.lower()
+    m = t.long_message_re.search(low)
+    if m is None and "cuda" in low and "rror" in low:
+        m = t.message_re.search(low)
+    if m:
+        add(t.by_message[m[0]], "raw", _api_call(line))
+    return hits
+
+
+def _api_call(line: str) -> str | None:
+    for m in _API_CALL.finditer(line):
+        call = m[1] or m[2]
+        # error names and users' checking macros (cudaCheckError()) are not API calls
+        if not call.startswith(("cudaError", "cudaSuccess")) and "Check" not in call and "Error" not in call:
+            return call
+    return None
+
+
+def parse(text: str) -> CudaFacts | None:
+    """CUDA errors named in ``text``, or ``None`` when there are none."""
+    if not any(h in text for h in _HINTS):
+        return None
+    hits: list[_Hit] = []
+    assert_message: str | None = None
+    assert_line: int | None = None
+    for ln, line in enumerate(text.splitlines(), 1):
+        if len(line) > 20000 or not any(h in line for h in _HINTS):
+            continue
+        if "Assertion" in line and "thread: [" in line and assert_message is None:
+            m = _DEVICE_ASSERT.search(line)
+            if m:
+                assert_message, assert_line = m["msg"], ln
+        hits.extend(_line_hits(line, ln))
+    if not hits and assert_message is None:
+        return None
+    if not hits and assert_line is not None:
+        # kernels print the assertion before the host sees cudaErrorAssert; the message alone says enough
+        hits.append(_Hit("cudaErrorAssert", "raw", assert_line))
+    names: list[str] = []
+    for h in hits:
+        if h.name not in names:
+            names.append(h.name)
+    first = hits[0]
+    code, message = tables().by_name.get(first.name, (None, None))
+    call = first.api_call or next((h.api_call for h in hits if h.name == first.name and h.api_call), None)
+    lines = sorted({h.line for h in hits} | ({assert_line} if assert_line else set()))
+    return CudaFacts(
+        lines=tuple(lines),
+        error=first.name,
+        errors=tuple(names),
+        code=code,
+        message=message,
+        form=first.form,
+        api_call=call,
+        device_assert="cudaErrorAssert" in names or assert_message is not None,
+        assert_message=assert_message,
+    )

@@ -1,0 +1,345 @@
+"""Environment messages in logs (NVML, driver, devices, arch, libraries, kernel log, nvidia-smi) → EnvFacts.
+
+The messages say the machine or the software stack is wrong, not the kernel.  A real
+sample (captured here: ``.venv/bin/python -c 'import pynvml; pynvml.nvmlInit()'``,
+nvidia-ml-py 13.615.71, no NVIDIA driver)::
+
+    OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory
+    ...
+    pynvml.NVMLError_LibraryNotFound: NVML Shared Library Not Found
+
+Tags in ``EnvFacts.issues`` (rule symbol ``env_issues``), in order of first appearance:
+
+=============================  =====================================================================
+``nvml-driver-not-loaded``     ``NVMLError_DriverNotLoaded`` / ``Driver Not Loaded``
+``nvml-driver-mismatch``       ``Failed to initialize NVML: Driver/library version mismatch``
+``nvml-library-not-found``     ``NVMLError_LibraryNotFound``, ``NVML Shared Library Not Found``,
+                               ``libnvidia-ml.so.1: cannot open shared object file``
+``driver-too-old``             ``CUDA driver version is insufficient for CUDA runtime version``
+                               (cudaErrorInsufficientDriver), ``The NVIDIA driver on your system is
+                               too old (found version 11040)`` (→ ``found_driver_version``)
+``no-driver``                  ``Found no NVIDIA driver on your system``, ``NVIDIA-SMI has failed
+                               because it couldn't communicate with the NVIDIA driver``,
+                               ``CUDA driver is a stub library``, ``libcuda.so.1`` missing
+``nvidia-smi-not-found``       ``nvidia-smi: command not found`` / ``not found``
+``no-device``                  ``no CUDA-capable device is detected`` (cudaErrorNoDevice)
+``cuda-visible-devices-empty`` ``CUDA_VISIBLE_DEVICES`` set to ``""``, ``-1``, ``none`` or ``NoDevFiles``
+``invalid-device-ordinal``     ``invalid device ordinal`` (cudaErrorInvalidDevice)
+``no-kernel-image``            ``no kernel image is available for execution on the device``,
+                               ``invalid device function``, ``CUDA_ERROR_NO_BINARY_FOR_GPU``
+``torch-arch-unsupported``     ``... with CUDA capability sm_120 is not compatible with the current
+                               PyTorch installation`` (→ ``gpu_arch``, ``supported_archs``)
+``fork-after-cuda-init``       ``Cannot re-initialize CUDA in forked subprocess``
+``torch-cpu-build``            ``Torch not compiled with CUDA enabled``
+``devices-busy``               ``all CUDA-capable devices are busy or unavailable`` (and CUDA 13's
+                               ``CUDA-capable device(s) is/are busy or unavailable``)
+``exclusive-compute-mode``     nvidia-smi compute mode ``E. Process`` / ``E. Thread``
+``compute-mode-prohibited``    nvidia-smi compute mode ``Prohibited``
+``ecc-uncorrectable``          ``uncorrectable ECC error encountered``, Xid 48/94/95
+``xid``                        any ``NVRM: Xid (PCI:...): N`` line (→ ``xids``, ``xid``); also
+``xid-hardware``, ``xid-driver``, ``xid-application``, ``xid-mixed`` from diagnose/data/xid.yaml
+                               (``xid-application``: 13, 31, 43, 45 - usually the application)
+``gpu-fallen-off-bus``         ``fallen off the bus``, with or without an Xid 79
+``missing-library``            ``libX.so.N: cannot open shared object file``, ``Could not load
+                               library X.dll`` (→ ``missing_library``)
+``missing-module``             ``ModuleNotFoundError: No module named 'triton'`` (→ ``missing_module``)
+``import-mismatch``            ``ImportError: cannot import name 'X' from 'Y'`` (→ ``import_name``,
+                               ``import_from``)
+``abi-mismatch``               ``undefined symbol: X`` (→ ``undefined_symbol``)
+``ptx-toolchain-mismatch``     ``the provided PTX was compiled with an unsupported toolchain``
+``cuda-home-not-set``          ``CUDA_HOME environment variable is not set``
+``nvcc-not-found``             ``nvcc: not found``, ``nvcc: command not found``,
+                               ``No such file or directory: 'nvcc'``
+``permission-denied``          ``Permission denied`` on ``/dev/nvidia*``; NVML ``Insufficient Permissions``
+``mig``                        MIG in use: ``MIG-`` device ids, ``MIG mode``, an nvidia-smi MIG table,
+                               ``GPU-I:`` in an Xid line
+``launch-timeout``             ``the launch timed out and was terminated`` (display watchdog / TDR)
+=============================  =====================================================================
+
+An ``nvidia-smi`` table fills ``smi_driver``, ``smi_mem_used_mib``/``smi_mem_total_mib`` (the
+first GPU row), ``smi_process_count`` (rows under *Processes*, 0 when none is listed) and
+``smi_compute_mode`` (normalised like GpuFacts: ``Default``, ``Exclusive_Process``,
+``Exclusive_Thread``, ``Prohibited``).
+
+>>> f = parse('''pynvml.NVMLError_LibraryNotFound: NVML Shared Library Not Found''')
+>>> f.issues
+('nvml-library-not-found',)
+>>> f = parse("NVRM: Xid (PCI:0000:06:00): 79, GPU has fallen off the bus.")
+>>> f.issues, f.xids, f.xid
+(('xid', 'xid-hardware', 'gpu-fallen-off-bus'), (79,), 79)
+>>> parse("RuntimeError: CUDA error: an illegal memory access was encountered") is None
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+from typing import Any
+
+from diagnose.facts import EnvFacts
+
+# (tag, literal needles): a tag is set when any needle occurs.  Regex extraction runs only after.
+_SIMPLE: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("nvml-driver-not-loaded", ("NVMLError_DriverNotLoaded", "NVML_ERROR_DRIVER_NOT_LOADED", "Driver Not Loaded")),
+    ("nvml-driver-mismatch", ("Driver/library version mismatch", "Driver/Library version mismatch")),
+    (
+        "nvml-library-not-found",
+        (
+            "NVMLError_LibraryNotFound",
+            "NVML Shared Library Not Found",
+            "NVML_ERROR_LIBRARY_NOT_FOUND",
+            "libnvidia-ml.so.1: cannot open shared object",
+        ),
+    ),
+    (
+        "driver-too-old",
+        (
+            "CUDA driver version is insufficient for CUDA runtime version",
+            "cudaErrorInsufficientDriver",
+            "CUDA_ERROR_INSUFFICIENT_DRIVER",
+            "NVIDIA driver on your system is too old",
+        ),
+    ),
+    (
+        "no-driver",
+        (
+            "Found no NVIDIA driver on your system",
+            "couldn't communicate with the NVIDIA driver",
+            "CUDA driver is a stub library",
+            "cudaErrorStubLibrary",
+            "libcuda.so.1: cannot open shared object",
+        ),
+    ),
+    ("nvidia-smi-not-found", ("nvidia-smi: command not found", "nvidia-smi: not found")),
+    ("no-device", ("no CUDA-capable device is detected", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE")),
+    ("invalid-device-ordinal", ("invalid device ordinal", "CUDA_ERROR_INVALID_DEVICE")),
+    (
+        "no-kernel-image",
+        (
+            "no kernel image is available for execution",
+            "cudaErrorNoKernelImageForDevice",
+            "CUDA_ERROR_NO_BINARY_FOR_GPU",
+            "invalid device function",
+            "cudaErrorInvalidDeviceFunction",
+        ),
+    ),
+    ("torch-arch-unsupported", ("is not compatible with the current PyTorch installation",)),
+    ("fork-after-cuda-init", ("Cannot re-initialize CUDA in forked subprocess",)),
+    ("torch-cpu-build", ("Torch not compiled with CUDA enabled",)),
+    ("devices-busy", ("busy or unavailable", "cudaErrorDevicesUnavailable", "CUDA_ERROR_DEVICES_UNAVAILABLE")),
+    (
+        "ecc-uncorrectable",
+        (
+            "uncorrectable ECC error",
+            "cudaErrorECCUncorrectable",
+            "CUDA_ERROR_ECC_UNCORRECTABLE",
+            "DBE (double bit error)",
+        ),
+    ),
+    ("gpu-fallen-off-bus", ("fallen off the bus",)),
+    (
+        "ptx-toolchain-mismatch",
+        (
+            "PTX was compiled with an unsupported toolchain",
+            "cudaErrorUnsupportedPtxVersion",
+            "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+        ),
+    ),
+    ("cuda-home-not-set", ("CUDA_HOME environment variable is not set",)),
+    (
+        "nvcc-not-found",
+        ("nvcc: not found", "nvcc: command not found", "No such file or directory: 'nvcc'", "'nvcc' is not recognized"),
+    ),
+    (
+        "launch-timeout",
+        ("the launch timed out and was terminated", "cudaErrorLaunchTimeout", "CUDA_ERROR_LAUNCH_TIMEOUT"),
+    ),
+)
+
+# needles of the extractors below (tags set by regex)
+_OTHER_NEEDLES = (
+    "Xid",
+    "cannot open shared object file",
+    "Could not load library",
+    "No module named",
+    "cannot import name",
+    "undefined symbol",
+    "Permission denied",
+    "Insufficient Permissions",
+    "CUDA_VISIBLE_DEVICES",
+    "MIG",
+    "NVIDIA-SMI",
+)
+
+_ALL_NEEDLES = tuple(n for _t, ns in _SIMPLE for n in ns) + _OTHER_NEEDLES
+
+_XID = re.compile(r"NVRM: Xid \(([^)]*)\): (\d+)")
+_FOUND_VERSION = re.compile(r"too old \(found version (\d+)\)")
+_ARCH = re.compile(r"with CUDA capability (sm_\d+a?) is not compatible with the current PyTorch installation")
+_SUPPORTED = re.compile(r"current PyTorch install supports CUDA capabilities((?: (?:sm|compute)_\d+a?)+)")
+_MISSING_SO = re.compile(r"([\w.+-]+\.so(?:\.[\w]+)*): cannot open shared object file")
+_MISSING_DLL = re.compile(r"Could not (?:load|locate) (?:library )?([\w.+-]+\.dll)")
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+_IMPORT = re.compile(r"cannot import name '([\w.]+)' from '([\w.]+)'")
+_UNDEF = re.compile(r"undefined symbol: ?(\S+)")
+_PERM = re.compile(r"/dev/nvidia[\w-]*\S*: Permission denied|Permission denied[^\n]{0,80}/dev/nvidia")
+_CVD = re.compile(r"CUDA_VISIBLE_DEVICES\s*[=:]\s*(?:\"\"|''|-1\b|none\b|NoDevFiles\b|$)", re.MULTILINE | re.IGNORECASE)
+_MIG = re.compile(r"\bMIG-(?:GPU-)?[0-9a-fA-F]{8}-|\bMIG mode\b|\bMIG devices:|GPU-I:\d+")
+
+_SMI_HEAD = re.compile(r"NVIDIA-SMI ([\d.]+)\s+Driver Version: ([\d.]+)")
+_SMI_MEM = re.compile(r"(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(?:\d+|N/A)%?\s+(Default|E\. Process|E\. Thread|Prohibited)")
+_SMI_MEM_ONLY = re.compile(r"(\d+)MiB\s*/\s*(\d+)MiB")
+_SMI_PROC = re.compile(r"^\|\s+\d+\s+(?:N/A\s+N/A\s+|\d+\s+\d+\s+)?\d+\s+[CGM+]+\s+\S.*\b(?:\d+MiB|N/A)\s*\|\s*$")
+_COMPUTE_MODE = {
+    "Default": "Default",
+    "E. Process": "Exclusive_Process",
+    "E. Thread": "Exclusive_Thread",
+    "Prohibited": "Prohibited",
+}
+
+
+@functools.cache
+def xid_table() -> dict[int, dict[str, Any]]:
+    """diagnose/data/xid.yaml by number (loaded once, on the first Xid seen)."""
+    import yaml
+
+    path = Path(__file__).resolve().parent.parent / "data" / "xid.yaml"
+    return {int(e["number"]): e for e in yaml.safe_load(path.read_text(encoding="utf-8"))}
+
+
+def _line_of(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+def parse(text: str) -> EnvFacts | None:
+    if not any(n in text for n in _ALL_NEEDLES):
+        return None
+    found: list[tuple[int, str]] = []  # (offset, tag) so tags come out in order of appearance
+    lines: set[int] = set()
+
+    def tag(name: str, at: int) -> None:
+        found.append((at, name))
+        lines.add(_line_of(text, at))
+
+    for name, needles in _SIMPLE:
+        hits = [i for i in (text.find(n) for n in needles) if i >= 0]
+        if hits:
+            tag(name, min(hits))
+
+    kw: dict[str, Any] = {}
+
+    xids: list[int] = []
+    if "Xid" in text:
+        for xm in _XID.finditer(text):
+            xids.append(int(xm.group(2)))
+            lines.add(_line_of(text, xm.start()))
+            if "GPU-I:" in xm.group(1):
+                tag("mig", xm.start())
+        if xids:
+            at = text.find("NVRM: Xid")
+            tag("xid", at)
+            table = xid_table()
+            for x in dict.fromkeys(xids):
+                entry = table.get(x)
+                if entry is None:
+                    continue
+                tag("xid-application" if entry.get("application_fault") else f"xid-{entry['origin']}", at)
+                if x in (48, 94, 95):
+                    tag("ecc-uncorrectable", at)
+            kw["xids"] = tuple(dict.fromkeys(xids))
+            kw["xid"] = xids[0]
+
+    if "too old (found version" in text:
+        m = _FOUND_VERSION.search(text)
+        if m:
+            kw["found_driver_version"] = int(m.group(1))
+    if "is not compatible with the current PyTorch" in text:
+        m = _ARCH.search(text)
+        if m:
+            kw["gpu_arch"] = m.group(1)
+        m = _SUPPORTED.search(text)
+        if m:
+            kw["supported_archs"] = tuple(m.group(1).split())
+
+    if "cannot open shared object file" in text or "Could not load library" in text or "Could not locate" in text:
+        m = _MISSING_SO.search(text) or _MISSING_DLL.search(text)
+        if m:
+            kw["missing_library"] = m.group(1)
+            tag("missing-library", m.start())
+    if "No module named" in text:
+        m = _NO_MODULE.search(text)
+        if m:
+            kw["missing_module"] = m.group(1)
+            tag("missing-module", m.start())
+    if "cannot import name" in text:
+        m = _IMPORT.search(text)
+        if m:
+            kw["import_name"], kw["import_from"] = m.group(1), m.group(2)
+            tag("import-mismatch", m.start())
+    if "undefined symbol" in text:
+        m = _UNDEF.search(text)
+        if m:
+            kw["undefined_symbol"] = m.group(1)
+            tag("abi-mismatch", m.start())
+    if "Permission denied" in text and "/dev/nvidia" in text:
+        m = _PERM.search(text)
+        if m:
+            tag("permission-denied", m.start())
+    if "Insufficient Permissions" in text:
+        tag("permission-denied", text.find("Insufficient Permissions"))
+    if "CUDA_VISIBLE_DEVICES" in text:
+        m = _CVD.search(text)
+        if m:
+            tag("cuda-visible-devices-empty", m.start())
+    if "MIG" in text:
+        m = _MIG.search(text)
+        if m:
+            tag("mig", m.start())
+    if "NVIDIA-SMI" in text:
+        _smi(text, kw, tag, lines)
+
+    if not found and not kw:
+        return None
+    issues = tuple(dict.fromkeys(name for _at, name in sorted(found, key=lambda p: p[0])))
+    return EnvFacts(lines=tuple(sorted(lines)), issues=issues, **kw)
+
+
+def _smi(text: str, kw: dict[str, Any], tag: Any, lines: set[int]) -> None:
+    """Read an nvidia-smi table: driver, first GPU's memory and compute mode, listed processes."""
+    m = _SMI_HEAD.search(text)
+    if not m:
+        return
+    start = m.start()
+    kw["smi_driver"] = m.group(2)
+    lines.add(_line_of(text, start))
+    # "NVIDIA-SMI 410.48 ... Driver Version: 410.48" and the table below it
+    body = text[start : start + 20_000]
+    mem = _SMI_MEM.search(body)
+    if mem:
+        kw["smi_mem_used_mib"] = float(mem.group(1))
+        kw["smi_mem_total_mib"] = float(mem.group(2))
+        mode = _COMPUTE_MODE[mem.group(3)]
+        kw["smi_compute_mode"] = mode
+        if mode in ("Exclusive_Process", "Exclusive_Thread"):
+            tag("exclusive-compute-mode", start + mem.start())
+        elif mode == "Prohibited":
+            tag("compute-mode-prohibited", start + mem.start())
+    else:
+        mem2 = _SMI_MEM_ONLY.search(body)
+        if mem2:
+            kw["smi_mem_used_mib"] = float(mem2.group(1))
+            kw["smi_mem_total_mib"] = float(mem2.group(2))
+    p = body.find("Processes:")
+    if p >= 0:
+        count = 0
+        for line in body[p:].splitlines()[1:]:
+            s = line.strip()
+            if not s:
+                break
+            if not s.startswith(("|", "+")):
+                break
+            if _SMI_PROC.match(s):
+                count += 1
+        kw["smi_process_count"] = count

@@ -1,0 +1,189 @@
+"""How a process ended, as logs print it → :class:`~diagnose.facts.ExitFacts`.
+
+:func:`parse` reads what shells, Python, launchers and the kernel print: bash's job
+reports (``Segmentation fault (core dumped)``, ``Aborted``, ``Killed``), exit codes
+(``exit code 139``, ``exited with code -11``, ``returned non-zero exit status -6``,
+``died with <Signals.SIGABRT: 6>``, torchrun's ``exitcode: -11``), faulthandler's ``Fatal
+Python error: Segmentation fault``, the kernel's OOM killer (``Out of memory: Killed
+process 1234 (python)``) and timeouts (``TimeoutExpired``, ``timed out after 10 seconds``).
+:func:`merge` combines that with an exit status a runner or a result file recorded.
+
+Codes are kept as printed; the signal is derived: a negative code is a signal number
+(Python's convention), a code 128+N (shells) is signal N.
+
+A real sample (captured here: bash 5.2 running a Python that dereferences NULL, then
+``echo exit code $?``):
+
+    bash: line 1:  8225 Segmentation fault      /work/main/.venv/bin/python -c 'import ctypes; ctypes.string_at(0)'
+    exit code 139
+
+>>> f = parse("bash: line 1:  8225 Segmentation fault      python -c 'x'\\nexit code 139")
+>>> f.signal, f.code, f.lines
+('SIGSEGV', 139, (1, 2))
+>>> parse("Aborted (core dumped)").core_dumped
+True
+>>> parse("[3017506.736861] Killed process 25635 (python) total-vm:55518724kB").oom_killed
+True
+>>> merge(None, code=-11, signal=None, timed_out=False).signal
+'SIGSEGV'
+>>> parse("all fine") is None
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import signal as _signal
+
+from diagnose.facts import ExitFacts
+
+#: what bash (strsignal) prints for a signal, → signal name
+_SHELL_WORDS = {
+    "Segmentation fault": "SIGSEGV",
+    "Aborted": "SIGABRT",
+    "Killed": "SIGKILL",
+    "Bus error": "SIGBUS",
+    "Floating point exception": "SIGFPE",
+    "Illegal instruction": "SIGILL",
+    "Terminated": "SIGTERM",
+    "Trace/breakpoint trap": "SIGTRAP",
+    "Hangup": "SIGHUP",
+    "Quit": "SIGQUIT",
+}
+_WORDS = "|".join(re.escape(w) for w in _SHELL_WORDS)
+# "bash: line 1:  8225 Segmentation fault      cmd", "/bin/bash: line 27: 318 Killed sh start.sh"
+_JOB_REPORT = re.compile(r"(?:^|\s)(?:line \d+:\s+)?\d+\s+(?P<word>" + _WORDS + r")(?P<core> \(core dumped\))?(?:\s|$)")
+# the word alone on its line: "Segmentation fault (core dumped)", "Killed"
+_ALONE = re.compile(r"^\s*(?P<word>" + _WORDS + r")(?P<core> \(core dumped\))?\s*$")
+_FATAL = re.compile(r"Fatal Python error: (?P<word>" + _WORDS + r")")
+_CODE = re.compile(
+    r"(?:exit(?:ed)?[ _-]?(?:code|status)|exitcode|returned non-zero exit status|exited with code|exit code)"
+    r"\s*[:=]?\s*(?:with code\s*)?(?P<code>-?\d+)",
+    re.IGNORECASE,
+)
+_SIGNAL_NAME = re.compile(
+    r"(?:died with <Signals\.|Signal \d+ \(|interrupted by signal \d+: |\*\*\* |killed by signal:? ?)(?P<name>SIG[A-Z]+\d*)"
+)
+_OOM_KILL = re.compile(r"Out of memory: Kill(?:ed)? process \d+|\bKilled process \d+ \(|invoked oom-killer|oom-kill:")
+_TIMEOUT = re.compile(r"\bTimeoutExpired\b|\btimed out after \d")
+_HINTS = (
+    *_SHELL_WORDS,
+    "exit",
+    "Exit",
+    "EXIT",
+    "Signal",
+    "signal",
+    "SIG",
+    "oom-kill",
+    "Killed process",
+    "Out of memory: Kill",
+    "TimeoutExpired",
+    "timed out after",
+    "core dumped",
+)
+
+
+def signal_name(number: int) -> str | None:
+    """``11`` → ``"SIGSEGV"`` (None for a number that is no signal here).
+
+    >>> signal_name(6), signal_name(9), signal_name(0)
+    ('SIGABRT', 'SIGKILL', None)
+    """
+    try:
+        return _signal.Signals(number).name
+    except ValueError:
+        return None
+
+
+def signal_of_code(code: int) -> str | None:
+    """The signal an exit code stands for: ``-11`` (Python) or ``139`` (a shell's 128+11).
+
+    >>> signal_of_code(-6), signal_of_code(137), signal_of_code(1)
+    ('SIGABRT', 'SIGKILL', None)
+    """
+    if code < 0:
+        return signal_name(-code)
+    if 128 < code < 128 + 65:
+        return signal_name(code - 128)
+    return None
+
+
+def normalise_signal(value: str | int | None) -> str | None:
+    """``"SIGSEGV"``, ``"SEGV"``, ``"11"`` or ``11`` → ``"SIGSEGV"``; unknown names are kept upper-cased."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, int) or str(value).lstrip("-").isdigit():
+        return signal_name(abs(int(value)))
+    name = str(value).strip().upper()
+    if not name.startswith("SIG"):
+        name = "SIG" + name
+    try:
+        return _signal.Signals[name].name
+    except KeyError:
+        return name
+
+
+def parse(text: str) -> ExitFacts | None:
+    """How the process(es) in ``text`` ended, or ``None`` when the log does not say."""
+    if not any(h in text for h in _HINTS):
+        return None
+    code: int | None = None
+    sig: str | None = None
+    timed_out = oom_killed = core_dumped = False
+    lines: list[int] = []
+    for ln, line in enumerate(text.splitlines(), 1):
+        if len(line) > 20000 or not any(h in line for h in _HINTS):
+            continue
+        hit = False
+        m = _ALONE.match(line) or _JOB_REPORT.search(line) or _FATAL.search(line)
+        if m:
+            sig = _SHELL_WORDS[m["word"]]
+            core_dumped = core_dumped or bool(m.groupdict().get("core"))
+            hit = True
+        elif "core dumped" in line:
+            core_dumped = hit = True
+        m = _CODE.search(line)
+        if m:
+            code = int(m["code"])
+            sig = signal_of_code(code) or (sig if code != 0 else None)
+            hit = True
+        m = _SIGNAL_NAME.search(line)
+        if m:
+            sig = normalise_signal(m["name"])
+            hit = True
+        if _OOM_KILL.search(line):
+            oom_killed = hit = True
+            sig = sig or "SIGKILL"
+        if _TIMEOUT.search(line):
+            timed_out = hit = True
+        if hit:
+            lines.append(ln)
+    if not lines:
+        return None
+    return ExitFacts(
+        lines=tuple(lines),
+        code=code,
+        signal=sig,
+        timed_out=timed_out,
+        oom_killed=oom_killed,
+        core_dumped=core_dumped,
+    )
+
+
+def merge(existing: ExitFacts | None, *, code: int | None, signal: str | None, timed_out: bool) -> ExitFacts:
+    """Combine what the log said with a recorded exit status; the record wins for code and signal.
+
+    >>> merge(parse("Killed"), code=137, signal=None, timed_out=False)
+    ExitFacts(lines=(1,), code=137, signal='SIGKILL', timed_out=False, oom_killed=False, core_dumped=False)
+    >>> merge(None, code=None, signal="SEGV", timed_out=True).signal
+    'SIGSEGV'
+    """
+    base = existing or ExitFacts()
+    sig = normalise_signal(signal) or (signal_of_code(code) if code is not None else None)
+    return dataclasses.replace(
+        base,
+        code=code if code is not None else base.code,
+        signal=sig or base.signal,
+        timed_out=timed_out or base.timed_out,
+    )

@@ -1,0 +1,171 @@
+"""Numerical comparison failures in logs → :class:`~diagnose.facts.NumericsFacts`.
+
+Reads the messages of ``torch.testing.assert_close`` (and the older
+``torch.testing.assert_allclose``), ``numpy.testing.assert_allclose`` (numpy 2.x says
+"Max absolute difference among violations", 1.x "Max absolute difference"), and
+KernelBench's correctness metadata (``"correctness_issue": "Output mismatch"``,
+``"max_difference": ["0.123456", ...]``, ``Output shape mismatch: Expected ..., got ...``).
+
+A real sample (captured here: ``torch.testing.assert_close`` in torch 2.13):
+
+    AssertionError: Tensor-likes are not close!
+
+    Mismatched elements: 4 / 1000 (0.4%)
+    Greatest absolute difference: 0.001007080078125 at index (203,) (up to 1e-05 allowed)
+    Greatest relative difference: 0.0003331981133669615 at index (3,) (up to 1.3e-06 allowed)
+
+>>> f = parse('''AssertionError: Tensor-likes are not close!
+...
+... Mismatched elements: 4 / 1000 (0.4%)
+... Greatest absolute difference: 0.001007080078125 at index (203,) (up to 1e-05 allowed)
+... Greatest relative difference: 0.0003331981133669615 at index (3,) (up to 1.3e-06 allowed)''')
+>>> f.mismatch, f.mismatched, f.total, f.fraction, f.max_abs, f.nan_in_output
+(True, 4, 1000, 0.004, 0.001007080078125, False)
+>>> parse("AssertionError: The values for attribute 'shape' do not match: torch.Size([4, 3]) != torch.Size([4, 4]).").shape_mismatch
+True
+>>> parse('{"correctness_issue": "Output mismatch", "max_difference": ["0.5", "nan"]}').nan_in_output
+True
+>>> parse("all 12 tests passed") is None
+True
+
+``max_abs``/``max_rel`` are the largest finite figures printed (None when all were NaN).
+``nan_in_output`` means a NaN took part in the comparison (a NaN difference, numpy's "nan
+location mismatch", torch's "including N nan comparisons" with N > 0); the message does not
+say which side held it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from diagnose.facts import NumericsFacts
+
+_NUM = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|-inf)"
+_HINTS = (
+    "not close",
+    "Not equal to tolerance",
+    "Mismatched elements",
+    "Output mismatch",
+    "max_difference",
+    "max_diff=",
+    "do not match",
+    "shape mismatch",
+    "mismatch)",
+    "exceeded the margin of error",
+    "Arrays are not",
+    "nan location mismatch",
+)
+_MISMATCH_HEADS = (
+    "Tensor-likes are not close!",
+    "Scalars are not close!",
+    "Tensor-likes are not equal!",
+    "Scalars are not equal!",
+    "Not equal to tolerance",
+    "Arrays are not almost equal",
+    "Arrays are not equal",
+    "Output mismatch",
+    "exceeded the margin of error",
+    "Mismatched elements:",
+)
+_ELEMENTS = re.compile(r"Mismatched elements: (\d+) / (\d+)")
+_OLD_TORCH = re.compile(
+    r"found (\d+) element\(s\) \(out of (\d+)\) whose difference\(s\) exceeded the margin of error"
+    r"(?: \(including (\d+) nan comparisons\))?(?:\. The greatest difference was " + _NUM + r")?"
+)
+_ABS = re.compile(r"(?:Greatest absolute difference|Max absolute difference(?: among violations)?): " + _NUM)
+_REL = re.compile(r"(?:Greatest relative difference|Max relative difference(?: among violations)?): " + _NUM)
+_KB_MAX = re.compile(r"""["']max_difference["']\s*:\s*\[([^\]]*)\]""")
+_KB_MAX_DIFF = re.compile(r"max_diff=" + _NUM)
+_SHAPE = re.compile(
+    r"The values for attribute 'shape' do not match|\(shapes \([^)]*\), \([^)]*\) mismatch\)|Output shape mismatch"
+)
+_DTYPE = re.compile(r"The values for attribute 'dtype' do not match")
+_NAN_LOCATION = "nan location mismatch"
+
+
+def _num(s: str) -> float | None:
+    try:
+        return float(s.strip().strip("'\""))
+    except ValueError:
+        return None
+
+
+def _bigger(a: float | None, b: float | None) -> float | None:
+    """The larger of two figures, ignoring NaN (a NaN figure sets ``nan_in_output`` instead)."""
+    if b is None or math.isnan(b):
+        return a
+    if a is None:
+        return b
+    return max(a, b)
+
+
+def _is_nan(s: str | None) -> bool:
+    v = _num(s) if s is not None else None
+    return v is not None and math.isnan(v)
+
+
+def parse(text: str) -> NumericsFacts | None:
+    """Numerical comparison failures of ``text``, or ``None``."""
+    if not any(h in text for h in _HINTS):
+        return None
+    mismatch = shape = dtype = nan = False
+    mismatched = total = None
+    max_abs = max_rel = None
+    lines: list[int] = []
+    for ln, line in enumerate(text.splitlines(), 1):
+        if len(line) > 100000 or (not any(h in line for h in _HINTS) and "difference" not in line):
+            continue
+        hit = False
+        if any(h in line for h in _MISMATCH_HEADS):
+            mismatch = hit = True
+        m = _ELEMENTS.search(line)
+        if m and mismatched is None:
+            mismatched, total = int(m[1]), int(m[2])
+        m = _OLD_TORCH.search(line)
+        if m:
+            mismatch = hit = True
+            if mismatched is None:
+                mismatched, total = int(m[1]), int(m[2])
+            if m[3] and int(m[3]) > 0:
+                nan = True
+            if m[4]:
+                max_abs, nan = _bigger(max_abs, _num(m[4])), nan or _is_nan(m[4])
+        if "difference" in line:
+            m = _ABS.search(line)
+            if m:
+                max_abs, nan, hit = _bigger(max_abs, _num(m[1])), nan or _is_nan(m[1]), True
+            m = _REL.search(line)
+            if m:
+                max_rel, nan, hit = _bigger(max_rel, _num(m[1])), nan or _is_nan(m[1]), True
+            m = _KB_MAX.search(line)
+            if m:
+                for item in m[1].split(","):
+                    max_abs, nan = _bigger(max_abs, _num(item)), nan or _is_nan(item)
+                mismatch = hit = True
+        if "max_diff=" in line:
+            m = _KB_MAX_DIFF.search(line)
+            if m:
+                max_abs, nan, mismatch, hit = _bigger(max_abs, _num(m[1])), nan or _is_nan(m[1]), True, True
+        if _SHAPE.search(line):
+            shape = mismatch = hit = True
+        if _DTYPE.search(line):
+            dtype = mismatch = hit = True
+        if _NAN_LOCATION in line:
+            nan = mismatch = hit = True
+        if hit:
+            lines.append(ln)
+    if not lines:
+        return None
+    return NumericsFacts(
+        lines=tuple(lines),
+        mismatch=mismatch,
+        mismatched=mismatched,
+        total=total,
+        fraction=(mismatched / total) if mismatched is not None and total else None,
+        max_abs=max_abs,
+        max_rel=max_rel,
+        nan_in_output=nan,
+        shape_mismatch=shape,
+        dtype_mismatch=dtype,
+    )

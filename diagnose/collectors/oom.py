@@ -1,0 +1,192 @@
+"""Out-of-memory messages → :class:`~diagnose.facts.OomFacts`, every figure in bytes.
+
+Recognised (wording from the sources that print them):
+
+- PyTorch's caching allocator (``c10/cuda/CUDACachingAllocator.cpp``), new form (torch
+  >= 2.1; 2.1 spelled it "total capacty")::
+
+    CUDA out of memory. Tried to allocate X. GPU N has a total capacity of X of which X is free.
+    [Process P has X memory in use. | Including non-PyTorch memory, this process has X memory in use. ]...
+    [X allowed; ]Of the allocated memory X is allocated by PyTorch, [with X allocated in private
+    pools (e.g., CUDA Graphs), ]and X is reserved by PyTorch but unallocated.
+
+  and the old form ``(GPU N; X total capacity; X already allocated; X free; [X allowed; ]X
+  reserved in total by PyTorch)`` (older still: ``X cached)``).  HIP and XPU builds print the
+  same with their own prefix.
+- CuPy: ``Out of memory allocating 1,073,741,824 bytes (allocated so far: 2,147,483,648 bytes).``
+- TensorFlow: ``ResourceExhaustedError: OOM when allocating tensor ...`` and the BFC allocator's
+  ``ran out of memory trying to allocate 3.00GiB (rounded to 3221225472)``.
+- generic: ``cudaErrorMemoryAllocation``, ``CUDA_ERROR_OUT_OF_MEMORY``, ``CUDA error: out of
+  memory``, legacy ``cuda runtime error (2) : out of memory``.
+
+"Process P has X memory in use" names *other* processes (torch compares P with its own
+pid); they are summed into ``other_process_bytes``.  Inside a container the pid namespace
+differs, so the job's own process can appear as "Process P" and no "this process" figure is
+printed: rules should read ``other_process_bytes`` with ``process_bytes is None`` as "maybe self".
+
+A real sample (``FoundationVision/GenerateU#10``, torch 2.1):
+
+    torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 496.00 MiB. GPU 0 has a total capacty of 14.75 GiB of which 235.06 MiB is free. Process 20398 has 14.52 GiB memory in use. Of the allocated memory 14.06 GiB is allocated by PyTorch, and 330.42 MiB is reserved by PyTorch but unallocated. ...
+
+>>> f = parse("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; "
+...           "14.37 GiB already allocated; 5.75 MiB free; 14.61 GiB reserved in total by PyTorch)")
+>>> f.kind, f.requested_bytes, f.free_bytes, f.allocated_bytes
+('torch', 20971520.0, 6029312.0, 15429670010.88)
+>>> f = parse("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+...           "capacity of 79.15 GiB of which 10.69 MiB is free. Process 2847 has 12.00 GiB memory in use. "
+...           "Including non-PyTorch memory, this process has 67.13 GiB memory in use. Of the allocated "
+...           "memory 65.52 GiB is allocated by PyTorch, and 1.11 GiB is reserved by PyTorch but unallocated.")
+>>> f.other_process_bytes == 12 * 2**30, f.other_process_count, round(f.process_bytes / 2**30, 2)
+(True, 1, 67.13)
+>>> parse("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1,073,741,824 bytes "
+...       "(allocated so far: 2,147,483,648 bytes).").requested_bytes
+1073741824.0
+>>> parse("no memory problem here") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.facts import OomFacts
+
+_UNITS = {"bytes": 1, "b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "kb": 1e3, "mb": 1e6, "gb": 1e9}
+_SIZE = r"(\d[\d,]*(?:\.\d+)?)\s*(bytes|KiB|MiB|GiB|TiB)"
+
+_HINTS = (
+    "out of memory",
+    "Out of memory",
+    "OOM when allocating",
+    "ran out of memory",
+    "cudaErrorMemoryAllocation",
+    "CUDA_ERROR_OUT_OF_MEMORY",
+)
+_TORCH_HEAD = re.compile(r"(?:CUDA|HIP|XPU|MPS)? ?out of memory\. Tried to allocate " + _SIZE, re.IGNORECASE)
+_NEW_TOTAL = re.compile(r"has a total capac(?:i)?ty of " + _SIZE + r"(?: of which " + _SIZE + r" is free)?")
+_OTHER_PROC = re.compile(r"Process (\d+) has " + _SIZE + r" memory in use")
+_SELF_PROC = re.compile(r"this process has " + _SIZE + r" memory in use")
+_NEW_ALLOC = re.compile(r"Of the allocated memory " + _SIZE + r" is allocated by PyTorch")
+_NEW_RESERVED = re.compile(_SIZE + r" is reserved by PyTorch but unallocated")
+_OLD = re.compile(
+    r"\(GPU \d+; " + _SIZE + r" total capacity; " + _SIZE + r" already allocated; " + _SIZE + r" free;"
+    r"(?: " + _SIZE + r" allowed;)? " + _SIZE + r" (reserved in total by PyTorch|cached)"
+)
+_CUPY = re.compile(r"Out of memory allocating ([\d,]+) bytes(?: \(allocated so far: ([\d,]+) bytes\))?")
+# CuPy < 7: "out of memory to allocate 1073741824 bytes (total 12373894656 bytes)" (cupy/cupy#1912)
+_CUPY_OLD = re.compile(r"out of memory to allocate (\d+) bytes(?: \(total (\d+) bytes\))?")
+# TensorFlow's stream executor: "failed to allocate 17.79G (19104890880 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"
+_TF_DEVICE = re.compile(r"failed to allocate [\d.]+[KMGT]? \((\d+) bytes\) from device")
+_TF_BFC = re.compile(r"ran out of memory trying to allocate [\d.]+\s*[KMGT]?i?B(?: \(rounded to (\d+)\))?")
+_GENERIC = re.compile(
+    r"cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|CUDA error: out of memory|"
+    r"cuda runtime error \(2\) : out of memory|THCudaCheck FAIL .* error=2 : out of memory"
+)
+_WINDOW = 2000  # characters of a (possibly wrapped) torch message read after its head
+
+
+def to_bytes(number: str, unit: str) -> float:
+    """``("14.37", "GiB")`` → bytes.
+
+    >>> to_bytes("1,073,741,824", "bytes"), to_bytes("5.75", "MiB")
+    (1073741824.0, 6029312.0)
+    """
+    return float(number.replace(",", "")) * _UNITS[unit.lower()]
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _torch(text: str, m: re.Match[str]) -> OomFacts:
+    start = m.start()
+    # the message may be wrapped over several lines; read it as one
+    window = " ".join(text[start : start + _WINDOW].split())
+    requested = to_bytes(m[1], m[2])
+    total = free = process = allocated = reserved_unalloc = other = None
+    count = 0
+    old = _OLD.search(window)
+    if old and old.start() < 80:
+        total = to_bytes(old[1], old[2])
+        allocated = to_bytes(old[3], old[4])
+        free = to_bytes(old[5], old[6])
+        if old[11] != "cached":  # "X reserved in total": reserved - allocated is unallocated
+            reserved_unalloc = max(0.0, to_bytes(old[9], old[10]) - allocated)
+        else:  # "X cached" was already the unallocated part
+            reserved_unalloc = to_bytes(old[9], old[10])
+    else:
+        nt = _NEW_TOTAL.search(window)
+        if nt:
+            total = to_bytes(nt[1], nt[2])
+            if nt[3]:
+                free = to_bytes(nt[3], nt[4])
+            tail = window[nt.end() :]
+            end = tail.find("is reserved by PyTorch but unallocated")
+            tail = tail[: end + 40] if end >= 0 else tail[:600]
+            for p in _OTHER_PROC.finditer(tail):
+                other = (other or 0.0) + to_bytes(p[2], p[3])
+                count += 1
+            sp = _SELF_PROC.search(tail)
+            process = to_bytes(sp[1], sp[2]) if sp else None
+            na = _NEW_ALLOC.search(tail)
+            allocated = to_bytes(na[1], na[2]) if na else None
+            nr = _NEW_RESERVED.search(tail)
+            reserved_unalloc = to_bytes(nr[1], nr[2]) if nr else None
+    return OomFacts(
+        lines=(_line_of(text, start),),
+        kind="torch",
+        requested_bytes=requested,
+        total_bytes=total,
+        free_bytes=free,
+        process_bytes=process,
+        allocated_bytes=allocated,
+        reserved_unallocated_bytes=reserved_unalloc,
+        other_process_bytes=other,
+        other_process_count=count,
+    )
+
+
+def parse(text: str) -> OomFacts | None:
+    """The first out-of-memory report in ``text``, or ``None``."""
+    if not any(h in text for h in _HINTS):
+        return None
+    m = _TORCH_HEAD.search(text)
+    if m:
+        return _torch(text, m)
+    if "Out of memory allocating" in text:
+        c = _CUPY.search(text)
+        if c:
+            return OomFacts(
+                lines=(_line_of(text, c.start()),),
+                kind="cupy",
+                requested_bytes=to_bytes(c[1], "bytes"),
+                allocated_bytes=to_bytes(c[2], "bytes") if c[2] else None,
+            )
+    if "out of memory to allocate" in text:
+        c = _CUPY_OLD.search(text)
+        if c:
+            return OomFacts(
+                lines=(_line_of(text, c.start()),),
+                kind="cupy",
+                requested_bytes=float(c[1]),
+                allocated_bytes=float(c[2]) if c[2] else None,  # CuPy's "total" is what its pool already holds
+            )
+    if "OOM when allocating" in text or "ran out of memory trying to allocate" in text:
+        t = _TF_BFC.search(text)
+        pos = text.find("OOM when allocating")
+        lines = {_line_of(text, pos)} if pos >= 0 else set()
+        if t:
+            lines.add(_line_of(text, t.start()))
+        return OomFacts(
+            lines=tuple(sorted(lines)),
+            kind="tensorflow",
+            requested_bytes=float(t[1]) if t and t[1] else None,
+        )
+    torchish = re.search(r"(?:CUDA|HIP) out of memory", text)
+    if torchish:  # torch's message without the figures (cut, or an older wording)
+        return OomFacts(lines=(_line_of(text, torchish.start()),), kind="torch")
+    g = _GENERIC.search(text)
+    if g:
+        d = _TF_DEVICE.search(text)
+        return OomFacts(lines=(_line_of(text, g.start()),), kind="generic", requested_bytes=float(d[1]) if d else None)
+    return None

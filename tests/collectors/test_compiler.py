@@ -1,0 +1,291 @@
+"""tests for diagnose.collectors.compiler, on real nvcc 13.0 / ptxas / NVRTC / gcc output
+(scripts/capture-compiler-samples) and on the public cases of ../shared/cases/real-dev.yaml."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.collectors import compiler
+from diagnose.facts import CompilerFacts
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+REAL_DEV = Path(__file__).resolve().parents[3] / "shared" / "cases" / "real-dev.yaml"
+
+
+class Prefix(str):
+    """An expected value that only has to start the actual one (temporary file names, long messages)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and other.startswith(str(self))
+
+    __hash__ = str.__hash__
+
+
+def load(name: str, area: str = "compiler") -> str:
+    return (FIXTURES / area / f"{name}.log").read_text()
+
+
+def parse(name: str, area: str = "compiler") -> CompilerFacts:
+    facts = compiler.parse(load(name, area))
+    assert facts is not None
+    return facts
+
+
+# fixture → fields it must produce; fields not named must be at their defaults
+EXPECTED: dict[str, dict[str, object]] = {
+    "nvcc-syntax-error": dict(tool="nvcc", error_count=1, first_error='expected a ";"', first_error_file="scale.cu"),
+    "nvcc-undefined-identifier": dict(
+        tool="nvcc", error_count=1, first_error='identifier "factor" is undefined', first_error_file="scale.cu"
+    ),
+    "nvcc-type-error": dict(
+        tool="nvcc",
+        error_count=1,
+        first_error_file="scale.cu",
+        first_error='a value of type "float" cannot be used to initialize an entity of type "float *"',
+    ),
+    "nvcc-several-errors": dict(
+        tool="nvcc", error_count=3, first_error='identifier "stride" is undefined', first_error_file="reduce.cu"
+    ),
+    "ptxas-smem-over-48k": dict(
+        tool="ptxas",
+        error_count=1,
+        smem_bytes=65540.0,
+        smem_limit_bytes=49152.0,
+        first_error="Entry function '_Z5stagePKfPf' uses too much shared data (0x10004 bytes, 0xc000 max)",
+    ),
+    "ptxas-wgmma-sm80": dict(
+        tool="ptxas",
+        error_count=3,
+        unsupported_feature="wgmma.fence",
+        target_arch="sm_80",
+        ptxas_fatal="Ptx assembly aborted due to errors",
+        first_error_file=Prefix("/tmp/tmpxft_"),
+        first_error="Instruction 'wgmma.fence' not supported on .target 'sm_80'",
+    ),
+    "ptxas-wgmma-sm90": dict(
+        tool="ptxas",
+        error_count=3,
+        unsupported_feature="wgmma.fence",
+        target_arch="sm_90",
+        ptxas_fatal="Ptx assembly aborted due to errors",
+        first_error_file=Prefix("/tmp/tmpxft_"),
+        first_error="Instruction 'wgmma.fence' not supported on .target 'sm_90'",
+    ),
+    "ptxas-wgmma-sm90a-ok": dict(tool="ptxas", registers=10),
+    "ptxas-register-spills": dict(tool="ptxas", registers=24, spill_stores=932, spill_loads=968, stack_bytes=456),
+    "nvcc-unsupported-arch": dict(
+        tool="nvcc", error_count=1, unknown_arch="sm_1000", first_error="Unsupported gpu architecture 'sm_1000'"
+    ),
+    "nvcc-dropped-arch": dict(
+        tool="nvcc", error_count=1, unknown_arch="sm_35", first_error="Unsupported gpu architecture 'sm_35'"
+    ),
+    "ptxas-unknown-arch": dict(
+        tool="ptxas",
+        error_count=1,
+        unknown_arch="sm_1000",
+        ptxas_fatal="Value 'sm_1000' is not defined for option 'gpu-name'",
+        first_error="Value 'sm_1000' is not defined for option 'gpu-name'",
+    ),
+    "host-compiler-unsupported-gnu": dict(
+        tool="host-compiler",
+        error_count=1,
+        host_compiler_unsupported=True,
+        errors_in_toolkit_headers=True,
+        first_error=Prefix("#error -- unsupported GNU version! gcc versions later than 15 are not supported!"),
+        first_error_file="/usr/local/cuda-13.0/bin/../targets/x86_64-linux/include/crt/host_config.h",
+    ),
+    "nvcc-error-in-toolkit-header": dict(
+        tool="nvcc",
+        error_count=65,
+        errors_in_toolkit_headers=True,
+        first_error="expected either a definition or a tag name",
+        first_error_file="/usr/local/cuda-13.0/bin/../targets/x86_64-linux/include/cuda_fp16.h",
+    ),
+    "nvrtc-undefined-identifier": dict(
+        tool="nvrtc", error_count=1, first_error='identifier "factor" is undefined', first_error_file="scale.cu"
+    ),
+    "nvrtc-builtin-header-errors": dict(
+        tool="nvrtc",
+        error_count=7,
+        errors_in_toolkit_headers=True,
+        first_error_file="__nv_nvrtc_builtin_header.h",
+        first_error='first parameter of allocation function must be of type "size_t"',
+    ),
+}
+SCALARS = (
+    "tool",
+    "error_count",
+    "first_error",
+    "first_error_file",
+    "errors_in_toolkit_headers",
+    "ptxas_fatal",
+    "unknown_arch",
+    "unsupported_feature",
+    "target_arch",
+    "smem_bytes",
+    "smem_limit_bytes",
+    "registers",
+    "spill_stores",
+    "spill_loads",
+    "stack_bytes",
+    "host_compiler_unsupported",
+)
+
+
+def test_every_fixture_is_checked() -> None:
+    assert {p.stem for p in (FIXTURES / "compiler").glob("*.log")} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture(name: str) -> None:
+    facts = parse(name)
+    blank = CompilerFacts()
+    for field in SCALARS:
+        assert EXPECTED[name].get(field, getattr(blank, field)) == getattr(facts, field), field
+    assert facts.lines
+    assert len(facts.errors) >= facts.error_count or facts.error_count == 65  # 65: two repeats folded
+    text = load(name).splitlines()
+    for d in facts.diagnostics:  # every record points at the log line it came from
+        assert d.log_line is not None and d.message in text[d.log_line - 1]
+
+
+def test_notes_in_toolkit_headers_do_not_count() -> None:
+    # nvcc's "note #3322-D" candidates live in toolkit headers; the errors are in the user's file
+    facts = parse("nvcc-several-errors")
+    notes = [d for d in facts.diagnostics if d.severity == "note"]
+    assert len(notes) == 7 and all(compiler.in_toolkit_header(d.file or "") for d in notes)
+    assert facts.errors_in_toolkit_headers is False
+    assert facts.errors == (
+        'identifier "stride" is undefined',
+        'no instance of overloaded function "atomicAdd" matches the argument list',
+        "return value type does not match the function type",
+    )
+
+
+def test_diagnostic_records() -> None:
+    facts = parse("ptxas-wgmma-sm80")
+    first = facts.diagnostics[0]
+    assert (first.tool, first.severity, first.line, first.log_line) == ("ptxas", "error", 26, 1)
+    assert first.file is not None and first.file.endswith("_wgmma.ptx")
+    facts = parse("nvrtc-builtin-header-errors")
+    warning = facts.diagnostics[0]
+    assert (warning.tool, warning.severity, warning.file, warning.line) == (
+        "nvrtc",
+        "warning",
+        "__nv_nvrtc_builtin_header.h",
+        7,
+    )
+
+
+def test_triton_ptxas_log_is_read_once() -> None:
+    # Triton prints ptxas's stderr, then raises PTXASError with it again
+    facts = parse("ptxas-inline-asm-error", "triton")
+    assert facts.errors == (
+        "Unknown modifier '.instr'",
+        "Not a name of any known instruction: 'bogus'",
+        "Ptx assembly aborted due to errors",
+    )
+    assert facts.error_count == 2
+    facts = parse("ptxas-unknown-arch", "triton")
+    assert facts.unknown_arch == "sm_130a" and facts.error_count == 1
+
+
+def test_triton_ptxas_dump() -> None:
+    facts = parse("ptxas-log-dump", "triton")
+    assert (facts.registers, facts.error_count, facts.spill_stores) == (22, 0, 0)
+
+
+def test_triton_logs_are_not_compiler_errors() -> None:
+    # MLIR locations ("loc(file.ttir:4:10): error:") and Python tracebacks are not host-compiler errors
+    for name in ("mlir-verifier-addptr", "compile-arange-non-pow2", "no-active-driver", "interp-static-assert"):
+        assert compiler.parse(load(name, "triton")) is None, name
+
+
+def _real_dev() -> dict[str, str]:
+    if not REAL_DEV.exists():
+        return {}
+    return {c["id"]: c["log"] for c in yaml.safe_load(REAL_DEV.read_text())}
+
+
+@pytest.mark.parametrize(
+    "case_id, expected",
+    [
+        ("lightllm-triton20-sm89", dict(tool="ptxas", unknown_arch="sm_89", error_count=1)),
+        ("triton-ptxas-sm121a-dgx-spark", dict(tool="ptxas", unknown_arch="sm_121a")),
+        (
+            "hpxcl-nvrtc-builtin-header-rebuild",
+            dict(
+                tool="nvrtc",
+                error_count=100,
+                errors_in_toolkit_headers=True,
+                first_error='expected a ";"',
+                first_error_file="__nv_nvrtc_builtin_header.h",
+            ),
+        ),
+    ],
+)
+def test_real_dev_cases(case_id: str, expected: dict[str, object]) -> None:
+    cases = _real_dev()
+    if not cases:
+        pytest.skip("../shared/cases/real-dev.yaml is not on this machine")
+    facts = compiler.parse(cases[case_id])
+    assert facts is not None
+    for field, value in expected.items():
+        assert getattr(facts, field) == value, field
+
+
+def test_silent_on_runtime_failures() -> None:
+    cases = _real_dev()
+    if not cases:
+        pytest.skip("../shared/cases/real-dev.yaml is not on this machine")
+    for case_id in (
+        "vina-cuda-grid-params-ima",
+        "dest3d-chunk-scan-smem",
+        "triton-add-two-pointers",
+        "faceswap-nvml-lib-not-found",
+        "onnxruntime-resize-trilinear-oob-write",
+    ):
+        assert compiler.parse(cases[case_id]) is None, case_id
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [
+        "",
+        "\x00\xff" * 1000,
+        "x.cu(: error: ",
+        "ptxas info    : Used registers",
+        "nvcc fatal",
+        "(" * 100_000 + "): error",
+        "a.cu:" * 50_000 + ": error: x",
+        '0 errors detected in the compilation of "".',
+    ],
+)
+def test_never_raises_on_junk(junk: str) -> None:
+    result = compiler.parse(junk)
+    assert result is None or isinstance(result, CompilerFacts)
+
+
+def test_every_fixture_has_a_sidecar() -> None:
+    for log in (FIXTURES / "compiler").glob("*.log"):
+        captured = yaml.safe_load(log.with_suffix(".source.yaml").read_text())["captured"]
+        assert captured["command"] and "release 13.0" in captured["nvcc"], log.name
+
+
+def test_fast() -> None:
+    quiet = (
+        'Traceback (most recent call last):\n  File "x.py", line 3, in <module>\n'
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    ) * 20
+    noisy = [load(name) for name in EXPECTED]
+    start = time.perf_counter()
+    for _ in range(10_000):
+        compiler.parse(quiet)
+    for _ in range(50):
+        for log in noisy:
+            compiler.parse(log)
+    assert time.perf_counter() - start < 5.0

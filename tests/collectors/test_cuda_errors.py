@@ -1,0 +1,214 @@
+"""diagnose.collectors.cuda_errors and the generated table (diagnose/data/cuda_errors.json)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.collectors import cuda_errors
+from diagnose.collectors.cuda_errors import name_for_driver, name_for_hip, name_for_message, parse
+
+ROOT = Path(__file__).resolve().parents[2]
+FIX = ROOT / "tests" / "fixtures" / "cuda_errors"
+REAL_DEV = ROOT.parent / "shared" / "cases" / "real-dev.yaml"
+DATA = ROOT / "diagnose" / "data" / "cuda_errors.json"
+LIBCUDART = Path("/usr/local/cuda-13.0/lib64/libcudart.so")
+
+
+def real_dev(case_id: str) -> str:
+    if not REAL_DEV.exists():
+        pytest.skip("../shared/cases/real-dev.yaml not present")
+    return {c["id"]: c["log"] for c in yaml.safe_load(REAL_DEV.read_text())}[case_id]
+
+
+# --- the table -------------------------------------------------------------------
+
+
+def test_table_header_says_how_it_was_made() -> None:
+    header = json.loads(DATA.read_text())["header"]
+    assert header["generated_by"] == "scripts/gen-cuda-errors"
+    assert header["cuda_runtime_version"] >= 12000
+    assert header["date"]
+
+
+def test_table_has_the_runtime_names_and_codes() -> None:
+    t = cuda_errors.tables()
+    assert t.by_name["cudaErrorIllegalAddress"] == (700, "an illegal memory access was encountered")
+    assert t.by_name["cudaErrorAssert"] == (710, "device-side assert triggered")
+    assert t.by_name["cudaErrorInsufficientDriver"][0] == 35
+    assert len(t.by_name) > 100
+
+
+def test_driver_names_map_to_runtime_names() -> None:
+    assert name_for_driver("CUDA_ERROR_ILLEGAL_ADDRESS") == "cudaErrorIllegalAddress"
+    assert name_for_driver("CUDA_ERROR_OUT_OF_MEMORY") == "cudaErrorMemoryAllocation"
+    assert name_for_driver("CUDA_ERROR_NO_BINARY_FOR_GPU") == "cudaErrorNoKernelImageForDevice"
+    assert name_for_driver("CUDA_ERROR_LAUNCH_FAILED") == "cudaErrorLaunchFailure"
+    assert name_for_hip("hipErrorIllegalAddress") == "cudaErrorIllegalAddress"
+
+
+@pytest.mark.parametrize(
+    ("message", "name"),
+    [
+        ("unspecified launch failure", "cudaErrorLaunchFailure"),
+        ("the launch timed out and was terminated", "cudaErrorLaunchTimeout"),
+        ("all CUDA-capable devices are busy or unavailable", "cudaErrorDevicesUnavailable"),  # CUDA <= 10 string
+        (
+            "ERROR: cudaGetDeviceCount CUDA driver version is insufficient for CUDA runtime version",
+            "cudaErrorInsufficientDriver",
+        ),
+    ],
+)
+def test_messages_resolve_inside_longer_lines(message: str, name: str) -> None:
+    assert name_for_message(f"[12:00:01] worker 3: {message} (retrying)") == name
+
+
+@pytest.mark.skipif(not LIBCUDART.exists(), reason="CUDA 13.0 toolkit not installed")
+def test_generator_reproduces_the_checked_in_table(tmp_path: Path) -> None:
+    out = tmp_path / "cuda_errors.json"
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen-cuda-errors"), "--out", str(out)], check=True, capture_output=True
+    )
+    new, old = json.loads(out.read_text()), json.loads(DATA.read_text())
+    assert new["runtime"] == old["runtime"] and new["driver"] == old["driver"]
+
+
+# --- the surface forms -------------------------------------------------------------
+
+
+def test_cupy_real_capture() -> None:
+    f = parse((FIX / "cupy_nodriver.log").read_text())
+    assert f is not None
+    assert (f.error, f.code, f.form) == ("cudaErrorInsufficientDriver", 35, "cupy")
+    assert f.message == "CUDA driver version is insufficient for CUDA runtime version"
+    assert f.lines == (15,)
+
+
+# (real-dev id, error, form, api_call)
+REAL = [
+    ("svox2-launch-bounds-2080ti", "cudaErrorLaunchOutOfResources", "torch", None),
+    ("fla-rwkv7-ima-fixed-in-kernel", "cudaErrorIllegalAddress", "torch", None),
+    ("triton-grid-y-65536-invalid-value", "cudaErrorInvalidValue", "triton", None),
+    ("cutorch-mac-driver-insufficient", "cudaErrorInsufficientDriver", "legacy", None),
+    ("remode-driver-insufficient-340", "cudaErrorInsufficientDriver", "raw", "cudaGetDeviceCount"),
+    ("caffe-c2075-invalid-config-batch", "cudaErrorInvalidConfiguration", "legacy", None),
+    ("hecbench-bn-off-by-one", "cudaErrorIllegalAddress", "hip", None),
+    ("whisper-win-tdr-launch-timeout", "cudaErrorLaunchTimeout", "torch", None),
+    ("vina-cuda-grid-params-ima", "cudaErrorIllegalAddress", "raw", "cudaDeviceSynchronize()"),
+    ("thunderkittens-4090-regs-per-block", "cudaErrorLaunchOutOfResources", "raw", None),
+    ("triton-tma-illegal-instruction-unaligned", "cudaErrorIllegalInstruction", "triton", None),
+    ("megablocks-padded-copy-int32-overflow", "cudaErrorIllegalAddress", "torch", None),
+]
+
+
+@pytest.mark.parametrize(("case_id", "error", "form", "api_call"), REAL)
+def test_real_dev_cases(case_id: str, error: str, form: str, api_call: str | None) -> None:
+    f = parse(real_dev(case_id))
+    assert f is not None
+    assert (f.error, f.form, f.api_call) == (error, form, api_call)
+    assert f.code == cuda_errors.tables().by_name[error][0]
+
+
+@pytest.mark.parametrize(
+    ("line", "error", "form"),
+    [
+        # torch >= 2.8 raises torch.AcceleratorError for CUDA errors
+        (
+            "torch.AcceleratorError: CUDA error: an illegal memory access was encountered",
+            "cudaErrorIllegalAddress",
+            "torch-accelerator",
+        ),
+        ("CUDA_ERROR_ILLEGAL_ADDRESS", "cudaErrorIllegalAddress", "driver-api"),
+        (
+            "numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuCtxSynchronize results in UNKNOWN_CUDA_ERROR",
+            "cudaErrorIllegalAddress",
+            "numba",
+        ),
+        (
+            "numba.cuda.cudadrv.driver.CudaAPIError: [CUresult.CUDA_ERROR_ILLEGAL_ADDRESS] Call to cuMemcpyDtoH "
+            "results in CUresult.CUDA_ERROR_ILLEGAL_ADDRESS",
+            "cudaErrorIllegalAddress",
+            "numba",
+        ),
+        ("RuntimeError: HIP error: hipErrorIllegalAddress", "cudaErrorIllegalAddress", "hip"),
+        # pytorch/pytorch#465: legacy THC wording, old numbering (2 was and is cudaErrorMemoryAllocation)
+        (
+            "RuntimeError: cuda runtime error (2) : out of memory at /data/users/soumith/THCStorage.cu:65",
+            "cudaErrorMemoryAllocation",
+            "legacy",
+        ),
+        # CUDA < 10.1 numbered cudaErrorAssert 59: the message decides, not the number
+        (
+            "RuntimeError: cuda runtime error (59) : device-side assert triggered at /pytorch/THCTensorMath.cu:26",
+            "cudaErrorAssert",
+            "legacy",
+        ),
+    ],
+)
+def test_surface_forms(line: str, error: str, form: str) -> None:
+    f = parse(line)
+    assert f is not None and (f.error, f.form) == (error, form)
+
+
+def test_numba_names_the_api_call() -> None:
+    f = parse("numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuCtxSynchronize results in UNKNOWN_CUDA_ERROR")
+    assert f is not None and f.api_call == "cuCtxSynchronize"
+
+
+def test_device_side_assert_kernel_line() -> None:
+    # the kernel's own assertion line, as PyTorch's index kernels print it (pytorch/pytorch IndexKernel.cu wording)
+    log = (
+        "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [5,0,0] "
+        'Assertion `-sizes[i] <= index && index < sizes[i] && "index out of bounds"` failed.\n'
+        "RuntimeError: CUDA error: device-side assert triggered\n"
+    )
+    f = parse(log)
+    assert f is not None
+    assert f.device_assert and f.error == "cudaErrorAssert"
+    assert f.assert_message == 'Assertion `-sizes[i] <= index && index < sizes[i] && "index out of bounds"` failed.'
+    assert f.lines == (1, 2)
+
+
+def test_host_assert_is_not_a_device_assert() -> None:
+    assert parse("python: main.c:12: main: Assertion `n > 0' failed.") is None
+
+
+def test_errors_keep_order_and_first_wins() -> None:
+    f = parse(
+        "CUDA error: an illegal memory access was encountered\nCUDA error: unspecified launch failure\n"
+        "CUDA error: an illegal memory access was encountered"
+    )
+    assert f is not None
+    assert f.errors == ("cudaErrorIllegalAddress", "cudaErrorLaunchFailure")
+    assert f.error == "cudaErrorIllegalAddress"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "Torch not compiled with CUDA enabled",
+        "/usr/local/cuda/bin/nvcc -O3 kernel.cu",
+        "out of memory",  # short messages only count next to a CUDA error word
+        "invalid argument",
+        "\xff\xfe cuda \x00 junk",
+    ],
+)
+def test_no_false_positives(text: str) -> None:
+    assert parse(text) is None
+
+
+def test_fast() -> None:
+    noise = "\n".join(f"epoch {i}: loss 0.{i:03d} cuda:0 mem 1.2GiB" for i in range(300))
+    text = noise + "\nRuntimeError: CUDA error: an illegal memory access was encountered\n"
+    parse(text)
+    start = time.perf_counter()
+    for _ in range(100):
+        parse(text)
+    assert time.perf_counter() - start < 2.0

@@ -1,0 +1,202 @@
+"""diagnose.collectors.environment over real samples (tests/fixtures/environment, each with its .source.yaml)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.collectors.environment import parse, xid_table
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "environment"
+XID_YAML = Path(__file__).resolve().parents[2] / "diagnose" / "data" / "xid.yaml"
+
+
+def load(stem: str) -> str:
+    return (FIX / f"{stem}.txt").read_text(encoding="utf-8")
+
+
+def test_every_fixture_has_a_sidecar() -> None:
+    bad = []
+    for txt in sorted(FIX.glob("*.txt")):
+        side = txt.with_suffix(".source.yaml")
+        data = yaml.safe_load(side.read_text()) if side.exists() else None
+        if not data or not ({"origin", "captured"} & set(data)):
+            bad.append(txt.name)
+    assert not bad, bad
+
+
+# (fixture, issues expected (in order), other fields)
+CASES = [
+    (
+        "captured-nvml-no-library",
+        ("nvml-library-not-found", "missing-library"),
+        dict(missing_library="libnvidia-ml.so.1"),
+    ),
+    ("captured-torch-cpu-build", ("torch-cpu-build",), {}),
+    ("captured-cupy-insufficient-driver", ("driver-too-old",), {}),
+    ("captured-libcudart12-missing", ("missing-library",), dict(missing_library="libcudart.so.12")),
+    ("captured-no-module-triton", ("missing-module",), dict(missing_module="triton")),
+    ("captured-nvcc-not-found-sh", ("nvcc-not-found",), {}),
+    ("captured-nvcc-not-found-subprocess", ("nvcc-not-found",), {}),
+    ("captured-cuda-home-not-set", ("cuda-home-not-set",), {}),
+    ("captured-nvidia-smi-not-found", ("nvidia-smi-not-found",), {}),
+    (
+        "captured-cudart13-error-strings",
+        (
+            "driver-too-old",
+            "no-device",
+            "invalid-device-ordinal",
+            "no-kernel-image",
+            "ecc-uncorrectable",
+            "ptx-toolchain-mismatch",
+            "devices-busy",
+            "launch-timeout",
+            "no-driver",
+        ),
+        {},
+    ),
+    (
+        "case-crosse-oom-memory-held-by-unknown",
+        (),
+        dict(
+            smi_driver="410.48",
+            smi_mem_used_mib=12799.0,
+            smi_mem_total_mib=16280.0,
+            smi_process_count=0,
+            smi_compute_mode="Default",
+        ),
+    ),
+    ("case-cutorch-mac-driver-insufficient", ("driver-too-old",), {}),
+    ("case-remode-driver-insufficient-340", ("driver-too-old",), {}),
+    ("case-faceswap-nvml-lib-not-found", ("nvml-library-not-found", "missing-library"), {}),
+    ("case-nvsentinel-fallen-off-bus-dmesg", ("gpu-fallen-off-bus",), dict(xids=(), xid=None)),
+    ("case-rtx5090-xid79-fallen-off-bus", ("xid", "xid-hardware", "gpu-fallen-off-bus"), dict(xids=(79,), xid=79)),
+    (
+        "case-wan2gp-attrsdescriptor-triton-mismatch",
+        ("import-mismatch",),
+        dict(import_name="AttrsDescriptor", import_from="triton.compiler.compiler"),
+    ),
+    ("case-whisper-win-tdr-launch-timeout", ("launch-timeout",), {}),
+    ("issue-shine-cluster-30-nvml-mismatch", ("nvml-driver-mismatch",), {}),
+    ("issue-tinygrad-ogkm-47-nvml-mismatch", ("nvml-driver-mismatch",), {}),
+    (
+        "issue-flymyai-47-sm120",
+        ("torch-arch-unsupported",),
+        dict(gpu_arch="sm_120", supported_archs=("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")),
+    ),
+    (
+        "issue-sd-webui-nix-9-sm120-no-kernel-image",
+        ("torch-arch-unsupported", "no-kernel-image"),
+        dict(gpu_arch="sm_120"),
+    ),
+    ("issue-fooocus-1313-driver-too-old", ("driver-too-old",), dict(found_driver_version=11040, smi_driver="470.86")),
+    ("issue-pycls-183-fork", ("fork-after-cuda-init",), {}),
+    (
+        "issue-extension-cpp-103-undefined-symbol",
+        ("abi-mismatch",),
+        dict(undefined_symbol="_ZN5torch3jit11parseSchemaERKSsb"),
+    ),
+    ("issue-self-hosted-runners-40-smi-failed", ("no-driver",), {}),
+    (
+        "issue-digits-2005-busy-exclusive",
+        ("devices-busy", "exclusive-compute-mode"),
+        dict(smi_compute_mode="Exclusive_Process", smi_mem_used_mib=74.0, smi_mem_total_mib=11439.0),
+    ),
+    (
+        "page-pastebin-jJdbRLSr-xid79-smi",
+        ("xid", "xid-hardware", "gpu-fallen-off-bus"),
+        dict(xid=79, smi_driver="375.26", smi_process_count=3, smi_mem_used_mib=242.0, smi_compute_mode="Default"),
+    ),
+    ("doc-nvidia-a100-mem-xid94-mig", ("mig", "xid", "xid-hardware", "ecc-uncorrectable"), dict(xid=94)),
+    ("page-abhik-xid31-mmu", ("xid", "xid-application"), dict(xid=31)),
+]
+
+
+@pytest.mark.parametrize(("stem", "issues", "attrs"), CASES, ids=[c[0] for c in CASES])
+def test_fixture(stem: str, issues: tuple[str, ...], attrs: dict[str, object]) -> None:
+    text = load(stem)
+    f = parse(text)
+    assert f is not None
+    assert f.issues == issues
+    for name, want in attrs.items():
+        assert getattr(f, name) == want, name
+    assert f.lines and all(1 <= n <= text.count("\n") + 1 for n in f.lines)
+
+
+def test_xid_lines_are_cited() -> None:
+    text = load("case-rtx5090-xid79-fallen-off-bus")
+    f = parse(text)
+    assert f is not None
+    assert "Xid (PCI:0000:06:00): 79" in text.splitlines()[f.lines[0] - 1]
+
+
+@pytest.mark.parametrize(
+    ("text", "tag"),
+    [
+        # short excerpts of real messages; origins named on each line
+        ("pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded", "nvml-driver-not-loaded"),  # nvidia-ml-py's error class
+        ("RuntimeError: Found no NVIDIA driver on your system.", "no-driver"),  # torch c10/cuda message
+        ("RuntimeError: CUDA error: invalid device ordinal", "invalid-device-ordinal"),  # cudaGetErrorString(101)
+        ("CUDA_VISIBLE_DEVICES=\n", "cuda-visible-devices-empty"),
+        ("export CUDA_VISIBLE_DEVICES=-1", "cuda-visible-devices-empty"),
+        ("CUDA_VISIBLE_DEVICES=MIG-GPU-0b6b7808-c002-f593-ac86-cd8e57757b94/1/0", "mig"),
+        ("RuntimeError: CUDA error: invalid device function", "no-kernel-image"),  # cudaGetErrorString(98)
+        ("NVRM: Xid (PCI:0000:3b:00): 48, pid=1234, DBE (double bit error) ECC error", "ecc-uncorrectable"),
+        ("failed to open /dev/nvidiactl: Permission denied", "permission-denied"),
+        ("Could not load library cudnn_ops_infer64_8.dll. Error code 126", "missing-library"),
+    ],
+)
+def test_short_messages(text: str, tag: str) -> None:
+    f = parse(text)
+    assert f is not None and tag in f.issues, (text, f)
+
+
+def test_xid_48_is_hardware() -> None:
+    f = parse("NVRM: Xid (PCI:0000:3b:00): 48, pid=1234, DBE (double bit error) ECC error")
+    assert f is not None and f.xids == (48,) and "xid-hardware" in f.issues
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\x00\xff junk" * 100,
+        # origin: ../shared/cases/real-dev.yaml fla-rwkv7-ima-fixed-in-kernel
+        "CUDA error: an illegal memory access was encountered\n",
+        "CUDA_VISIBLE_DEVICES=0,1 python train.py\n",
+        "MIGRATION step 3 finished\n",
+    ],
+)
+def test_nothing_to_say(text: str) -> None:
+    assert parse(text) is None
+
+
+def test_xid_table_is_complete_and_cites_application_faults() -> None:
+    table = xid_table()
+    for number in (13, 31, 43, 45, 48, 63, 64, 74, 79, 94, 95, 119):
+        assert number in table
+    assert {n for n, e in table.items() if e["application_fault"]} == {13, 31, 43, 45}
+    for e in table.values():
+        assert e["origin"] in ("hardware", "driver", "application", "mixed")
+        assert e["action"] and e["description"]
+    assert "docs.nvidia.com/deploy/xid-errors" in XID_YAML.read_text()
+
+
+def test_ten_thousand_logs_are_fast() -> None:
+    log = 'Traceback (most recent call last):\n  File "x.py", line 1\nRuntimeError: boom\n' * 20
+    hit = load("page-pastebin-jJdbRLSr-xid79-smi")
+    t = time.perf_counter()
+    for i in range(10_000):
+        parse(hit if i % 10 == 0 else log)
+    assert time.perf_counter() - t < 3.0
+
+
+def test_large_log_is_fast() -> None:
+    text = ("ordinary line with Xid-free text\n" * 30_000) + load("case-rtx5090-xid79-fallen-off-bus")
+    t = time.perf_counter()
+    f = parse(text)
+    assert time.perf_counter() - t < 1.0
+    assert f is not None and f.xid == 79

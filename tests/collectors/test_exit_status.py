@@ -1,0 +1,108 @@
+"""diagnose.collectors.exit_status: real shell/Python captures (tests/fixtures/exit_status) and merge()."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.collectors.exit_status import merge, normalise_signal, parse
+from diagnose.facts import ExitFacts
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "exit_status"
+REAL_DEV = Path(__file__).resolve().parents[3] / "shared" / "cases" / "real-dev.yaml"
+
+
+def load(stem: str) -> str:
+    return (FIX / f"{stem}.log").read_text(encoding="utf-8")
+
+
+def test_every_fixture_has_a_sidecar() -> None:
+    for log in FIX.glob("*.log"):
+        data = yaml.safe_load(log.with_name(log.stem + ".source.yaml").read_text())
+        assert {"captured", "origin"} & set(data), log.name
+
+
+# (fixture, code, signal, timed_out)
+CAPTURED = [
+    ("bash_segfault", 139, "SIGSEGV", False),
+    ("bash_aborted", 134, "SIGABRT", False),
+    ("bash_killed", None, "SIGKILL", False),
+    ("faulthandler_segv", None, "SIGSEGV", False),
+    ("calledprocess_abort", None, "SIGABRT", False),
+    ("calledprocess_exit3", 3, None, False),
+    ("timeout_expired", None, None, True),
+]
+
+
+@pytest.mark.parametrize(("stem", "code", "signal", "timed_out"), CAPTURED)
+def test_real_captures(stem: str, code: int | None, signal: str | None, timed_out: bool) -> None:
+    f = parse(load(stem))
+    assert f is not None
+    assert (f.code, f.signal, f.timed_out) == (code, signal, timed_out)
+    assert not f.oom_killed
+
+
+def test_core_dumped_real_dev() -> None:
+    if not REAL_DEV.exists():
+        pytest.skip("real-dev.yaml not present")
+    log = {c["id"]: c["log"] for c in yaml.safe_load(REAL_DEV.read_text())}["vina-cuda-grid-params-ima"]
+    f = parse(log)
+    assert f is not None and (f.signal, f.core_dumped) == ("SIGABRT", True)
+    assert f.lines == (4,)
+
+
+@pytest.mark.parametrize(
+    ("line", "oom", "signal"),
+    [
+        # pcyin/tranX#41 (dmesg in the issue)
+        ("[2059991.491542] Out of memory: Killed process 25315 (python3) total-vm:53312244", True, "SIGKILL"),
+        # NervanaSystems/deepspeech#48 (older kernels)
+        ("[3017506.733819] Out of memory: Kill process 25635 (python) score 974 or sacrifice child", True, "SIGKILL"),
+        # divamgupta/deep-clustering-kingdra#2
+        ("2020-11-24 20:22:28.106 /bin/bash: line 27: 318 Killed sh start.sh", False, "SIGKILL"),
+    ],
+)
+def test_kills(line: str, oom: bool, signal: str) -> None:
+    f = parse(line)
+    assert f is not None and (f.oom_killed, f.signal) == (oom, signal)
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "signal"),
+    [
+        ("worker exited with code -11", -11, "SIGSEGV"),
+        ("Command '['python', 'k.py']' returned non-zero exit status -6.", -6, "SIGABRT"),
+        ("exit code 137", 137, "SIGKILL"),
+        # torch.distributed.elastic (the launcher's own log line)
+        ("failed (exitcode: 1) local_rank: 0 (pid: 48968) of binary: /usr/bin/python3.10", 1, None),
+    ],
+)
+def test_codes(line: str, code: int, signal: str | None) -> None:
+    f = parse(line)
+    assert f is not None and (f.code, f.signal) == (code, signal)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "He Killed the bug", "Killed process groups are fine", "CUDA error: the launch timed out and was terminated"],
+)
+def test_not_an_exit(text: str) -> None:
+    assert parse(text) is None
+
+
+def test_merge_record_wins_and_flags_are_kept() -> None:
+    text = parse("Aborted (core dumped)")
+    m = merge(text, code=-6, signal=None, timed_out=False)
+    assert (m.code, m.signal, m.core_dumped) == (-6, "SIGABRT", True)
+    assert merge(None, code=139, signal=None, timed_out=False).signal == "SIGSEGV"  # shells: 128 + N
+    assert merge(None, code=1, signal=None, timed_out=True) == ExitFacts(code=1, timed_out=True)
+    assert merge(ExitFacts(signal="SIGKILL"), code=None, signal="15", timed_out=False).signal == "SIGTERM"
+
+
+@pytest.mark.parametrize(
+    ("value", "name"), [("SIGSEGV", "SIGSEGV"), ("segv", "SIGSEGV"), ("11", "SIGSEGV"), (6, "SIGABRT")]
+)
+def test_normalise_signal(value: str | int, name: str) -> None:
+    assert normalise_signal(value) == name

@@ -1,0 +1,129 @@
+"""diagnose.collectors.oom over real OOM reports (tests/fixtures/oom, each with a .source.yaml)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from diagnose.collectors.oom import parse
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "oom"
+GiB, MiB, KiB = 2**30, 2**20, 2**10
+
+
+def load(stem: str) -> str:
+    return (FIX / f"{stem}.log").read_text(encoding="utf-8")
+
+
+def test_every_fixture_has_a_sidecar() -> None:
+    missing = [
+        log.name
+        for log in sorted(FIX.glob("*.log"))
+        if "origin" not in (yaml.safe_load(log.with_name(log.stem + ".source.yaml").read_text()) or {})
+    ]
+    assert not missing, missing
+
+
+def approx(x: float) -> Any:
+    return pytest.approx(x, rel=1e-9)
+
+
+def test_new_form_several_other_processes() -> None:
+    f = parse(load("torch_new_multi_process_rank0"))
+    assert f is not None and f.kind == "torch"
+    assert f.requested_bytes == approx(572 * MiB)
+    assert f.total_bytes == approx(39.49 * GiB)
+    assert f.free_bytes == approx(321.31 * MiB)
+    assert f.process_bytes == approx(37.46 * GiB)  # "this process" is not another process
+    assert f.other_process_count == 4
+    assert f.other_process_bytes == approx(4 * 414 * MiB)
+    assert f.allocated_bytes == approx(36.04 * GiB)
+    assert f.reserved_unallocated_bytes == approx(321.37 * MiB)
+    assert f.lines == (4,)
+
+
+def test_torch21_spelling_and_container_pid() -> None:
+    f = parse(load("torch21_capacty_typo"))
+    assert f is not None
+    assert f.total_bytes == approx(14.75 * GiB)
+    # in a container torch cannot recognise its own pid: the one "Process" is likely the job itself
+    assert f.process_bytes is None
+    assert (f.other_process_count, f.other_process_bytes) == (1, approx(14.52 * GiB))
+
+
+def test_wrapped_message() -> None:
+    f = parse(load("torch_new_wrapped"))
+    assert f is not None
+    assert f.free_bytes == approx(8.44 * MiB)
+    assert f.process_bytes == approx(15.32 * GiB)
+    assert f.reserved_unallocated_bytes == approx(410.41 * MiB)
+
+
+def test_old_form_reserved_in_total() -> None:
+    f = parse(load("torch_old_reserved"))
+    assert f is not None and f.kind == "torch"
+    assert f.requested_bytes == approx(60 * MiB)
+    assert f.total_bytes == approx(11.17 * GiB)
+    assert f.allocated_bytes == approx(505.96 * MiB)
+    assert f.free_bytes == approx(12.5 * MiB)
+    assert f.reserved_unallocated_bytes == approx(530 * MiB - 505.96 * MiB)
+    assert f.other_process_bytes is None and f.process_bytes is None
+
+
+def test_old_form_zero_bytes_free() -> None:
+    f = parse(load("torch_old_zero_free"))
+    assert f is not None and f.free_bytes == 0.0
+
+
+def test_oldest_form_cached() -> None:
+    f = parse(load("torch_old_cached_chained"))
+    assert f is not None
+    assert f.reserved_unallocated_bytes == approx(607 * KiB)
+    assert f.allocated_bytes == approx(14.25 * GiB)
+    assert f.lines == (5,)
+
+
+def test_cupy_forms() -> None:
+    f = parse(load("cupy_allocated_so_far"))
+    assert f is not None and f.kind == "cupy"
+    assert (f.requested_bytes, f.allocated_bytes) == (25_600_000.0, 3_635_267_072.0)
+    g = parse(load("cupy_old_total"))
+    assert g is not None and g.kind == "cupy" and g.requested_bytes == 1073741824.0
+
+
+def test_tensorflow() -> None:
+    f = parse(load("tensorflow_resource_exhausted"))
+    assert f is not None and f.kind == "tensorflow" and f.lines == (1,)
+
+
+@pytest.mark.parametrize(
+    ("stem", "requested"), [("legacy_thc_out_of_memory", None), ("tf_cuda_error_out_of_memory", 19104890880.0)]
+)
+def test_generic(stem: str, requested: float | None) -> None:
+    f = parse(load(stem))
+    assert f is not None and f.kind == "generic" and f.requested_bytes == requested
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "Out of memory? no.", "the dataloader ran out of workers", "cudaErrorInsufficientDriver", "\x00\xff" * 50],
+)
+def test_no_oom(text: str) -> None:
+    f = parse(text)
+    assert f is None or f.kind is not None
+
+
+def test_unrelated_text_is_none() -> None:
+    assert parse("epoch 3 finished, 12.00 GiB in use") is None
+
+
+def test_fast() -> None:
+    text = "\n".join(f"step {i} mem 3.1 GiB" for i in range(300)) + "\n" + load("torch_new_multi_process_rank0")
+    start = time.perf_counter()
+    for _ in range(200):
+        parse(text)
+    assert time.perf_counter() - start < 2.0

@@ -1,0 +1,161 @@
+"""diagnose.collectors.pytraceback over real tracebacks (tests/fixtures/pytraceback, each with a .source.yaml)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.collectors.pytraceback import parse
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "pytraceback"
+REAL_DEV = Path(__file__).resolve().parents[3] / "shared" / "cases" / "real-dev.yaml"
+
+
+def load(name: str) -> str:
+    return (FIX / name).read_text(encoding="utf-8")
+
+
+def real_dev(case_id: str) -> str:
+    if not REAL_DEV.exists():
+        pytest.skip("../shared/cases/real-dev.yaml not present")
+    cases = {c["id"]: c["log"] for c in yaml.safe_load(REAL_DEV.read_text())}
+    return cases[case_id]
+
+
+def test_every_fixture_has_a_sidecar() -> None:
+    missing = []
+    for log in sorted(FIX.glob("*.log")):
+        side = log.with_name(log.stem + ".source.yaml")
+        data = yaml.safe_load(side.read_text()) if side.exists() else None
+        if not data or not ({"captured", "origin"} & set(data)):
+            missing.append(log.name)
+    assert not missing, missing
+
+
+def test_plain_traceback_without_user_frame() -> None:
+    f = parse(load("torch_nocuda.log"))
+    assert f is not None
+    assert (f.exc_type, f.exc_qualname) == ("AssertionError", "AssertionError")
+    assert f.exc_message == "Torch not compiled with CUDA enabled"
+    assert f.frame_count == 2 and f.frames[-1].func == "_lazy_init"
+    assert f.user_file is None  # <string> and site-packages only
+    assert not f.chained
+    assert f.lines == (5,)
+
+
+def test_during_handling_chain() -> None:
+    f = parse(load("nvml_chain.log"))
+    assert f is not None and f.chained
+    assert f.exc_types == ("OSError", "NVMLError_LibraryNotFound")
+    assert f.exc_qualname == "pynvml.NVMLError_LibraryNotFound"
+    assert f.exc_message == "NVML Shared Library Not Found"
+    assert f.exc_messages[0].startswith("libnvidia-ml.so.1: cannot open shared object file")
+    assert f.user_file is None  # pynvml, ctypes (stdlib) and <string>
+
+
+def test_direct_cause_chain_with_multiline_message() -> None:
+    f = parse(load("triton_arange.log"))
+    assert f is not None and f.chained
+    assert f.exc_types == ("ValueError", "CompilationError")
+    assert f.exc_qualname == "triton.compiler.errors.CompilationError"
+    assert f.exc_message is not None
+    assert f.exc_message.startswith("at 2:11:\ndef copy(x_ptr, y_ptr, n):")
+    assert f.exc_message.endswith("arange's range must be a power of 2")
+    assert (f.user_file, f.user_line, f.user_func) == ("/tmp/cap/bad_kernel.py", 14, "<module>")
+
+
+def test_rank_prefixed_traceback_with_stray_spaces() -> None:
+    f = parse(load("ascend_rank0_prefixed.log"))
+    assert f is not None
+    assert f.exc_type == "AttributeError"
+    assert f.exc_message == (
+        "'AcceleratorState' object has no attribute 'mixed_precision'. Did you mean: '_mixed_precision'?"
+    )
+    # the innermost frame outside site-packages is llamafactory's own trainer
+    assert (f.user_file, f.user_line, f.user_func) == ("/app/src/llamafactory/train/sft/trainer.py", 67, "__init__")
+    assert f.frame_count == 10  # the frame whose line had a stray leading space is kept
+
+
+def test_cython_frames_of_installed_packages_are_not_user_code() -> None:
+    f = parse((FIX.parent / "cuda_errors" / "cupy_nodriver.log").read_text())
+    assert f is not None
+    assert f.exc_qualname == "cupy_backends.cuda.api.runtime.CUDARuntimeError"
+    assert f.user_file is None  # cupy/_core/core.pyx etc. are the library
+
+
+def test_timestamped_prefix_and_interleaved_ranks() -> None:
+    # excerpt of vllm-project/vllm-ascend#516 (issue body), trimmed to its first and last frames
+    log = (
+        "ERROR 04-14 13:53:52 worker_base.py:593] Error executing method 'load_model'.\n"
+        "ERROR 04-14 13:53:52 worker_base.py:593] Traceback (most recent call last):\n"
+        'ERROR 04-14 13:53:52 worker_base.py:593]   File "/vllm-ascend/vllm_ascend/worker.py", line 190, in load_model\n'
+        "ERROR 04-14 13:53:52 worker_base.py:593]     self.model_runner.load_model()\n"
+        'ERROR 04-14 13:53:52 worker_base.py:593]   File "/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py", line 310, in _lazy_init\n'
+        'ERROR 04-14 13:53:52 worker_base.py:593]     raise AssertionError("Torch not compiled with CUDA enabled")\n'
+        "ERROR 04-14 13:53:52 worker_base.py:593] AssertionError: Torch not compiled with CUDA enabled\n"
+    )
+    f = parse(log)
+    assert f is not None
+    assert f.exc_message == "Torch not compiled with CUDA enabled"
+    assert (f.user_file, f.user_line) == ("/vllm-ascend/vllm_ascend/worker.py", 190)
+
+
+@pytest.mark.parametrize(
+    ("case_id", "qualname"),
+    [
+        ("svox2-launch-bounds-2080ti", "RuntimeError"),
+        ("triton-grid-y-65536-invalid-value", "RuntimeError"),
+        ("dest3d-chunk-scan-smem", "triton.runtime.errors.OutOfResources"),
+        ("triton-puzzles-arange-200", "ValueError"),
+        ("wan2gp-attrsdescriptor-triton-mismatch", "ImportError"),
+        ("triton-add-two-pointers", "RuntimeError"),
+        ("numba-float-grid-dims", "ctypes.ArgumentError"),
+    ],
+)
+def test_bare_exception_lines_of_real_cases(case_id: str, qualname: str) -> None:
+    f = parse(real_dev(case_id))
+    assert f is not None and f.exc_qualname == qualname
+
+
+def test_faceswap_chain_with_elided_frames() -> None:
+    # real-dev faceswap-nvml-lib-not-found: frames printed without indentation, "..." between sections
+    f = parse(real_dev("faceswap-nvml-lib-not-found"))
+    assert f is not None
+    assert f.chained
+    assert f.exc_types[0] == "OSError"
+
+
+def test_timestamped_bare_exception() -> None:
+    f = parse(real_dev("freetoken-rtx2080ti-smem"))
+    assert f is not None
+    assert f.exc_qualname == "triton.runtime.errors.OutOfResources"
+    assert f.exc_message is not None and f.exc_message.startswith("out of resource: shared memory, Required: 98304")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\x00\x01\x02 binary junk \xff",
+        "Traceback (most recent call last):",
+        "Traceback (most recent call last):\n  File",
+        "an error occurred: nothing to see",
+        "UserWarning: this is only a warning",
+        "x" * 100_000,
+    ],
+)
+def test_junk_never_raises(text: str) -> None:
+    f = parse(text)
+    assert f is None or f.exc_type is None or isinstance(f.exc_type, str)
+
+
+def test_fast_on_long_logs() -> None:
+    noise = "\n".join(f"step {i} loss=0.{i:04d} lr=1e-4 Error-free" for i in range(300))
+    text = noise + "\n" + load("triton_arange.log")
+    start = time.perf_counter()
+    for _ in range(200):
+        parse(text)
+    assert time.perf_counter() - start < 2.0

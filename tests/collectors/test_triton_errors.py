@@ -1,0 +1,256 @@
+"""tests for diagnose.collectors.triton_errors, on real Triton 3.7.1 output (scripts/capture-triton-samples)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.collectors import triton_errors
+from diagnose.facts import TritonFacts
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "triton"
+REAL_DEV = Path(__file__).resolve().parents[3] / "shared" / "cases" / "real-dev.yaml"
+
+
+def load(name: str) -> str:
+    return (FIXTURES / f"{name}.log").read_text()
+
+
+# fixture → the facts fields it must produce (fields not named must be at their defaults)
+EXPECTED: dict[str, dict[str, object]] = {
+    "compile-arange-non-pow2": dict(
+        error="CompilationError",
+        src_line=2,
+        src_col=11,
+        message="arange's range must be a power of 2",
+        inner_error="ValueError",
+    ),
+    "compile-pointer-plus-float": dict(
+        error="CompilationError",
+        src_line=3,
+        src_col=16,
+        message="invalid operands of type pointer<fp16> and triton.language.float32",
+        inner_error="IncompatibleTypeErrorImpl",
+    ),
+    "compile-add-pointers": dict(
+        error="CompilationError",
+        src_line=2,
+        src_col=13,
+        message="cannot add pointers together",
+        inner_error="TypeError",
+    ),
+    "compile-undefined-name": dict(
+        error="CompilationError",
+        src_line=2,
+        src_col=20,
+        message="undefined_name is not defined",
+        inner_error="NameError",
+    ),
+    "compile-static-assert": dict(
+        error="CompileTimeAssertionFailure", src_line=2, src_col=4, message="BLOCK must be <= 128"
+    ),
+    "compile-unsupported-construct": dict(
+        error="UnsupportedLanguageConstruct",
+        src_line=2,
+        src_col=8,
+        message="simultaneous multiple comparison is not supported",
+    ),
+    # the outer error marks the call site only; the helper's block (its line 2) carries the message
+    "compile-nested-jit": dict(
+        error="CompilationError",
+        src_line=2,
+        src_col=23,
+        message="arange's range must be a power of 2",
+        inner_error="ValueError",
+    ),
+    "compile-dot-k-too-small": dict(
+        error="CompilationError",
+        src_line=4,
+        src_col=8,
+        message="Input shapes should have M >= 1, N >= 1 and K >= 16",
+        inner_error="AssertionError",
+    ),
+    "mlir-verifier-addptr": dict(
+        error="MLIRError",
+        message="'tt.addptr' op operand #1 must be integer or ranked tensor of integer values, but got '!tt.ptr<f32>'",
+    ),
+    "out-of-resources-smem": dict(
+        error="OutOfResources",
+        resource="shared memory",
+        required=524288.0,
+        limit=232448.0,
+        message="out of resource: shared memory, Required: 524288, Hardware limit: 232448. "
+        "Reducing block sizes or `num_stages` may help.",
+    ),
+    "interp-arange-non-pow2": dict(
+        error="InterpreterError", inner_error="ValueError", message="arange's range must be a power of 2"
+    ),
+    "interp-static-assert": dict(
+        error="InterpreterError", inner_error="AssertionError", message="BLOCK must be <= 128"
+    ),
+    "interp-pointer-plus-float": dict(
+        error="InterpreterError",
+        inner_error="IncompatibleTypeErrorImpl",
+        message="invalid operands of type pointer<fp16> and triton.language.float32",
+    ),
+    "no-active-driver": dict(no_active_driver=True),
+    "autotune-failing-configs": dict(
+        autotune_failures=1, autotune_best_config="BLOCK: 64, num_warps: 4, num_ctas: 1, num_stages: 3, maxnreg: None"
+    ),
+    "autotune-prune-empty": dict(
+        error="AutotunerError",
+        message="No valid autotuner configs after pruning. `early_config_prune` should return at least one config.",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture(name: str) -> None:
+    facts = triton_errors.parse(load(name))
+    assert facts is not None
+    blank = TritonFacts()
+    for field in (
+        "error",
+        "message",
+        "src_line",
+        "src_col",
+        "resource",
+        "required",
+        "limit",
+        "inner_error",
+        "no_active_driver",
+        "autotune_failures",
+        "autotune_best_config",
+    ):
+        assert getattr(facts, field) == EXPECTED[name].get(field, getattr(blank, field)), field
+    assert facts.lines, "a report must be able to cite the lines"
+
+
+def test_lines_point_at_the_error() -> None:
+    text = load("compile-static-assert")
+    facts = triton_errors.parse(text)
+    assert facts is not None
+    cited = [text.splitlines()[n - 1] for n in facts.lines]
+    assert cited[0].startswith("triton.compiler.errors.CompileTimeAssertionFailure: at 2:4:")
+    assert cited[-1] == "BLOCK must be <= 128"
+
+
+def test_ptxas_error_keeps_ptxas_stderr() -> None:
+    facts = triton_errors.parse(load("ptxas-inline-asm-error"))
+    assert facts is not None and facts.error == "PTXASError"
+    assert facts.message is not None
+    head, *stderr = facts.message.splitlines()
+    assert head == "Internal Triton PTX codegen error"
+    assert stderr[-1] == "ptxas fatal   : Ptx assembly aborted due to errors"
+    assert any("Not a name of any known instruction: 'bogus'" in line for line in stderr)
+
+
+def test_ptxas_unknown_arch() -> None:
+    facts = triton_errors.parse(load("ptxas-unknown-arch"))
+    assert facts is not None and facts.error == "PTXASError"
+    assert facts.message == (
+        "Internal Triton PTX codegen error\nptxas-blackwell fatal   : Value 'sm_130a' is not defined for option 'gpu-name'"
+    )
+
+
+def test_healthy_compile_says_nothing() -> None:
+    # ptxas -v lines are the compiler collector's
+    assert triton_errors.parse(load("ptxas-log-dump")) is None
+
+
+def _real_dev() -> dict[str, str]:
+    if not REAL_DEV.exists():
+        return {}
+    return {c["id"]: c["log"] for c in yaml.safe_load(REAL_DEV.read_text())}
+
+
+REAL_DEV_EXPECTED: dict[str, dict[str, object]] = {
+    "triton-ptxas-sm121a-dgx-spark": dict(error="PTXASError"),  # first character of the log lost in the report
+    "dest3d-chunk-scan-smem": dict(error="OutOfResources", resource="shared memory", required=589824.0, limit=101376.0),
+    "freetoken-rtx2080ti-smem": dict(error="OutOfResources", required=98304.0, limit=65536.0),
+    "triton-puzzles-arange-200": dict(
+        error=None, inner_error="ValueError", message="arange's range must be a power of 2"
+    ),
+    "triton-true-division-pid-pointer": dict(
+        error=None, message="invalid operands of type pointer<fp16> and triton.language.fp32"
+    ),
+    "triton-tma-illegal-instruction-unaligned": dict(
+        error="InterpreterError", inner_error="AssertionError", message="stride must be 16-byte aligned"
+    ),
+    "triton-add-two-pointers": dict(error="MLIRError"),
+}
+
+
+@pytest.mark.parametrize("case_id", sorted(REAL_DEV_EXPECTED))
+def test_real_dev_cases(case_id: str) -> None:
+    cases = _real_dev()
+    if not cases:
+        pytest.skip("../shared/cases/real-dev.yaml is not on this machine")
+    facts = triton_errors.parse(cases[case_id])
+    assert facts is not None
+    for field, value in REAL_DEV_EXPECTED[case_id].items():
+        assert getattr(facts, field) == value, field
+
+
+def test_silent_on_other_failures() -> None:
+    cases = _real_dev()
+    if not cases:
+        pytest.skip("../shared/cases/real-dev.yaml is not on this machine")
+    for case_id in (
+        "onnxruntime-resize-trilinear-oob-write",
+        "vina-cuda-grid-params-ima",
+        "lightllm-triton20-sm89",
+        "faceswap-nvml-lib-not-found",
+        "hpxcl-nvrtc-builtin-header-rebuild",
+    ):
+        assert triton_errors.parse(cases[case_id]) is None, case_id
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [
+        "",
+        "\x00\xff" * 1000,
+        "CompilationError: at 1:2:",
+        "CompilationError: at 9:9:\n" + "x\n" * 5,
+        "InterpreterError: ValueError('unterminated)",
+        "out of resource: shared memory, Required: x",
+        "PTXASError: PTXAS error: \n`ptxas` stderr:\n",
+        "Autotuning failed with",
+        "x" * 200_000 + " PTXAS",
+    ],
+)
+def test_never_raises_on_junk(junk: str) -> None:
+    result = triton_errors.parse(junk)
+    assert result is None or isinstance(result, TritonFacts)
+
+
+def test_every_fixture_has_a_sidecar() -> None:
+    for log in FIXTURES.glob("*.log"):
+        side = yaml.safe_load(log.with_suffix(".source.yaml").read_text())
+        captured = side["captured"]
+        assert captured["triton"] == "3.7.1" and "no GPU" in captured["machine"] and captured["command"], log.name
+
+
+def test_fast_on_logs_without_triton() -> None:
+    # 10,000 logs must classify in seconds: a log that says nothing about Triton costs a few substring scans
+    log = (
+        'Traceback (most recent call last):\n  File "x.py", line 3, in <module>\n'
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    ) * 20
+    start = time.perf_counter()
+    for _ in range(10_000):
+        triton_errors.parse(log)
+    assert time.perf_counter() - start < 2.0
+
+
+def test_fast_on_triton_logs() -> None:
+    logs = [load(name) for name in EXPECTED]
+    start = time.perf_counter()
+    for _ in range(100):
+        for log in logs:
+            triton_errors.parse(log)
+    assert time.perf_counter() - start < 5.0
