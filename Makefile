@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: install
-	$(BIN)/kdiag classify examples/logs
+	$(BIN)/kdiag classify examples/logs -v
 
 test: install
 	$(BIN)/ruff check diagnose tui tests bench scripts

@@ -36,6 +36,7 @@ SOURCES: dict[str, type[F.Facts]] = {
     "exit": F.ExitFacts,
     "numerics": F.NumericsFacts,
     "gpu": F.GpuFacts,
+    "run": F.RunFacts,
 }
 
 #: record types nested in facts, by name, for from_dict
@@ -61,6 +62,7 @@ class Evidence:
     exit: F.ExitFacts | None = None
     numerics: F.NumericsFacts | None = None
     gpu: F.GpuFacts | None = None
+    run: F.RunFacts | None = None
     schema: int = SCHEMA_VERSION
 
     # -- access -------------------------------------------------------------------

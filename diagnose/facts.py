@@ -284,3 +284,36 @@ class GpuFacts(Facts):
     runtime_cuda_version: int | None = None  # cudaRuntimeGetVersion of the runtime found: 13000
     nvcc_version: str | None = None
     problems: tuple[str, ...] = ()  # normalised tags the snapshot itself shows (see diagnose.envinfo)
+
+
+# --- a live run (kdiag run): what the runner and the checks outside the submission saw --
+
+
+@dataclass(frozen=True)
+class RunFacts(Facts):
+    target: str | None = None  # command | cuda-file | kernel-module | kernelbench | gpumode
+    gpu_present: bool = False  # a usable GPU was visible to the attempt
+    interpreter: bool = False  # Triton kernels ran under TRITON_INTERPRET=1 (no GPU)
+    target_gpu: str | None = None  # the GPU the kernels were also compiled for: "H100"
+    target_arch: str | None = None  # its arch: "sm_90"
+    result_missing: bool = False  # the submission exited without writing a result ("no-result")
+    result_invalid: str | None = None  # why a result file was rejected (shape/dtype/size/format)
+    inputs_mutated: bool = False  # the kernel changed an input it was given
+    output_unwritten: bool = False  # the output still holds the sentinel it was allocated with
+    canary_corrupted: bool = False  # a guard region around a runner-made input was overwritten
+    canary_tensor: str | None = None  # which argument's guard was hit
+    oob_loads: int = 0  # interpreter loads outside every argument's allocation
+    oob_stores: int = 0
+    oob_kernel: str | None = None  # the @triton.jit kernel that did it
+    oob_distance_elems: int | None = None  # how far past the end (elements) the first one was
+    launches: int = 0  # @triton.jit launches captured
+    compiled_shared_bytes: float | None = None  # largest metadata.shared over compiled launches
+    smem_limit_bytes: float | None = None  # the target GPU's opt-in limit per block
+    compiled_registers: int | None = None  # largest registers/thread (ptxas)
+    compiled_spills: int = 0  # spill stores + loads, bytes
+    compile_failed: bool = False  # compiling a launched kernel for the target GPU failed
+    sizes_declared: tuple[str, ...] = ()  # "n=4096", ... from SIZES
+    sizes_failed: tuple[str, ...] = ()  # the declared sizes whose outputs did not match
+    rungs: tuple[str, ...] = ()  # ladder rungs that ran: plain, launch-blocking, memcheck, ...
+    rungs_unavailable: tuple[str, ...] = ()  # rungs that could not run here, and why: "memcheck: no GPU"
+    nondeterministic: bool = False  # identical runs disagreed

@@ -25,18 +25,13 @@ MIN_CONFIDENCE = 0.4
 CONTESTED_FACTOR = 0.85
 MAX_CITED = 8
 
-#: what a person should run to get each missing kind of evidence
+#: evidence that only a live run or a snapshot gives; when rules needed it and it is absent the
+#: report says "could not check: ..." — skipped is not the same as ruled out
 HOW_TO_GET = {
     "sanitizer": "no compute-sanitizer run (kdiag run --ladder full, on a GPU)",
-    "gpu": "no NVML/environment snapshot (kdiag env, or kdiag run)",
-    "exit": "no exit status recorded",
-    "numerics": "no output comparison (kdiag run with a reference)",
-    "compiler": "no compiler log",
-    "triton": "no Triton compile/launch output",
-    "cuda": "no CUDA error in the log",
-    "oom": "no out-of-memory report",
-    "py": "no Python traceback",
-    "env": "no environment messages",
+    "gpu": "no NVML/environment snapshot (kdiag env --format json, or kdiag run)",
+    "numerics": "no output comparison against a reference (kdiag run)",
+    "run": "no controlled run (kdiag run)",
 }
 
 
@@ -139,7 +134,7 @@ class Matcher:
             except Exception as exc:  # a broken rule is reported, the record is still diagnosed
                 errors.append(f"{rule.id}: {type(exc).__name__}: {exc}")
         findings = _dedupe(sorted((_finding(r, evidence) for r in matched), key=_rank, reverse=True))
-        unchecked = tuple(sorted(missing - {"log"}))
+        unchecked = tuple(HOW_TO_GET[k] for k in HOW_TO_GET if k in missing)
         if not findings:
             return Diagnosis(
                 category="unknown",

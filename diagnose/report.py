@@ -152,7 +152,8 @@ def write_detail(r: Report, out: TextIO, *, indent: str = "") -> None:
     for alt in d.alternatives[:3]:
         out.write(f"{indent}or:   {alt.category} / {alt.failure_mode} ({alt.confidence:.2f}, {alt.rule})\n")
     if d.unchecked:
-        out.write(f"{indent}could not check: {', '.join(d.unchecked)}\n")
+        for u in d.unchecked:
+            out.write(f"{indent}could not check: {u}\n")
     for e in d.rule_errors:
         out.write(f"{indent}rule error: {e}\n")
 
