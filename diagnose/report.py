@@ -105,9 +105,13 @@ def _clip(s: str | None, n: int) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def write_table(reports: Sequence[Report], out: TextIO, *, width: int = 120, detail: bool = False) -> None:
+def write_table(reports: Sequence[Report], out: TextIO, *, width: int | None = None, detail: bool = False) -> None:
     """A fixed-width table for people, then a summary by category and failure mode."""
-    id_w = min(max([len(r.id) for r in reports] + [2]), 28)
+    if width is None:
+        import shutil
+
+        width = max(shutil.get_terminal_size((120, 24)).columns, 100)
+    id_w = min(max([len(r.id) for r in reports] + [2]), 36)
     head = f"{'ID':<{id_w}}  {'CATEGORY':<18}  {'FAILURE MODE':<28}  {'CONF':>4}  WHY"
     out.write(head + "\n" + "-" * min(width, max(len(head), 80)) + "\n")
     rest = max(width - id_w - 18 - 28 - 4 - 8, 20)
@@ -123,7 +127,7 @@ def write_table(reports: Sequence[Report], out: TextIO, *, width: int = 120, det
     s = summary(reports)
     out.write("\n")
     cats = ", ".join(f"{c} {n}" for c, n in s["by_category"].items())
-    out.write(f"{s['total']} inputs: {cats}\n")
+    out.write(f"{s['total']} input{'s' if s['total'] != 1 else ''}: {cats}\n")
     modes = [m for m in s["by_failure_mode"] if m["category"] not in ("error", "pass")]
     if modes:
         out.write("by failure mode:\n")

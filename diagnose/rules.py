@@ -36,6 +36,7 @@ from typing import Any
 import yaml
 
 from diagnose.evidence import SOURCES, rule_types
+from diagnose.prefilter import compile_precheck
 
 CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
 STATUSES = ("stable", "experimental", "deprecated")
@@ -125,13 +126,16 @@ class Rule:
     text_patterns: tuple[str, ...]  # regexes `when` runs over log_text (to cite the lines they hit)
     tags: tuple[str, ...] = ()
     compiled: Any = field(default=None, compare=False, repr=False)  # rule_engine.Rule
+    precheck: Any = field(default=None, compare=False, repr=False)  # diagnose.prefilter: a necessary condition
 
     @property
     def specificity(self) -> int:
         """How much evidence the rule weighs: distinct symbols read plus sources required."""
         return len(self.symbols) + len(self.requires)
 
-    def matches(self, context: Mapping[str, Any]) -> bool:
+    def matches(self, context: Mapping[str, Any], *, precheck: bool = True) -> bool:
+        if precheck and self.precheck is not None and not self.precheck(context):
+            return False  # a necessary condition fails: rule-engine would say False too
         return bool(self.compiled.matches(context))
 
 
@@ -373,6 +377,7 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
         text_patterns=patterns,
         tags=tuple(str(t) for t in tags),
         compiled=compiled,
+        precheck=compile_precheck(compiled.statement),
     )
     return rule, problems
 

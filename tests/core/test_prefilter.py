@@ -1,0 +1,46 @@
+"""The rule pre-checks only save time: with and without them every corpus record gets the same matches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from diagnose.classify import evidence_for
+from diagnose.inputs import read_inputs
+from diagnose.prefilter import compile_precheck
+from diagnose.rules import compile_expression, default_rules
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "corpus"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def test_precheck_never_changes_a_match() -> None:
+    rules = default_rules()
+    records = [r for r in read_inputs([str(CORPUS)]) if r.error is None]
+    records += [r for r in read_inputs([str(FIXTURES)]) if r.error is None and not r.origin.endswith(".yaml")]
+    assert len(records) > 150
+    checked = pruned = 0
+    for rec in records:
+        ctx = evidence_for(rec).context()
+        for rule in rules:
+            full = rule.matches(ctx, precheck=False)
+            fast = rule.matches(ctx)
+            assert full == fast, (rule.id, rec.id)
+            checked += 1
+            pruned += rule.precheck is not None and not rule.precheck(ctx)
+    assert pruned > checked // 2  # the point: most evaluations are skipped
+
+
+def test_precheck_shapes() -> None:
+    ctx = {"cuda_error": "cudaErrorIllegalAddress", "env_issues": ("xid",), "log_text": "boom", "exit_timed_out": False}
+    def pre(expr: str):
+        return compile_precheck(compile_expression(expr).statement)
+
+    assert pre('cuda_error == "cudaErrorIllegalAddress" and exit_timed_out')(ctx) is False
+    assert pre('cuda_error in ["cudaErrorIllegalAddress", "x"]')(ctx) is True
+    assert pre('"xid" in env_issues or log_text =~~ "nothing"')(ctx) is True
+    assert pre('log_text =~ "oom"')(ctx) is False
+    # no necessary condition can be derived from a negation or an arithmetic test
+    assert pre('not exit_timed_out') is None
+    assert pre('(oom_total_bytes ?? 0) > 3') is None
+    # one side of an `or` without a pre-check: the whole `or` has none
+    assert pre('cuda_error == "x" or not exit_timed_out') is None
