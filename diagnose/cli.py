@@ -83,6 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("env", help="the machine: NVML, GPUs, the software stack, and what is wrong with them")
     e.add_argument("--format", choices=("text", "json"), default="text")
     e.add_argument("--probe-torch", action="store_true", help="ask torch in a child for its CUDA build and arch list")
+    e.add_argument("--replay", metavar="FILE", help="read NVML from a recording instead of the library")
+    e.add_argument("--record-nvml", metavar="FILE", help="also write every NVML answer to FILE (a test fixture)")
     return p
 
 
@@ -267,6 +269,10 @@ def cmd_env(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from diagnose.envinfo import render
 
     argv = ["--format", args.format] + (["--probe-torch"] if args.probe_torch else [])
+    if args.replay:
+        argv += ["--replay", args.replay]
+    if args.record_nvml:
+        argv += ["--record-nvml", args.record_nvml]
     return render.main(argv, out=out)
 
 

@@ -377,7 +377,7 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
         text_patterns=patterns,
         tags=tuple(str(t) for t in tags),
         compiled=compiled,
-        precheck=compile_precheck(compiled.statement),
+        precheck=compile_precheck(compiled.statement) if compiled is not None else None,
     )
     return rule, problems
 

@@ -86,7 +86,7 @@ def test_table_json_and_markdown(tmp_path: Path) -> None:
     code, out, _ = run(["classify", str(tmp_path), "--format", "json"])
     doc = json.loads(out)
     assert doc["summary"]["total"] == 2 and len(doc["reports"]) == 2
-    code, out, _ = run(["classify", str(tmp_path), "--format", "markdown"])
+    _, out, _ = run(["classify", str(tmp_path), "--format", "markdown"])
     assert out.startswith("| id | category |") and out.count("\n| ") == 2
 
 

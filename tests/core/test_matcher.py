@@ -1,0 +1,106 @@
+"""Matcher semantics: skipped is not false, rule errors are reported, ranking, abstaining, contested."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import diagnose
+from diagnose.collectors import collect
+from diagnose.matcher import Matcher
+from diagnose.rules import load_rules
+
+TEMPLATE = """\
+id: {id}
+title: {id}
+category: {category}
+failure_mode: {mode}
+status: stable
+confidence: {conf}
+priority: {prio}
+requires: [{requires}]
+when: '{when}'
+explain: {{what: w, why: y, fix: f}}
+references: [https://example.org/doc]
+examples:
+  match: [{{log: x}}]
+  no_match: [{{log: y}}]
+"""
+
+# real-dev.yaml `fla-rwkv7-ima-fixed-in-kernel` (fla-org/flash-linear-attention#186)
+IMA = "CUDA error: an illegal memory access was encountered\n"
+# real-dev.yaml `rtx5090-xid79-fallen-off-bus` (NVIDIA/open-gpu-kernel-modules#1151), one line of it
+XID = "NVRM: Xid (PCI:0000:06:00): 79, GPU has fallen off the bus.\n"
+
+
+def rules_dir(tmp_path: Path, *specs: dict) -> Path:
+    for spec in specs:
+        (tmp_path / f"{spec['id']}.yaml").write_text(TEMPLATE.format(**spec))
+    return tmp_path
+
+
+def rule(id: str, *, category="kernel-logic", mode="oob-global-access", conf=0.5, prio=10, requires="cuda", when='cuda_error == "cudaErrorIllegalAddress"') -> dict:
+    return dict(id=id, category=category, mode=mode, conf=conf, prio=prio, requires=requires, when=when)
+
+
+def test_rule_error_is_reported_not_raised(tmp_path: Path) -> None:
+    d = rules_dir(tmp_path, rule("ok-rule"), rule("null-unsafe", requires="cuda", when="oom_total_bytes > 1"))
+    diag = Matcher(load_rules(d)).diagnose(collect(IMA))
+    assert diag.rule == "ok-rule"
+    assert diag.rule_errors and diag.rule_errors[0].startswith("null-unsafe:")
+
+
+def test_absent_source_skips_the_rule(tmp_path: Path) -> None:
+    d = rules_dir(tmp_path, rule("needs-sanitizer", requires="sanitizer", when="sanitizer_error_count >= 0"))
+    diag = Matcher(load_rules(d)).diagnose(collect(IMA))
+    assert diag.category == "unknown" and diag.failure_mode == "unmatched"
+    assert diag.skipped_rules == 1
+    assert any("compute-sanitizer" in u for u in diag.unchecked)
+
+
+def test_priority_outranks_confidence_and_abstains_below_threshold(tmp_path: Path) -> None:
+    d = rules_dir(
+        tmp_path,
+        rule("text-only", conf=0.35, prio=10),
+        rule("with-xid", category="environment", mode="gpu-hardware-fault", conf=0.85, prio=60, requires="cuda, env",
+             when='cuda_error == "cudaErrorIllegalAddress" and 79 in env_xids'),
+    )
+    m = Matcher(load_rules(d))
+    alone = m.diagnose(collect(IMA))
+    assert alone.category == "unknown" and alone.abstained and alone.findings[0].rule == "text-only"
+    both = m.diagnose(collect(XID + IMA))
+    assert (both.category, both.rule) == ("environment", "with-xid")
+    assert [f.rule for f in both.alternatives] == ["text-only"]
+    # the citation names the lines of both sources the rule read
+    assert {c.line for c in both.best.evidence} == {1, 2}
+
+
+def test_contested_lowers_confidence(tmp_path: Path) -> None:
+    d = rules_dir(
+        tmp_path,
+        rule("a", category="kernel-logic", conf=0.8, prio=20),
+        rule("b", category="runtime-assumption", mode="int32-index-overflow", conf=0.7, prio=20),
+    )
+    diag = Matcher(load_rules(d)).diagnose(collect(IMA))
+    assert diag.contested and diag.rule == "a"
+    assert diag.confidence < 0.8
+
+
+def test_bundled_rules_weigh_evidence_together() -> None:
+    assert diagnose.classify_log(IMA).category == "unknown"
+    assert diagnose.classify_log(XID + IMA).category == "environment"
+    # an OOM whose figures show this process holds the memory vs other processes holding it
+    # (message shapes from torch's CUDACachingAllocator; figures from awslabs/keys_values#92)
+    mine = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 572.00 MiB. GPU 0 has a total capacity of "
+        "39.49 GiB of which 321.31 MiB is free. Including non-PyTorch memory, this process has 37.46 GiB memory in use. "
+        "Of the allocated memory 36.10 GiB is allocated by PyTorch, and 812.00 MiB is reserved by PyTorch but unallocated.\n"
+    )
+    theirs = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 572.00 MiB. GPU 0 has a total capacity of "
+        "39.49 GiB of which 321.31 MiB is free. Process 1374765 has 30.00 GiB memory in use. Including non-PyTorch "
+        "memory, this process has 7.46 GiB memory in use. Of the allocated memory 6.10 GiB is allocated by PyTorch, "
+        "and 812.00 MiB is reserved by PyTorch but unallocated.\n"
+    )
+    assert diagnose.classify_log(mine).failure_mode == "oom-problem-size"
+    assert diagnose.classify_log(theirs).failure_mode == "oom-other-process"
