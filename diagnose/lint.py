@@ -44,7 +44,16 @@ def check_rule(rule: Rule) -> list[RuleProblem]:
             )
             continue
         if not set(rule.requires) <= present:
-            continue  # a skipped rule cannot match: that no_match holds
+            # a skipped rule cannot match, so such a no_match example tests nothing of `when`
+            missing = ", ".join(sorted(set(rule.requires) - present))
+            problems.append(
+                RuleProblem(
+                    rule.path,
+                    ex.line,
+                    f"no_match example lacks required evidence ({missing}): it must reach `when` to be a near miss",
+                )
+            )
+            continue
         try:
             got = rule.matches(ev.context())
         except Exception as exc:
