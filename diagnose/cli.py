@@ -80,6 +80,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--rules", metavar="DIR", help="rule directory (default: the bundled rules)")
     v.add_argument("--min-accuracy", type=float, metavar="X", help="exit 1 when category accuracy is below X")
 
+    _run_parser(sub)
+
     e = sub.add_parser("env", help="the machine: NVML, GPUs, the software stack, and what is wrong with them")
     e.add_argument("--format", choices=("text", "json"), default="text")
     e.add_argument("--probe-torch", action="store_true", help="ask torch in a child for its CUDA build and arch list")
@@ -262,6 +264,94 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+# --- run ----------------------------------------------------------------------------
+
+EPILOG_RUN = """\
+targets:
+  kdiag run -- CMD ARGS...              any command
+  kdiag run saxpy.cu [--arch sm_80]     nvcc -Xptxas -v -lineinfo, then the binary (needs a GPU)
+  kdiag run kernel.py                   a kernel module: make_inputs(device, seed=0, **size),
+                                        kernel(*inputs), reference(*inputs), optional SIZES, TOLERANCE
+  kdiag run sub.py --reference ref.py   KernelBench (Model/get_inputs/get_init_inputs + ModelNew)
+                                        or GPU MODE (ref_kernel/generate_input + custom_kernel)
+
+exit codes: 0 pass, 1 a diagnosed failure (or no result), 2 usage error, 3 kdiag's own error
+"""
+
+
+def _run_parser(sub: Any) -> None:
+    r = sub.add_parser(
+        "run",
+        help="run a kernel (or any command) under controlled conditions and diagnose it",
+        description="Run a target in fresh, supervised children, check its outputs against the reference "
+        "outside the submission's process, escalate (launch-blocking, compute-sanitizer) while the failure "
+        "is unexplained, and report the verdict, the failure mode and the evidence.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EPILOG_RUN,
+    )
+    r.add_argument("target", nargs="*", metavar="TARGET", help="a .py or .cu file, or `-- COMMAND ARGS...`")
+    r.add_argument("--reference", metavar="FILE", help="the reference of a KernelBench / GPU MODE submission")
+    r.add_argument("--arch", metavar="sm_XX", help=".cu: the arch to compile for (default: the GPU's, else the target GPU's)")
+    r.add_argument("--ladder", choices=("none", "quick", "full"), default="quick", help="escalation (default quick)")
+    r.add_argument("--timeout", type=float, default=300.0, metavar="S", help="wall clock per attempt (default 300)")
+    r.add_argument("--target-gpu", metavar="GPU", help="GPU to compile launched kernels for: H100, A100, sm_89 ...")
+    r.add_argument("--format", "-f", choices=("text", "json"), default="text")
+    r.add_argument("--runs-dir", metavar="DIR", default=".kdiag/runs", help="where run directories go")
+    r.add_argument("--seed", type=int, default=0, help="the seed make_inputs gets (default 0)")
+    r.add_argument("--rules", metavar="DIR", help="rule directory (default: the bundled rules)")
+    r.add_argument("--cpu", action="store_true", help="behave as if there were no GPU (device cpu, interpreter)")
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from pathlib import Path
+
+    from diagnose.run import output, targets
+    from diagnose.run.session import KdiagError, Options, execute
+
+    raw = list(getattr(args, "raw_argv", None) or [])
+    as_command = "--" in raw and raw.index("--") < len(raw) - 1
+    if as_command:  # everything after `--` is the command, verbatim (argparse may have eaten options of it)
+        args.target = raw[raw.index("--") + 1 :]
+    try:
+        target = targets.detect(list(args.target), reference=args.reference, as_command=as_command)
+    except targets.ProtocolError as e:
+        err.write(f"kdiag run: {e}\n")
+        return 2
+    if args.target_gpu:
+        from diagnose.envinfo import gpuspec
+
+        if gpuspec.try_lookup(args.target_gpu) is None:
+            err.write(f"kdiag run: unknown --target-gpu {args.target_gpu!r} (e.g. H100, A100, L4, sm_89)\n")
+            return 2
+    if args.timeout is not None and args.timeout <= 0:
+        err.write("kdiag run: --timeout must be positive\n")
+        return 2
+    rules = _load_rules(args.rules, err)
+    if rules is None:
+        return 3
+    opts = Options(
+        ladder=args.ladder,
+        timeout=args.timeout,
+        target_gpu=args.target_gpu,
+        arch=args.arch,
+        runs_dir=Path(args.runs_dir),
+        seed=args.seed,
+        rules=rules,
+        gpu=False if args.cpu else None,
+    )
+    try:
+        res = execute(target, opts)
+    except KdiagError as e:
+        err.write(f"kdiag run: internal error: {e}\n")
+        return 3
+    if args.format == "json":
+        json.dump(output.to_dict(res), out, indent=2, default=str)
+        out.write("\n")
+    else:
+        output.write_text(res, out)
+    return res.exit_code
+
+
 # --- env ----------------------------------------------------------------------------
 
 
@@ -287,7 +377,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     if args.command is None:
         parser.print_help(out)
         return 2
-    handlers = {"classify": cmd_classify, "rules": cmd_rules, "eval": cmd_eval, "env": cmd_env}
+    if args.command == "run":  # `kdiag run -- CMD`: the handler needs to see where `--` was
+        args.raw_argv = list(sys.argv[1:] if argv is None else argv)
+    handlers = {"classify": cmd_classify, "rules": cmd_rules, "eval": cmd_eval, "env": cmd_env, "run": cmd_run}
     try:
         return handlers[args.command](args, out, err)
     except KeyboardInterrupt:

@@ -317,3 +317,16 @@ class RunFacts(Facts):
     rungs: tuple[str, ...] = ()  # ladder rungs that ran: plain, launch-blocking, memcheck, ...
     rungs_unavailable: tuple[str, ...] = ()  # rungs that could not run here, and why: "memcheck: no GPU"
     nondeterministic: bool = False  # identical runs disagreed
+    device: str | None = None  # where the kernel ran: cpu | cuda
+    compiled: bool = False  # cuda-file: nvcc built the binary
+    sizes_missing: tuple[str, ...] = ()  # declared sizes the kernel child wrote no output for
+    mutated_inputs: tuple[str, ...] = ()  # the inputs the kernel changed: "in0", ...
+    unwritten_elems: int = 0  # output elements still holding the allocation sentinel (never written)
+    unwritten_fraction: float | None = None  # of the output elements at the first size that has any
+    unwritten_pattern: str | None = None  # all | tail | head | scattered
+    nan_outputs: int = 0  # NaN in an output where the reference has none
+    inf_outputs: int = 0
+    max_ulp: float | None = None  # largest ULP distance over finite elements of the failing size
+    mismatch_pattern: str | None = None  # where the wrong elements are: tail | head | rows | everywhere | scattered
+    kernel_raised: bool = False  # the kernel raised an exception at some size
+    reference_failed: bool = False  # the reference could not run: nothing to compare against
