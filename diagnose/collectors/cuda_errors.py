@@ -67,6 +67,19 @@ _HINTS = (
     "device-side assert",
     "Assertion",
     "Check failed: error ==",
+    # distinctive runtime messages that logs print without the word CUDA ("launch failed: no kernel
+    # image is available ...", "Error: too many resources requested for launch")
+    "kernel image",
+    "too many resources",
+    "invalid configuration argument",
+    "illegal memory access",
+    "misaligned address",
+    "illegal instruction",
+    "launch timed out",
+    "unspecified launch failure",
+    "invalid device function",
+    "driver version is insufficient",
+    "uncorrectable ECC",
 )
 # a bare runtime message is trusted anywhere only when it is this long (short ones are too generic)
 _DISTINCTIVE_LEN = 26

@@ -163,6 +163,8 @@ _OTHER_NEEDLES = (
     "Xid",
     "cannot open shared object file",
     "Could not load library",
+    "Could not find module",
+    "cannot be found",
     "No module named",
     "cannot import name",
     "undefined symbol",
@@ -180,7 +182,9 @@ _FOUND_VERSION = re.compile(r"too old \(found version (\d+)\)")
 _ARCH = re.compile(r"with CUDA capability (sm_\d+a?) is not compatible with the current PyTorch installation")
 _SUPPORTED = re.compile(r"current PyTorch install supports CUDA capabilities((?: (?:sm|compute)_\d+a?)+)")
 _MISSING_SO = re.compile(r"([\w.+-]+\.so(?:\.[\w]+)*): cannot open shared object file")
-_MISSING_DLL = re.compile(r"Could not (?:load|locate) (?:library )?([\w.+-]+\.dll)")
+_MISSING_DLL = re.compile(r"Could not (?:load|locate|find module) (?:library )?'?([\w.+-]+\.dll)")
+# numba: "libNVVM cannot be found", "libcudart cannot be found" (a library the toolkit should have provided)
+_LIB_NOT_FOUND = re.compile(r"\b(lib[A-Za-z]+\w*) cannot be found")
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 _IMPORT = re.compile(r"cannot import name '([\w.]+)' from '([\w.]+)'")
 _UNDEF = re.compile(r"undefined symbol: ?(\S+)")
@@ -263,8 +267,14 @@ def parse(text: str) -> EnvFacts | None:
         if m:
             kw["supported_archs"] = tuple(m.group(1).split())
 
-    if "cannot open shared object file" in text or "Could not load library" in text or "Could not locate" in text:
-        m = _MISSING_SO.search(text) or _MISSING_DLL.search(text)
+    if (
+        "cannot open shared object file" in text
+        or "Could not load library" in text
+        or "Could not locate" in text
+        or "Could not find module" in text
+        or "cannot be found" in text
+    ):
+        m = _MISSING_SO.search(text) or _MISSING_DLL.search(text) or _LIB_NOT_FOUND.search(text)
         if m:
             kw["missing_library"] = m.group(1)
             tag("missing-library", m.start())

@@ -61,8 +61,11 @@ _HINTS = (
     "ran out of memory",
     "cudaErrorMemoryAllocation",
     "CUDA_ERROR_OUT_OF_MEMORY",
+    "Tried to allocate",
 )
 _TORCH_HEAD = re.compile(r"(?:CUDA|HIP|XPU|MPS)? ?out of memory\. Tried to allocate " + _SIZE, re.IGNORECASE)
+# the figures without their "CUDA out of memory." head (a log cut at the line start, or quoted)
+_TORCH_BARE = re.compile(r"Tried to allocate " + _SIZE + r"(?= \(GPU \d+; | \(GPU \d+ ?;|\. GPU \d+ has a total)")
 _NEW_TOTAL = re.compile(r"has a total capac(?:i)?ty of " + _SIZE + r"(?: of which " + _SIZE + r" is free)?")
 _OTHER_PROC = re.compile(r"Process (\d+) has " + _SIZE + r" memory in use")
 _SELF_PROC = re.compile(r"this process has " + _SIZE + r" memory in use")
@@ -150,7 +153,7 @@ def parse(text: str) -> OomFacts | None:
     """The first out-of-memory report in ``text``, or ``None``."""
     if not any(h in text for h in _HINTS):
         return None
-    m = _TORCH_HEAD.search(text)
+    m = _TORCH_HEAD.search(text) or _TORCH_BARE.search(text)
     if m:
         return _torch(text, m)
     if "Out of memory allocating" in text:

@@ -77,6 +77,7 @@ _MARKERS = (
     "' op ",
     "invalid operands of type",
     "arange's range",
+    "Input shapes should have",
 )
 
 _COMPILE_CLASSES = ("CompilationError", "CompileTimeAssertionFailure", "UnsupportedLanguageConstruct")
@@ -85,10 +86,20 @@ _COMPILE = re.compile(
     r": at (\d+):(\d+):[ \t]*$",
     re.M,
 )
+# the same classes printed without the "at L:C:" source excerpt: `CompilationError: NameError('tl is not defined')`
+_COMPILE_BARE = re.compile(
+    r"^.*?\b(?:triton\.compiler\.errors\.)?(CompilationError|CompileTimeAssertionFailure|UnsupportedLanguageConstruct)"
+    r": (?!at \d+:\d+:)(.+)$",
+    re.M,
+)
 _AUTOTUNE_FAILED = re.compile(r"^.*?Autotuning failed with (.*)$", re.M)
 _AUTOTUNE_BEST = re.compile(r"best config selected: (.*?);?[ \t]*$", re.M)
 _AT = re.compile(r"at (\d+):(\d+):[ \t]*$")
-_OOR = re.compile(r"out of resource: ([^,\n]+), Required: (\d+), Hardware limit: (\d+)")
+# three generations of the wording: "shared memory, Required: N, Hardware limit: N" (3.x),
+# "Hardware limitation: N" (2.x), and triton.code_gen's run-together "shared memoryRequired: NHardware limit: N"
+_OOR = re.compile(
+    r"out of resource: ([^,\n]+?),? ?Required: (\d+),? ?Hardware limit(?:ation)?: (\d+)"
+)
 _OOR_RAISED = re.compile(r"\bOutOfResources: out of resource:")
 _PTXAS = re.compile(r"PTXASError: (?:PTXAS error: ?)?(.*)$", re.M)
 _INTERP = re.compile(r"\bInterpreterError: (.*)$", re.M)
@@ -97,7 +108,7 @@ _DRIVER = re.compile(r"(\d+) active drivers \((.*?)\)\. There should only be one
 _MLIR = re.compile(r"\berror: ('[\w.]+' op .*)$", re.M)
 _KNOWN = re.compile(
     r"^(?:.*?\b([A-Za-z_]\w*): )?(arange's range must be a power of 2|invalid operands of type [^\n]*?"
-    r"|cannot add pointers together)['\")]*[ \t]*$",
+    r"|cannot add pointers together|Input shapes should have M >= \d+, N >= \d+ and K >= \d+[^\n]*?)['\")]*[ \t]*$",
     re.M,
 )
 _REPR = re.compile(r"^([A-Za-z_][\w.]*)\((.*)\)$", re.S)
@@ -223,6 +234,14 @@ def parse(text: str) -> TritonFacts | None:
             if "Autotuning failed with" in m.group(0):
                 continue  # the autotuner printed it and went on
             raised.append(_compile_block(t, m.start(), m.group(1), int(m.group(2)), int(m.group(3))))
+        if not raised:
+            for m in _COMPILE_BARE.finditer(text):
+                if "Autotuning failed with" in m.group(0):
+                    continue
+                inner, message = unwrap_repr(m.group(2).strip())
+                raised.append(
+                    _Found(m.start(), m.group(1), message=message, inner_error=inner, lines=[t.line_of(m.start())])
+                )
 
     autotune_failures = 0
     best: str | None = None
@@ -275,7 +294,9 @@ def parse(text: str) -> TritonFacts | None:
             no_driver, driver_line = True, t.line_of(d.start())
 
     primary = _choose(raised)
-    if primary is None and ("invalid operands of type" in text or "arange's range" in text or "pointers" in text):
+    if primary is None and (
+        "invalid operands of type" in text or "arange's range" in text or "pointers" in text or "Input shapes" in text
+    ):
         k = _KNOWN.search(text)
         if k:
             primary = _Found(k.start(), "", message=k.group(2), inner_error=k.group(1), lines=[t.line_of(k.start())])
