@@ -21,14 +21,14 @@ demo: install
 	$(BIN)/kdiag classify examples/logs -v
 
 test: install
-	$(BIN)/ruff check diagnose tui tests bench scripts
+	$(BIN)/ruff check diagnose tui harness tests bench scripts
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest diagnose tests
 
 lint: install
-	$(BIN)/ruff check diagnose tui tests bench scripts
-	$(BIN)/ruff format --check diagnose tui tests bench scripts
+	$(BIN)/ruff check diagnose tui harness tests bench scripts
+	$(BIN)/ruff format --check diagnose tui harness tests bench scripts
 
 bench: install
 	$(BIN)/python bench/bench_classify.py

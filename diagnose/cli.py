@@ -291,7 +291,9 @@ def _run_parser(sub: Any) -> None:
     )
     r.add_argument("target", nargs="*", metavar="TARGET", help="a .py or .cu file, or `-- COMMAND ARGS...`")
     r.add_argument("--reference", metavar="FILE", help="the reference of a KernelBench / GPU MODE submission")
-    r.add_argument("--arch", metavar="sm_XX", help=".cu: the arch to compile for (default: the GPU's, else the target GPU's)")
+    r.add_argument(
+        "--arch", metavar="sm_XX", help=".cu: the arch to compile for (default: the GPU's, else the target GPU's)"
+    )
     r.add_argument("--ladder", choices=("none", "quick", "full"), default="quick", help="escalation (default quick)")
     r.add_argument("--timeout", type=float, default=300.0, metavar="S", help="wall clock per attempt (default 300)")
     r.add_argument("--target-gpu", metavar="GPU", help="GPU to compile launched kernels for: H100, A100, sm_89 ...")
@@ -326,9 +328,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.timeout is not None and args.timeout <= 0:
         err.write("kdiag run: --timeout must be positive\n")
         return 2
-    rules = _load_rules(args.rules, err)
-    if rules is None:
-        return 3
+    from diagnose.rules import RuleLoadError, load_rules
+
     opts = Options(
         ladder=args.ladder,
         timeout=args.timeout,
@@ -336,13 +337,17 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         arch=args.arch,
         runs_dir=Path(args.runs_dir),
         seed=args.seed,
-        rules=rules,
+        rules=lambda: load_rules(args.rules),  # loaded while the first child runs
         gpu=False if args.cpu else None,
     )
     try:
         res = execute(target, opts)
     except KdiagError as e:
         err.write(f"kdiag run: internal error: {e}\n")
+        return 3
+    except RuleLoadError as exc:
+        err.write(f"kdiag: the rule base is broken ({len(exc.problems)} problem(s)):\n")
+        err.writelines(f"  {prob}\n" for prob in exc.problems)
         return 3
     if args.format == "json":
         json.dump(output.to_dict(res), out, indent=2, default=str)

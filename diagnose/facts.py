@@ -328,5 +328,7 @@ class RunFacts(Facts):
     inf_outputs: int = 0
     max_ulp: float | None = None  # largest ULP distance over finite elements of the failing size
     mismatch_pattern: str | None = None  # where the wrong elements are: tail | head | rows | everywhere | scattered
+    exact_fraction: float | None = None  # of the failing output's elements, bitwise equal to the reference's
+    values_permuted: bool = False  # the failing output holds the reference's values, some in the wrong places
     kernel_raised: bool = False  # the kernel raised an exception at some size
     reference_failed: bool = False  # the reference could not run: nothing to compare against

@@ -40,18 +40,17 @@ def _node(e: Any) -> Check | None:
         left, right = _node(e.left), _node(e.right)
         if e.type == "and":
             if left and right:
-                return lambda c, a=left, b=right: a(c) and b(c)
+                return _all_of(left, right)
             return left or right
         if e.type == "or" and left and right:
-            return lambda c, a=left, b=right: a(c) or b(c)
+            return _any_of(left, right)
         return None
     if isinstance(e, A.SymbolExpression) and e.result_type == DataType.BOOLEAN:
-        name = e.name
-        return lambda c, n=name: bool(c.get(n))
+        return _truthy(e.name)
     if isinstance(e, A.ComparisonExpression) and e.type == "eq":
         sym, lit = _sym_lit(e.left, e.right)
         if sym is not None and isinstance(lit, str):
-            return lambda c, n=sym, v=lit: c.get(n) == v
+            return _equals(sym, lit)
         return None
     if isinstance(e, A.FuzzyComparisonExpression) and e.type in ("eq_fzs", "eq_fzm"):
         sym, lit = _sym_lit(e.left, e.right)
@@ -68,14 +67,38 @@ def _node(e: Any) -> Check | None:
     if isinstance(e, A.ContainsExpression):
         container, member = e.container, e.member
         if isinstance(container, A.SymbolExpression) and isinstance(member, A.StringExpression):
-            return lambda c, n=container.name, v=member.value: v in (c.get(n) or ())
+            return _has_member(container.name, member.value)
         if isinstance(member, A.SymbolExpression) and isinstance(container, A.ArrayExpression):
             values = [m.value for m in container.value]
             if all(isinstance(m, A.StringExpression) for m in container.value):
                 allowed = frozenset(values)
-                return lambda c, n=member.name, s=allowed: c.get(n) in s
+                return _one_of(member.name, allowed)
         return None
     return None
+
+
+def _all_of(a: Check, b: Check) -> Check:
+    return lambda c: a(c) and b(c)
+
+
+def _any_of(a: Check, b: Check) -> Check:
+    return lambda c: a(c) or b(c)
+
+
+def _truthy(name: str) -> Check:
+    return lambda c: bool(c.get(name))
+
+
+def _equals(name: str, value: str) -> Check:
+    return lambda c: c.get(name) == value
+
+
+def _has_member(name: str, value: str) -> Check:
+    return lambda c: value in (c.get(name) or ())
+
+
+def _one_of(name: str, allowed: frozenset[str]) -> Check:
+    return lambda c: c.get(name) in allowed
 
 
 def _sym_lit(a: Any, b: Any) -> tuple[str | None, Any]:

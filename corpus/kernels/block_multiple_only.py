@@ -10,7 +10,7 @@ import triton
 import triton.language as tl
 
 BLOCK = 256
-SIZES = [dict(n=4096), dict(n=256 * 40)]  # every declared size is a multiple of BLOCK
+SIZES = [dict(n=4096), dict(n=10240)]  # every declared size is a multiple of BLOCK (16 and 40 blocks)
 
 
 @triton.jit

@@ -99,6 +99,7 @@ def test_kernelbench_eval_results(tmp_path: Path) -> None:
     path = tmp_path / "eval_results.json"
     path.write_text(json.dumps(results))
     code, out, _ = run(["classify", str(path), "--format", "jsonl"])
+    assert code == 0
     recs = {r["id"]: r for r in jsonl(out)}
     assert recs["problem_1/sample_0"]["status"] == "pass"
     assert recs["problem_2/sample_0"]["category"] == "runtime-assumption"

@@ -1,0 +1,13 @@
+"""The child side of ``kdiag run``: code that runs *inside* the attempt's processes.
+
+Nothing in ``diagnose/`` imports this package; the parent starts ``python -m harness.<role>``
+in a child (``inputs``, ``kernel``, ``reference``), and the children talk back only through
+files: ``.npy`` arrays written with ``allow_pickle=False`` and JSON manifests.  This package may
+import torch and triton; the parent never does.
+
+- :mod:`harness.arrays` — tensors ↔ ``.npy`` + manifest entries (bf16/fp8 as raw bits);
+- :mod:`harness.protocol` — the target protocols (native, KernelBench, GPU MODE) behind one face;
+- :mod:`harness.sentinel` — ``torch.empty`` and friends hand out sentinel-filled memory in the
+  kernel child, so an output the kernel never wrote is visible;
+- :mod:`harness.inputs`, :mod:`harness.kernel`, :mod:`harness.reference` — the three children.
+"""

@@ -1,0 +1,49 @@
+"""The spec file every child gets from the parent (one JSON object, written by diagnose/run)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Spec:
+    kind: str  # kernel-module | kernelbench | gpumode
+    submission: str | None
+    reference: str | None
+    device: str  # cpu | cuda
+    seed: int
+    sizes: list[dict[str, Any]] | None  # given by the parent (GPU MODE task.yml), else the module's
+    inputs_dir: Path
+    out_dir: Path
+    target_gpu: str | None
+    uses_triton: bool
+    repeat: int
+
+
+def read(argv: list[str] | None = None) -> Spec:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        sys.stderr.write("usage: python -m harness.<child> SPEC.json\n")
+        raise SystemExit(2)
+    d = json.loads(Path(args[0]).read_text())
+    return Spec(
+        kind=d["kind"],
+        submission=d.get("submission"),
+        reference=d.get("reference"),
+        device=d.get("device", "cpu"),
+        seed=int(d.get("seed", 0)),
+        sizes=d.get("sizes"),
+        inputs_dir=Path(d["inputs_dir"]),
+        out_dir=Path(d["out_dir"]),
+        target_gpu=d.get("target_gpu"),
+        uses_triton=bool(d.get("uses_triton", False)),
+        repeat=int(d.get("repeat", 1)),
+    )
+
+
+def read_manifest(inputs_dir: Path) -> dict[str, Any]:
+    return json.loads((inputs_dir / "manifest.json").read_text())

@@ -1,0 +1,47 @@
+"""The reference child: expected outputs from the saved inputs (``python -m harness.reference SPEC``).
+
+It runs in a process of its own, never the submission's: the submission cannot find the expected
+output in its memory, and a sticky CUDA error of the kernel cannot take the reference down too.
+Writes ``<out_dir>/<i>/*.npy`` and ``<out_dir>/manifest.json`` (``{"sizes": [{"label", "dir",
+"structure", "tensors", "error"}]}``).
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+from harness import _spec, arrays, protocol
+
+
+def main(argv: list[str] | None = None) -> int:
+    spec = _spec.read(argv)
+    proto = protocol.make(spec.kind, spec.submission, spec.reference, need="reference", sizes=spec.sizes)
+    manifest = _spec.read_manifest(spec.inputs_dir)
+    spec.out_dir.mkdir(parents=True, exist_ok=True)
+    out: dict = {"sizes": []}
+    failed = False
+    for entry in manifest["sizes"]:
+        folder = spec.out_dir / entry["dir"]
+        folder.mkdir(exist_ok=True)
+        record: dict = {"label": entry["label"], "dir": entry["dir"], "error": None}
+        try:
+            inputs = arrays.decode(entry["structure"], spec.inputs_dir / entry["dir"], entry["tensors"], spec.device)
+            expected = proto.run_reference(inputs, spec.device, spec.seed)
+            tensors: dict = {}
+            record["structure"] = arrays.encode(expected, folder, "out", tensors)
+            record["tensors"] = tensors
+        except Exception as e:
+            failed = True
+            record["error"] = f"{type(e).__name__}: {e}"
+            sys.stderr.write(f"kdiag: the reference failed at size {entry['label']}:\n")
+            traceback.print_exc()
+        out["sizes"].append(record)
+        arrays.write_json(spec.out_dir / "manifest.json", out)
+    out["done"] = True
+    arrays.write_json(spec.out_dir / "manifest.json", out)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
