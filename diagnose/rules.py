@@ -63,6 +63,8 @@ _SYMBOL = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\bsources\b")
 # `log_text =~~ "..."` / `=~ "..."`: the regexes a rule searches the raw text with (for citing lines)
 _TEXT_REGEX = re.compile(r'log_text\s*=~~?\s*"((?:[^"\\]|\\.)*)"')
 
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 DEFAULT_RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
 
 
@@ -230,8 +232,14 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
         bad(1, f"cannot read: {exc}")
         return None, problems
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        # one parse: compose the node tree (its marks give each field's line), then construct from it;
+        # libyaml's loader when present (pure-Python YAML was most of the rule base's load time)
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         bad((mark.line + 1) if mark else 1, f"invalid YAML: {getattr(exc, 'problem', exc)}")
