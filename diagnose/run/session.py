@@ -12,6 +12,7 @@ outputs, compile and sanitizer logs, ``env.json``, ``evidence.json`` and ``repor
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -20,7 +21,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -254,12 +255,49 @@ def _attempt(ctx: _Ctx, folder: Path, argv: list[str], overrides: Mapping[str, s
         timeout=ctx.opts.timeout,
         env_overrides=dict(changes),
     )
-    out = run(req)
+    with _xid_watch(ctx):
+        out = run(req)
     if out.runner_error and not out.started:
         raise KdiagError(f"the runner failed: {out.runner_error}")
     if out.spawn_error and argv[0] == sys.executable:
         raise KdiagError(f"cannot start a child python: {out.spawn_error}")
     return out
+
+
+@contextlib.contextmanager
+def _xid_watch(ctx: _Ctx) -> Iterator[None]:
+    """Watch NVML for Xid critical errors while an attempt runs (on a GPU, where the driver allows it).
+
+    Events found go into the snapshot's ``nvml.xid_events`` and the GPU facts rules see, so a hardware
+    Xid during the run (79 fallen off the bus, 48/94/95 ECC) is weighed with the failure.
+    """
+    if not ctx.gpu or ctx.snapshot is None:
+        yield
+        return
+    try:
+        from diagnose.envinfo import nvml as N
+        from diagnose.envinfo import snapshot as S
+
+        source = N.LiveNvml()
+        source.init()
+    except Exception as e:  # no NVML: nothing to watch, and the snapshot already says why
+        ctx.notes.append(f"Xid watch: not started ({type(e).__name__}: {e})")
+        yield
+        return
+    watch = N.XidWatch(source)
+    try:
+        with watch:
+            yield
+    finally:
+        if watch.error is not None:
+            ctx.notes.append(f"Xid watch: the driver does not allow it ({watch.error})")
+        if watch.events:
+            nv = ctx.snapshot.setdefault("nvml", {})
+            nv.setdefault("xid_events", []).extend({"device": d, "xid": x} for d, x in watch.events)
+            ctx.gpu_facts = S.gpu_facts(ctx.snapshot)
+            (ctx.rd / "env.json").write_text(json.dumps(ctx.snapshot, indent=1, default=str))
+        with contextlib.suppress(Exception):
+            source.shutdown()
 
 
 def _text(outcome: Outcome, *extra: tuple[str, str]) -> str:

@@ -1,0 +1,35 @@
+"""Xid events NVML reports while an attempt runs reach the snapshot and the GPU facts rules see."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from diagnose.envinfo import nvml as N
+from diagnose.run import session as S
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "nvml"
+
+
+def test_xid_during_attempt_reaches_gpu_facts(tmp_path: Path, monkeypatch) -> None:
+    # the constructed healthy-H100 recording, plus an Xid 79 event: it stands in for the driver
+    recording = json.loads((FIXTURES / "healthy-h100.json").read_text())
+    recording["xid_events"] = [{"device": 0, "xid": 79}]
+    monkeypatch.setattr(N, "LiveNvml", lambda: N.ReplayNvml.from_dict(recording))
+    ctx = S._Ctx.__new__(S._Ctx)
+    ctx.gpu, ctx.snapshot, ctx.rd, ctx.notes, ctx.gpu_facts = True, {"nvml": {}}, tmp_path, [], None
+    with S._xid_watch(ctx):
+        import time
+
+        time.sleep(0.5)
+    assert ctx.snapshot["nvml"]["xid_events"] == [{"device": 0, "xid": 79}]
+    assert ctx.gpu_facts is not None and 79 in ctx.gpu_facts.xids
+    assert json.loads((tmp_path / "env.json").read_text())["nvml"]["xid_events"][0]["xid"] == 79
+
+
+def test_no_gpu_no_watch(tmp_path: Path) -> None:
+    ctx = S._Ctx.__new__(S._Ctx)
+    ctx.gpu, ctx.snapshot, ctx.rd, ctx.notes, ctx.gpu_facts = False, {"nvml": {}}, tmp_path, [], None
+    with S._xid_watch(ctx):
+        pass
+    assert "xid_events" not in ctx.snapshot["nvml"] and not ctx.notes
