@@ -46,6 +46,7 @@ Tags in ``EnvFacts.issues`` (rule symbol ``env_issues``), in order of first appe
 ``import-mismatch``            ``ImportError: cannot import name 'X' from 'Y'`` (→ ``import_name``,
                                ``import_from``)
 ``abi-mismatch``               ``undefined symbol: X`` (→ ``undefined_symbol``)
+``cuda-toolkit-torch-mismatch`` ``The detected CUDA version (X) mismatches the version that was used to compile PyTorch (Y)``
 ``ptx-toolchain-mismatch``     ``the provided PTX was compiled with an unsupported toolchain``
 ``cuda-home-not-set``          ``CUDA_HOME environment variable is not set``
 ``nvcc-not-found``             ``nvcc: not found``, ``nvcc: command not found``,
@@ -168,6 +169,8 @@ _OTHER_NEEDLES = (
     "No module named",
     "cannot import name",
     "undefined symbol",
+    "undefined\n",
+    "mismatches the version that was used to compile",
     "Permission denied",
     "Insufficient Permissions",
     "CUDA_VISIBLE_DEVICES",
@@ -187,7 +190,9 @@ _MISSING_DLL = re.compile(r"Could not (?:load|locate|find module) (?:library )?'
 _LIB_NOT_FOUND = re.compile(r"\b(lib[A-Za-z]+\w*) cannot be found")
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 _IMPORT = re.compile(r"cannot import name '([\w.]+)' from '([\w.]+)'")
-_UNDEF = re.compile(r"undefined symbol: ?(\S+)")
+# pasted logs wrap long lines: "…gnu.so: undefined\n symbol: _ZN3c10…"
+_CUDA_MISMATCH = re.compile(r"detected CUDA version \(([\d.]+)\)\s+mismatches the version that was used to\s+compile\s+PyTorch \(([\d.]+)\)")
+_UNDEF = re.compile(r"undefined\s+symbol: ?(\S+)")
 _PERM = re.compile(r"/dev/nvidia[\w-]*\S*: Permission denied|Permission denied[^\n]{0,80}/dev/nvidia")
 _CVD = re.compile(r"CUDA_VISIBLE_DEVICES\s*[=:]\s*(?:\"\"|''|-1\b|none\b|NoDevFiles\b|$)", re.MULTILINE | re.IGNORECASE)
 _MIG = re.compile(r"\bMIG-(?:GPU-)?[0-9a-fA-F]{8}-|\bMIG mode\b|\bMIG devices:|GPU-I:\d+")
@@ -288,11 +293,17 @@ def parse(text: str) -> EnvFacts | None:
         if m:
             kw["import_name"], kw["import_from"] = m.group(1), m.group(2)
             tag("import-mismatch", m.start())
-    if "undefined symbol" in text:
+    if "undefined symbol" in text or ("undefined\n" in text and "symbol:" in text):
         m = _UNDEF.search(text)
         if m:
             kw["undefined_symbol"] = m.group(1)
             tag("abi-mismatch", m.start())
+    if "mismatches the version that was used to compile" in text:
+        # torch.utils.cpp_extension: "The detected CUDA version (12.2) mismatches the version that was
+        # used to compile PyTorch (11.3)": the toolkit that builds an extension is not torch's CUDA
+        m = _CUDA_MISMATCH.search(text)
+        if m:
+            tag("cuda-toolkit-torch-mismatch", m.start())
     if "Permission denied" in text and "/dev/nvidia" in text:
         m = _PERM.search(text)
         if m:

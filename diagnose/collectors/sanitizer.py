@@ -474,7 +474,9 @@ def parse(text: str) -> SanitizerFacts | None:
     tool = tool_m.group(1) if tool_m else None
     if tool is None:
         # memcheck is the default tool; any record only another tool reports names that tool
-        tool = next((r.tool for r in recs if r.tool not in (None, "memcheck")), "memcheck")
+        tool = next((r.tool for r in recs if r.tool not in (None, "memcheck")), None)
+        # only racecheck prints a RACECHECK SUMMARY (a pasted summary line alone still names the tool)
+        tool = tool or ("racecheck" if race_summary is not None else "memcheck")
     records = tuple(r.freeze(tool) for r in recs)
 
     errors = sum(1 for r in records if r.severity == "error")
@@ -509,7 +511,9 @@ def parse(text: str) -> SanitizerFacts | None:
         misaligned=any(r.misaligned for r in recs),
         allocation_relation=alloc_rec.relation if alloc_rec else None,
         allocation_distance_bytes=alloc_rec.distance if alloc_rec else None,
-        race_hazards=sum(r.hazards for r in records if r.kind.startswith("race-")),
+        # the records' own hazard counts, else the summary's (errors + warnings) when only it was pasted
+        race_hazards=sum(r.hazards for r in records if r.kind.startswith("race-"))
+        or (sum(race_summary) if race_summary is not None else 0),
         barrier_error=any(r.kind.startswith("barrier-") for r in records),
         uninitialized=any(r.kind.startswith("uninitialized-") for r in records),
         leaks=max(leak_count, leak_allocs),
