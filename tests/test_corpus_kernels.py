@@ -1,0 +1,44 @@
+"""Every labelled corpus kernel, through `kdiag run FILE --format json`, reaches its label.
+
+corpus/kernels/labels.yaml says, for each Triton kernel in the native protocol, the verdict, category
+and failure mode the run must reach on this machine (no GPU: Triton's interpreter on CPU tensors, with
+kdiag's bounds checks and a compile for the target GPU).  corpus/gpu/*.cu need a GPU to run; here they
+must at least compile to the right diagnosis or report that the run rung is unavailable.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = ROOT / "corpus" / "kernels"
+LABELS = yaml.safe_load((KERNELS / "labels.yaml").read_text())
+
+
+def run_json(path: Path, tmp_path: Path, *extra: str) -> tuple[int, dict]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["run", str(path), "--format", "json", "--runs-dir", str(tmp_path), "--timeout", "30", *extra], out=out, err=err)
+    assert out.getvalue().strip(), err.getvalue()
+    return code, json.loads(out.getvalue())
+
+
+@pytest.mark.parametrize("name", sorted(LABELS), ids=lambda n: Path(n).stem)
+def test_corpus_kernel_reaches_its_label(name: str, tmp_path: Path) -> None:
+    label = LABELS[name]
+    code, rep = run_json(KERNELS / name, tmp_path)
+    assert rep["verdict"] == label["verdict"], rep
+    if label["verdict"] == "pass":
+        assert code == 0 and rep["category"] in ("none", None, "pass"), rep
+        return
+    assert code == 1
+    assert rep["category"] == label["category"], rep
+    modes = [rep["failure_mode"]] + [f["failure_mode"] for f in rep.get("findings", [])]
+    assert label["failure_mode"] in modes, (label, modes)
+    assert Path(rep["run_dir"]).is_dir()
