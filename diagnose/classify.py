@@ -79,3 +79,66 @@ def classify_records(
         matcher.min_confidence = min_confidence
     for rec in records:
         yield classify_record(rec, matcher)
+
+
+# --- batches on several cores ------------------------------------------------------------------
+
+#: below this many records a pool costs more (each worker compiles the rule base) than it saves
+PARALLEL_MIN_RECORDS = 2000
+_CHUNK = 64
+
+_worker_matcher: Matcher | None = None
+
+
+def _init_worker(rules_root: str | None, min_confidence: float | None) -> None:
+    global _worker_matcher
+    from diagnose.rules import load_rules
+
+    _worker_matcher = Matcher(load_rules(rules_root))
+    if min_confidence is not None:
+        _worker_matcher.min_confidence = min_confidence
+
+
+def _classify_chunk(chunk: list[InputRecord]) -> list[Report]:
+    assert _worker_matcher is not None
+    return [classify_record(rec, _worker_matcher) for rec in chunk]
+
+
+def _chunks(records: Iterable[InputRecord], size: int) -> Iterator[list[InputRecord]]:
+    chunk: list[InputRecord] = []
+    for rec in records:
+        chunk.append(rec)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def classify_parallel(
+    records: Iterable[InputRecord],
+    *,
+    jobs: int,
+    rules_root: str | None = None,
+    min_confidence: float | None = None,
+) -> Iterator[Report]:
+    """Like :func:`classify_records`, on ``jobs`` worker processes; reports come back in input order.
+
+    Workers are plain CPU processes (``spawn``: they inherit no state, and none of them touches a
+    GPU); each compiles the rule base once.  Records stream in chunks, so memory stays bounded.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=ctx, initializer=_init_worker, initargs=(rules_root, min_confidence)
+    ) as pool:
+        # a bounded window of chunks in flight keeps the input streaming and the order intact
+        window: list[Any] = []
+        for chunk in _chunks(records, _CHUNK):
+            window.append(pool.submit(_classify_chunk, chunk))
+            if len(window) >= jobs * 4:
+                yield from window.pop(0).result()
+        for fut in window:
+            yield from fut.result()

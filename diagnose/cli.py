@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -56,6 +57,13 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--with-evidence", action="store_true", help="json/jsonl: include the full evidence record")
     c.add_argument("--progress", choices=("auto", "always", "never"), default="auto", help="progress bar on stderr")
     c.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
+    c.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        metavar="N",
+        help="worker processes (default: all cores for batches of 2000+ records, else 1)",
+    )
 
     r = sub.add_parser("rules", help="list, show and lint the rule base")
     rsub = r.add_subparsers(dest="rules_command", metavar="ACTION")
@@ -107,20 +115,30 @@ def _load_rules(path: str | None, err: TextIO) -> Any:
 
 def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from diagnose import report as R
-    from diagnose.classify import classify_records
+    from diagnose.classify import PARALLEL_MIN_RECORDS, classify_parallel, classify_records
     from diagnose.inputs import count_hint, read_inputs
 
     rules = _load_rules(args.rules, err)
     if rules is None:
         return 3
     records = read_inputs(args.inputs)
-    reports_iter = classify_records(records, rules=rules, min_confidence=args.min_confidence)
+    total = count_hint(args.inputs)
+    jobs = args.jobs
+    if jobs is None:
+        jobs = (os.cpu_count() or 1) if (total or 0) >= PARALLEL_MIN_RECORDS else 1
+    if jobs < 1:
+        err.write("kdiag classify: --jobs must be at least 1\n")
+        return 2
+    if jobs > 1:
+        reports_iter = classify_parallel(records, jobs=jobs, rules_root=args.rules, min_confidence=args.min_confidence)
+    else:
+        reports_iter = classify_records(records, rules=rules, min_confidence=args.min_confidence)
     show = args.progress == "always" or (args.progress == "auto" and err.isatty())
     if show:
         from tqdm import tqdm
 
         # delay: only batches that take over a second show a bar
-        reports_iter = tqdm(reports_iter, total=count_hint(args.inputs), unit="log", delay=1.0, file=err, leave=False)
+        reports_iter = tqdm(reports_iter, total=total, unit="log", delay=1.0, file=err, leave=False)
     sink = open(args.output, "w", encoding="utf-8") if args.output else out  # noqa: SIM115
     reports = []
     try:

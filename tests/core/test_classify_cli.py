@@ -123,3 +123,18 @@ def test_rules_list_and_show() -> None:
     assert code == 0 and "What it detects" in out and "How to fix it" in out and "References" in out
     code, _, err = run(["rules", "show", first[:-2]])
     assert code == 2 and "did you mean" in err
+
+
+def test_parallel_workers_give_the_same_reports_in_order(tmp_path: Path) -> None:
+    lines = []
+    for i in range(300):
+        log = [DRIVER_LOG, SMEM_LOG, "binary\x00junk", "nothing to see here\n"][i % 4]
+        lines.append(json.dumps({"id": f"r{i}", "log": log}))
+    path = tmp_path / "batch.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    _, one, _ = run(["classify", str(path), "--format", "jsonl", "-j", "1"])
+    _, two, _ = run(["classify", str(path), "--format", "jsonl", "-j", "2"])
+    a, b = jsonl(one), jsonl(two)
+    assert [r["id"] for r in b] == [f"r{i}" for i in range(300)]
+    assert [(r["category"], r["rule"]) for r in a] == [(r["category"], r["rule"]) for r in b]
+    assert run(["classify", str(path), "-j", "0"])[0] == 2
