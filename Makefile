@@ -19,6 +19,9 @@ $(STAMP): pyproject.toml
 
 demo: install
 	$(BIN)/kdiag classify examples/logs -v
+	@echo
+	@# a real run: a Triton kernel without a tail mask, under the interpreter with bounds checks (exit 1: diagnosed)
+	$(BIN)/kdiag run corpus/kernels/missing_mask_tail.py; test $$? -eq 1
 
 test: install
 	$(BIN)/ruff check diagnose tui harness tests bench scripts
@@ -32,6 +35,8 @@ lint: install
 
 bench: install
 	$(BIN)/python bench/bench_classify.py
+	$(BIN)/python bench/bench_run.py
+	$(BIN)/python bench/bench_env.py
 
 clean:
 	rm -rf $(VENV) .kdiag
