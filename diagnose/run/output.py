@@ -60,9 +60,30 @@ def to_dict(res: RunResult) -> dict[str, Any]:
         "rungs": [r.to_dict() for r in res.rungs],
         "rungs_unavailable": list(run.rungs_unavailable) if run else [],
         "notes": list(res.notes),
+        "machine": machine_note(res),
         "took_s": round(res.took_s, 3),
         "exit_code": res.exit_code,
     }
+
+
+def machine_note(res: RunResult) -> str | None:
+    """The environment as information, not as a verdict: why there is no GPU and what ran instead.
+
+    A CPU run under the Triton interpreter is a legitimate way to check a kernel; what the machine
+    lacks is said here, and only becomes a finding when a rule ties it to a failure.
+    """
+    gpu = res.evidence.gpu
+    run = res.evidence.run
+    if gpu is None or (run is not None and run.gpu_present):
+        return None
+    why = gpu.nvml_error or ("no GPU visible" if gpu.nvml_ok else "NVML unavailable")
+    tags = [t for t in gpu.problems if t in ("no-driver", "no-nvml", "no-gpu-visible", "cuda-visible-devices-empty")]
+    ran = "ran on CPU"
+    if run is not None and run.interpreter:
+        ran += ", Triton kernels under the interpreter (with kdiag's bounds checks)"
+    if run is not None and run.target_gpu:
+        ran += f", compiled for {run.target_gpu}"
+    return f"no usable GPU ({why}{'; ' + ', '.join(tags) if tags else ''}) — information, not a failure: {ran}"
 
 
 def _fmt(x: float | None) -> str:
@@ -76,6 +97,9 @@ def write_text(res: RunResult, out: TextIO) -> None:
     if run and run.interpreter:
         where += ", Triton interpreter"
     out.write(f"kdiag run: {res.target.describe()}  [{res.target.kind}, {where}]\n")
+    machine = machine_note(res)
+    if machine:
+        out.write(f"machine: {machine}\n")
     head = VERDICT_WORDS.get(res.verdict, res.verdict.upper())
     if res.verdict == "pass":
         out.write(f"verdict: {head} — {title}\n")

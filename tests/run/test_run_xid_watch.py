@@ -33,3 +33,19 @@ def test_no_gpu_no_watch(tmp_path: Path) -> None:
     with S._xid_watch(ctx):
         pass
     assert "xid_events" not in ctx.snapshot["nvml"] and not ctx.notes
+
+
+def test_cpu_run_reports_the_missing_gpu_as_information(tmp_path: Path) -> None:
+    # issue 5: a CPU run under the Triton interpreter says why there is no GPU, and passes
+    import io
+
+    from diagnose.cli import main
+
+    root = Path(__file__).resolve().parent.parent.parent
+    out = io.StringIO()
+    code = main(["run", str(root / "corpus" / "kernels" / "vector_add.py"), "--format", "json",
+                 "--runs-dir", str(tmp_path)], out=out)
+    rep = json.loads(out.getvalue())
+    assert code == 0 and rep["verdict"] == "pass" and rep["category"] == "none"
+    assert rep["machine"] and "no usable GPU" in rep["machine"] and "information" in rep["machine"]
+    assert not [f for f in rep["findings"] if f["category"] == "environment"]
