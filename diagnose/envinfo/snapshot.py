@@ -60,10 +60,10 @@ from diagnose.envinfo.nvml import (
     DEVICE_QUERIES,
     SYSTEM_QUERIES,
     THROTTLE_REASONS,
-    LiveNvml,
     NvmlCallError,
     NvmlSource,
 )
+from diagnose.envinfo import nvml as _nvml
 from diagnose.facts import GpuFacts
 
 SNAPSHOT_VERSION = 1
@@ -192,7 +192,8 @@ def snapshot(
     snap: dict[str, Any] = {
         "kdiag_env": SNAPSHOT_VERSION,
         "taken_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "nvml": collect_nvml(nvml if nvml is not None else LiveNvml()),
+        # looked up at call time (not bound at import), so a stand-in source can replace the library
+        "nvml": collect_nvml(nvml if nvml is not None else _nvml.LiveNvml()),
         "software": dict(software) if software is not None else stack.collect(env, probe_torch=probe_torch),
         "env": environment(env),
     }

@@ -46,6 +46,6 @@ def test_cpu_run_reports_the_missing_gpu_as_information(tmp_path: Path) -> None:
     code = main(["run", str(root / "corpus" / "kernels" / "vector_add.py"), "--format", "json",
                  "--runs-dir", str(tmp_path)], out=out)
     rep = json.loads(out.getvalue())
-    assert code == 0 and rep["verdict"] == "pass" and rep["category"] == "none"
+    assert code == 0 and rep["verdict"] == "pass" and rep["category"] == "none", rep
     assert rep["machine"] and "no usable GPU" in rep["machine"] and "information" in rep["machine"]
     assert not [f for f in rep["findings"] if f["category"] == "environment"]
