@@ -54,6 +54,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from diagnose.envinfo import nvml as _nvml
 from diagnose.envinfo import stack, xid
 from diagnose.envinfo.nvml import (
     COMPUTE_MODES,
@@ -63,7 +64,6 @@ from diagnose.envinfo.nvml import (
     NvmlCallError,
     NvmlSource,
 )
-from diagnose.envinfo import nvml as _nvml
 from diagnose.facts import GpuFacts
 
 SNAPSHOT_VERSION = 1
