@@ -320,6 +320,20 @@ def _run_parser(sub: Any) -> None:
     r.add_argument("--seed", type=int, default=0, help="the seed make_inputs gets (default 0)")
     r.add_argument("--rules", metavar="DIR", help="rule directory (default: the bundled rules)")
     r.add_argument("--cpu", action="store_true", help="behave as if there were no GPU (device cpu, interpreter)")
+    r.add_argument(
+        "--probes",
+        choices=("none", "quick", "full"),
+        default="quick",
+        help="inputs outside the declared contract: quick = sizes n±1/prime/1, non-contiguous and misaligned "
+        "views; full = also empty, other dtypes, large values, repeats, other seeds (default quick)",
+    )
+    r.add_argument(
+        "--shrink",
+        action="store_true",
+        help="find the smallest failing size and the rule it follows; repro.py in the run dir uses it",
+    )
+    r.add_argument("--atol", type=float, metavar="X", help="absolute tolerance for every float output (over TOLERANCE)")
+    r.add_argument("--rtol", type=float, metavar="X", help="relative tolerance for every float output (over TOLERANCE)")
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -346,6 +360,11 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.timeout is not None and args.timeout <= 0:
         err.write("kdiag run: --timeout must be positive\n")
         return 2
+    for name in ("atol", "rtol"):
+        value = getattr(args, name, None)
+        if value is not None and not value >= 0:  # also refuses nan
+            err.write(f"kdiag run: --{name} must be a number >= 0\n")
+            return 2
     from diagnose.rules import RuleLoadError, load_rules
 
     opts = Options(
@@ -357,6 +376,10 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         seed=args.seed,
         rules=lambda: load_rules(args.rules),  # loaded while the first child runs
         gpu=False if args.cpu else None,
+        probes=args.probes,
+        shrink=args.shrink,
+        atol=getattr(args, "atol", None),
+        rtol=getattr(args, "rtol", None),
     )
     try:
         res = execute(target, opts)

@@ -245,6 +245,37 @@ class NumericsFacts(Facts):
     nan_in_output: bool = False
     shape_mismatch: bool = False
     dtype_mismatch: bool = False
+    # kdiag run only (diagnose/run/compare.py, numerics.py): the first failing output, else the closest
+    dtype: str | None = None  # the reference's dtype: float32, bfloat16, int64 ...
+    significand_bits: int | None = None  # of that dtype, implicit bit included: 24 float32, 11 float16, 8 bf16
+    where: str | None = None  # none | tail | head | rows | columns | periodic | everywhere | scattered
+    tail_block: int | None = None  # the largest block size (16..1024) whose last full block ends where the errors start
+    tail_blocks: tuple[int, ...] = ()  # every block size that explains the tail that way
+    tail_axis: int | None = None  # the axis of the tail; None: the flat output's tail
+    period: int | None = None  # the bad positions repeat every `period` elements (flat, or along the last axis)
+    bad_rows: int = 0  # rows (along the last axis) wrong in every element
+    bad_cols: int = 0  # columns wrong in every element
+    transposed: bool = False  # the output holds the reference transposed
+    shift: int | None = None  # the output holds the reference shifted: out[i] == ref[i - shift] along shift_axis
+    shift_axis: int | None = None
+    sentinel_elems: int = 0  # wrong elements still holding the allocation sentinel (never written)
+    zero_elems: int = 0  # wrong elements exactly 0 where the reference is not
+    nan_new: int = 0  # NaN in the output where the reference has a number
+    posinf_new: int = 0  # +Inf where the reference has none
+    neginf_new: int = 0
+    nonfinite_lost: int = 0  # NaN/Inf of the reference the output does not reproduce
+    nonfinite_computed: int = 0  # NaN/Inf the reference lacks, not counting never-written sentinel NaNs
+    max_ulp: float | None = None  # in the dtype's own ULPs, over elements finite on both sides
+    ulp_hist: tuple[int, ...] = ()  # elements per ULP distance: 0, 1, 2-4, 5-16, 17-256, >256, NaN/Inf mismatch
+    median_rel: float | None = None  # median relative error (elements whose reference is not 0)
+    precision_bits: float | None = None  # significant bits the output keeps: -log2(median_rel), capped
+    error_growth: float | None = None  # median rel error at the longest reduction / at the shortest (declared sizes)
+    growth_position: float | None = None  # median rel error, last quarter of the last axis / first quarter
+    error_grows: bool = False  # error_growth >= 2 or growth_position >= 2
+    reduction_lens: tuple[int, ...] = ()  # input elements per output element at each compared size
+    nondeterministic: bool = False  # identical runs of the kernel gave other bits (same as run_nondeterministic)
+    expected_variation: bool = False  # outputs differ from the reference, all within tolerance: a pass
+    exact: bool = False  # every compared element bitwise equal to the reference's
 
 
 # --- the machine: NVML and the software stack (kdiag env / kdiag run) ---------------
@@ -332,3 +363,20 @@ class RunFacts(Facts):
     values_permuted: bool = False  # the failing output holds the reference's values, some in the wrong places
     kernel_raised: bool = False  # the kernel raised an exception at some size
     reference_failed: bool = False  # the reference could not run: nothing to compare against
+    # probes (diagnose/run/probes.py): inputs outside the declared contract; probes.json has the matrix
+    probes: str | None = None  # none | quick | full: the probe set that ran (None: none ran)
+    probe_count: int = 0  # probes that ran and were judged (skipped ones not counted)
+    probe_skipped: int = 0  # probes outside what the reference (or make_inputs) accepts
+    probe_failed: tuple[str, ...] = ()  # labels of the failing probes: "n=4097", "transposed in0"
+    probe_failed_kinds: tuple[str, ...] = ()  # nonmultiple | size-one | empty | noncontiguous | misaligned | ...
+    probe_failed_verdicts: tuple[str, ...] = ()  # how they failed: oob | mismatch | crash
+    probe_nonmultiple_failed: bool = False  # a size not a multiple of common blocks (n±1, a prime) failed
+    probe_size_one_failed: bool = False
+    probe_empty_failed: bool = False  # size 0
+    probe_noncontiguous_failed: bool = False  # transposed / strided views of the inputs
+    probe_misaligned_failed: bool = False  # inputs starting 1 element into a larger buffer
+    probe_dtype_failed: bool = False  # another dtype the reference accepts
+    probe_large_failed: bool = False  # large-magnitude values (x 1e4, near the dtype max)
+    probe_seed_failed: bool = False  # a declared size with inputs from another seed (inside the contract)
+    probe_nondeterministic: bool = False  # repeated identical runs gave different bits
+    probe_oob: bool = False  # a failing probe read or wrote out of bounds (interpreter checks, canaries)

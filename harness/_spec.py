@@ -22,6 +22,8 @@ class Spec:
     target_gpu: str | None
     uses_triton: bool
     repeat: int
+    probes: list[dict[str, Any]] | None = None  # inputs child: make these probe entries instead of the sizes
+    manifest: str = "manifest.json"  # kernel/reference children: the inputs manifest to read (a subset of one)
 
 
 def read(argv: list[str] | None = None) -> Spec:
@@ -42,8 +44,12 @@ def read(argv: list[str] | None = None) -> Spec:
         target_gpu=d.get("target_gpu"),
         uses_triton=bool(d.get("uses_triton", False)),
         repeat=int(d.get("repeat", 1)),
+        probes=d.get("probes"),
+        manifest=str(d.get("manifest") or "manifest.json"),
     )
 
 
-def read_manifest(inputs_dir: Path) -> dict[str, Any]:
-    return json.loads((inputs_dir / "manifest.json").read_text())
+def read_manifest(inputs_dir: Path, name: str = "manifest.json") -> dict[str, Any]:
+    if "/" in name or name.startswith("."):
+        raise ValueError(f"bad manifest name {name!r}")
+    return json.loads((inputs_dir / name).read_text())

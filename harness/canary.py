@@ -79,14 +79,14 @@ def guards() -> list[str]:
     return [g.name for g in _guards]
 
 
-def check() -> list[dict[str, Any]]:
+def check(start: int = 0) -> list[dict[str, Any]]:
     """Every guard region that no longer holds the canary, with where it was hit first.
 
     ``first_offset_bytes`` / ``first_offset_elems`` count from the data's edge: 0 is the first
     byte after the end (side ``after``); -1 the last byte before the start (side ``before``).
     """
     out: list[dict[str, Any]] = []
-    for g in _guards:
+    for g in _guards[start:]:
         head = g.buffer[: g.before]
         tail = g.buffer[g.before + g.data_bytes :]
         for side, region in (("before", head), ("after", tail)):

@@ -11,6 +11,8 @@ kernel cannot make the inputs the reference sees.
 
 from __future__ import annotations
 
+import inspect
+
 from harness import _spec, arrays, protocol
 
 
@@ -24,8 +26,11 @@ def main(argv: list[str] | None = None) -> int:
         "device": spec.device,
         "seed": spec.seed,
         "tolerance": arrays.jsonable(proto.tolerance()),
+        "size_params": arrays.jsonable(_size_params(proto)),
         "sizes": [],
     }
+    if spec.probes is not None:
+        return _probes(spec, proto, manifest)
     for i, size in enumerate(proto.sizes()):
         folder = spec.inputs_dir / str(i)
         folder.mkdir(exist_ok=True)
@@ -41,6 +46,45 @@ def main(argv: list[str] | None = None) -> int:
                 "tensors": tensors,
             }
         )
+    arrays.write_json(spec.inputs_dir / "manifest.json", manifest)
+    return 0
+
+
+def _size_params(proto: protocol.Protocol) -> dict:
+    """Integer keyword parameters of ``make_inputs`` with their defaults: the sizes a probe may vary."""
+    fn = getattr(getattr(proto, "mod", None), "make_inputs", None)
+    if fn is None:
+        return {}
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    return {
+        p.name: p.default
+        for p in params
+        if p.name != "seed" and isinstance(p.default, int) and not isinstance(p.default, bool)
+    }
+
+
+def _probes(spec: _spec.Spec, proto: protocol.Protocol, manifest: dict) -> int:
+    """Probe entries: a failure to make one is recorded (the probe is skipped), not fatal."""
+    from harness import probes
+
+    for i, probe in enumerate(spec.probes or []):
+        folder = spec.inputs_dir / str(i)
+        folder.mkdir(exist_ok=True)
+        entry: dict = {key: probe[key] for key in ("label", "size", "seed", "layout", "repeat", "kind") if key in probe}
+        entry["dir"] = str(i)
+        try:
+            seed = int(probe.get("seed", spec.seed))
+            value = proto.make_inputs(dict(probe.get("size") or {}), spec.device, seed)
+            value = probes.transform_values(value, probe.get("values"), args_only=spec.kind == "kernelbench")
+            tensors: dict = {}
+            entry["structure"] = arrays.encode(value, folder, "in", tensors)
+            entry["tensors"] = tensors
+        except Exception as e:
+            entry["error"] = f"{type(e).__name__}: {e}"[:2000]
+        manifest["sizes"].append(entry)
     arrays.write_json(spec.inputs_dir / "manifest.json", manifest)
     return 0
 

@@ -70,15 +70,19 @@ def main(argv: list[str] | None = None) -> int:
     if canary is not None:
         result["hooks"].append("canary")
 
-    manifest = _spec.read_manifest(spec.inputs_dir)
+    manifest = _spec.read_manifest(spec.inputs_dir, spec.manifest)
     failed = False
     try:
         proto = protocol.make(spec.kind, spec.submission, spec.reference, need="kernel", sizes=spec.sizes)
         for entry in manifest["sizes"]:
-            rec = _one_size(spec, proto, entry, canary, torch, sentinel)
+            rec = _one_size(spec, proto, entry, canary, torch, sentinel, hooks)
             failed = failed or rec.get("error") is not None
             result["sizes"].append(rec)
             arrays.write_json(spec.out_dir / "result.json", result)
+            if rec.get("sticky") and entry.get("kind"):
+                # a probe left the CUDA context broken: every later probe would fail for that reason.
+                # The parent runs the rest in a fresh child.
+                break
     finally:
         if hooks is not None:
             try:
@@ -94,8 +98,21 @@ def main(argv: list[str] | None = None) -> int:
 
 def _load(spec: _spec.Spec, entry: dict[str, Any], canary: Any) -> Any:
     value = arrays.decode(entry["structure"], spec.inputs_dir / entry["dir"], entry["tensors"], spec.device)
-    if canary is not None:
-        value = arrays.map_leaves(value, entry["structure"], lambda name, t: canary.guard(t, name))
+    layout = entry.get("layout") or {}
+    laid = set(layout.get("tensors") or ())
+    kind = str(layout.get("kind") or "")
+
+    def place(name: str, t: Any) -> Any:
+        if name in laid and kind:
+            from harness import probes
+
+            # the probe's layout: the canary guards the carrier buffer, the kernel gets the view of it
+            carrier, view = probes.lay_out(t, kind)
+            return view(canary.guard(carrier, name) if canary is not None else carrier)
+        return canary.guard(t, name) if canary is not None else t
+
+    if canary is not None or laid:
+        value = arrays.map_leaves(value, entry["structure"], place)
     return value
 
 
@@ -104,22 +121,79 @@ def _sync(torch: Any, device: str) -> None:
         torch.cuda.synchronize()
 
 
-def _one_size(spec: _spec.Spec, proto: Any, entry: dict[str, Any], canary: Any, torch: Any, sentinel: Any) -> dict:
+def _one_size(
+    spec: _spec.Spec, proto: Any, entry: dict[str, Any], canary: Any, torch: Any, sentinel: Any, hooks: Any = None
+) -> dict:
     rec: dict[str, Any] = {"label": entry["label"], "dir": entry["dir"], "error": None}
+    if entry.get("error"):  # a probe whose inputs could not be made
+        rec["no_inputs"] = True
+        return rec
     folder = spec.out_dir / "outputs" / entry["dir"]
     folder.mkdir(parents=True, exist_ok=True)
+    seed = int(entry.get("seed", spec.seed))
+    guards_before = len(canary.guards()) if canary is not None else 0
+    oob_before = hooks.oob_totals() if hooks is not None and hasattr(hooks, "oob_totals") else None
     try:
-        inputs = _load(spec, entry, canary)
-        t0 = _perf_counter()
-        out = proto.run_kernel(inputs, spec.device, spec.seed)
-        _sync(torch, spec.device)
-        rec["kernel_s"] = _perf_counter() - t0
-    except Exception as e:
-        rec["error"] = f"{type(e).__name__}: {e}"
-        sys.stderr.write(f"kdiag: the kernel raised at size {entry['label']}:\n")
-        traceback.print_exc()
-        return rec
+        try:
+            inputs = _load(spec, entry, canary)
+            t0 = _perf_counter()
+            out = proto.run_kernel(inputs, spec.device, seed)
+            _sync(torch, spec.device)
+            rec["kernel_s"] = _perf_counter() - t0
+        except Exception as e:
+            rec["error"] = f"{type(e).__name__}: {e}"
+            rec["raised_in_submission"] = _raised_in(e, spec.submission)
+            rec["sticky"] = spec.device.startswith("cuda") and _cuda_error(e)
+            sys.stderr.write(f"kdiag: the kernel raised at size {entry['label']}:\n")
+            traceback.print_exc()
+            return rec
+        return _after_run(spec, proto, entry, canary, torch, sentinel, rec, inputs, out, folder, seed)
+    finally:
+        # per size: the accesses the hooks saw and the guards hit during it (the child's totals stay as they were)
+        if oob_before is not None:
+            rec["oob"] = hooks.oob_since(oob_before)
+        if canary is not None:
+            try:
+                rec["canary"] = arrays.jsonable(canary.check(guards_before))
+            except Exception as e:
+                rec["canary_error"] = repr(e)
 
+
+def _raised_in(exc: BaseException, submission: str | None) -> bool:
+    """Was the innermost Python frame of the exception in the submission's own file (an explicit check)?"""
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None or not submission:
+        return False
+    try:
+        from pathlib import Path
+
+        return Path(last.tb_frame.f_code.co_filename).resolve() == Path(submission).resolve()
+    except OSError:
+        return False
+
+
+def _cuda_error(exc: BaseException) -> bool:
+    text = f"{type(exc).__name__}: {exc}"
+    return any(s in text for s in ("CUDA error", "AcceleratorError", "illegal memory access", "CUDA_ERROR"))
+
+
+def _after_run(
+    spec: _spec.Spec,
+    proto: Any,
+    entry: dict[str, Any],
+    canary: Any,
+    torch: Any,
+    sentinel: Any,
+    rec: dict[str, Any],
+    inputs: Any,
+    out: Any,
+    folder: Any,
+    seed: int,
+) -> dict:
     in_leaves = arrays.leaves(inputs, entry["structure"])
     out_tensors = [v for v in _flat(out) if isinstance(v, torch.Tensor)]
     mutated = []
@@ -145,17 +219,20 @@ def _one_size(spec: _spec.Spec, proto: Any, entry: dict[str, Any], canary: Any, 
             unwritten[name] = {"count": k, "total": n, "where": where}
     rec["unwritten"] = unwritten
 
-    if spec.repeat > 1:
-        rec["nondeterministic"] = _repeat_differs(spec, proto, entry, canary, torch, rec)
+    repeat = int(entry.get("repeat", spec.repeat))
+    if repeat > 1:
+        rec["nondeterministic"] = _repeat_differs(spec, proto, entry, canary, torch, rec, repeat, seed)
     return rec
 
 
-def _repeat_differs(spec: _spec.Spec, proto: Any, entry: dict[str, Any], canary: Any, torch: Any, rec: dict) -> bool:
+def _repeat_differs(
+    spec: _spec.Spec, proto: Any, entry: dict[str, Any], canary: Any, torch: Any, rec: dict, repeat: int, seed: int
+) -> bool:
     """Run again on fresh copies of the inputs; True when any output bit differs."""
     folder = spec.out_dir / "outputs" / entry["dir"]
-    for _ in range(spec.repeat - 1):
+    for _ in range(repeat - 1):
         try:
-            again = proto.run_kernel(_load(spec, entry, canary), spec.device, spec.seed)
+            again = proto.run_kernel(_load(spec, entry, canary), spec.device, seed)
             _sync(torch, spec.device)
         except Exception:
             return False  # the first run's error (if any) is the evidence; a flaky crash is another story

@@ -17,7 +17,7 @@ from harness import _spec, arrays, protocol
 def main(argv: list[str] | None = None) -> int:
     spec = _spec.read(argv)
     proto = protocol.make(spec.kind, spec.submission, spec.reference, need="reference", sizes=spec.sizes)
-    manifest = _spec.read_manifest(spec.inputs_dir)
+    manifest = _spec.read_manifest(spec.inputs_dir, spec.manifest)
     spec.out_dir.mkdir(parents=True, exist_ok=True)
     out: dict = {"sizes": []}
     failed = False
@@ -25,9 +25,14 @@ def main(argv: list[str] | None = None) -> int:
         folder = spec.out_dir / entry["dir"]
         folder.mkdir(exist_ok=True)
         record: dict = {"label": entry["label"], "dir": entry["dir"], "error": None}
+        if entry.get("error"):  # a probe whose inputs could not be made: nothing to run
+            record["error"] = "no inputs: " + str(entry["error"])
+            record["no_inputs"] = True
+            out["sizes"].append(record)
+            continue
         try:
             inputs = arrays.decode(entry["structure"], spec.inputs_dir / entry["dir"], entry["tensors"], spec.device)
-            expected = proto.run_reference(inputs, spec.device, spec.seed)
+            expected = proto.run_reference(inputs, spec.device, int(entry.get("seed", spec.seed)))
             tensors: dict = {}
             record["structure"] = arrays.encode(expected, folder, "out", tensors)
             record["tensors"] = tensors

@@ -849,3 +849,38 @@ def finish() -> None:
 def state() -> dict[str, Any] | None:
     """What would be written now (for tests and the kernel child's own report)."""
     return _state.to_json() if _state is not None else None
+
+
+
+def oob_totals() -> dict[Any, int]:
+    """Out-of-bounds operations so far per record (the kernel child diffs them per size)."""
+    st = _state
+    return {} if st is None else {k: int(r["ops"]) for k, r in st.oob.items()}
+
+
+def oob_since(before: dict[Any, int]) -> dict[str, Any] | None:
+    """What was added since ``before = oob_totals()``: loads, stores and the first such record's figures."""
+    st = _state
+    if st is None:
+        return None
+    loads = stores = 0
+    first: dict[str, Any] | None = None
+    for key, rec in st.oob.items():
+        added = int(rec["ops"]) - before.get(key, 0)
+        if added <= 0:
+            continue
+        if rec["kind"] == "load":
+            loads += added
+        else:
+            stores += added
+        if first is None or rec["order"] < first["order"]:
+            first = rec
+    if first is None:
+        return None
+    return {
+        "loads": loads,
+        "stores": stores,
+        "kernel": first["kernel"],
+        "arg": first["arg"],
+        "distance_elems": first["max_distance_elems"],
+    }

@@ -24,7 +24,7 @@ LABELS = yaml.safe_load((KERNELS / "labels.yaml").read_text())
 
 def run_json(path: Path, tmp_path: Path, *extra: str) -> tuple[int, dict]:
     out, err = io.StringIO(), io.StringIO()
-    code = main(["run", str(path), "--format", "json", "--runs-dir", str(tmp_path), "--timeout", "30", *extra], out=out, err=err)
+    code = main(["run", str(path), "--format", "json", "--runs-dir", str(tmp_path), "--timeout", "12", *extra], out=out, err=err)
     assert out.getvalue().strip(), err.getvalue()
     return code, json.loads(out.getvalue())
 
@@ -32,7 +32,10 @@ def run_json(path: Path, tmp_path: Path, *extra: str) -> tuple[int, dict]:
 @pytest.mark.parametrize("name", sorted(LABELS), ids=lambda n: Path(n).stem)
 def test_corpus_kernel_reaches_its_label(name: str, tmp_path: Path) -> None:
     label = LABELS[name]
-    code, rep = run_json(KERNELS / name, tmp_path)
+    # probes only where the label is about them: the declared-size verdicts do not depend on them,
+    # and tests/probes covers a correct kernel passing every quick probe
+    probes = "quick" if label["verdict"] == "assumption" else "none"
+    code, rep = run_json(KERNELS / name, tmp_path, "--probes", probes)
     assert rep["verdict"] == label["verdict"], rep
     if label["verdict"] == "pass":
         assert code == 0 and rep["category"] in ("none", None, "pass"), rep

@@ -1,19 +1,53 @@
 """Compare the kernel's outputs with the reference's, in the parent (a process that runs no submission code).
 
-Per output tensor: shape and dtype first (a mismatch fails it), then values: an element is close
-when ``|out - ref| <= atol + rtol * |ref|`` (the dtype's default tolerance, or the target's
-``TOLERANCE``); NaN matches only NaN, an infinity only the same infinity.  Reported with it:
-absolute, relative and ULP distances, NaN/Inf the reference does not have, and where the bad
-elements are (``tail``, ``head``, ``everywhere``, ``rows``, ``scattered``).
+Per output tensor: shape and dtype first (a mismatch fails it, and is reported as such; an output
+of the reference's transposed shape that holds the reference transposed says so), then values: an
+element is close when ``|out - ref| <= atol + rtol * |ref|``; NaN matches only NaN, an infinity
+only the same infinity; integers and bool must be equal.  :mod:`diagnose.run.numerics` measures the
+rest: absolute, relative and ULP distances (on the dtype's own bits), NaN/+Inf/-Inf counted apart,
+a ULP histogram, the first bad indices with got/expected, *where* the bad elements are and what
+the output holds instead; :func:`numerics_facts` turns it into the ``numerics`` facts rules read.
+
+Default tolerances (``DEFAULT_TOLERANCE``), and why.  eps is the spacing of the dtype at 1.0:
+
+==============  ======  ======  ========  ==========================================================
+dtype           atol    rtol    eps       why
+==============  ======  ======  ========  ==========================================================
+float64         1e-7    1e-7    2.2e-16   torch.testing's float64 defaults; a float64 kernel that
+                                          misses 1e-7 is not rounding differently, it computes
+                                          something else (or accumulates in float32)
+float32         1e-4    1e-4    1.2e-7    torch.testing's 1.3e-6 fails correct kernels that only
+                                          sum in another order: a K=4096 reduction differs by
+                                          ~sqrt(K)*eps ~ 1e-5 relative (worst case K*eps ~ 5e-4
+                                          for one-signed data); 1e-4 passes that and still fails a
+                                          float16/bfloat16/TF32 accumulator (eps >= 9.8e-4)
+float16         1e-3    2e-3    9.8e-4    kernel and reference round at different points: 1-2 ULP
+                                          (rtol = 2 ULP at the top of a binade); atol for values
+                                          near 0, where float16 subnormals (< 6.1e-5) lose digits
+bfloat16        1e-2    1.6e-2  7.8e-3    torch.testing's bfloat16 rtol (2 ULP); 8 significand bits
+float8_e4m3fn   0.125   0.125   0.125     1 ULP at the top of a binade (3 mantissa bits): scaling
+                                          and a different rounding point cost one step
+float8_e5m2     0.25    0.25    0.25      1 ULP (2 mantissa bits)
+complex64/128   as float32 / float64, on the complex difference
+integers, bool  exact   exact             integer arithmetic has no rounding to explain a difference
+==============  ======  ======  ========  ==========================================================
+
+Overrides: the target's ``TOLERANCE`` (a number for both, ``{"atol", "rtol"}`` for every dtype,
+``{dtype: {"atol", "rtol"}}`` per dtype; dtype names as torch spells them, or fp16/bf16/fp32/...),
+then ``kdiag run --atol/--rtol`` over both (:func:`with_override`).  A run whose differences are all
+inside the tolerance passes; when there are differences at all, the report calls them *expected
+variation* and gives the figures (max abs, max ULP) — never a finding.
 
 >>> import numpy as np
 >>> r = compare_arrays(np.ones(8, np.float32), np.ones(8, np.float32) + 1e-7, "float32", "float32", None)
->>> r.ok, r.mismatched, r.max_ulp
-(True, 0, 1.0)
+>>> r.ok, r.mismatched, r.max_ulp, r.ulp_hist
+(True, 0, 1.0, (0, 8, 0, 0, 0, 0, 0))
 >>> bad = np.ones(8, np.float32); bad[6:] = np.nan
 >>> r = compare_arrays(bad, np.ones(8, np.float32), "float32", "float32", None)
->>> r.ok, r.mismatched, r.nan_count, r.pattern
-(False, 2, 2, 'tail')
+>>> r.ok, r.mismatched, r.nan_count, r.pattern, r.first_bad_at
+(False, 2, 2, 'tail', ((6,), (7,)))
+>>> tolerance_for("float16", with_override({"fp16": {"atol": 0.5}}, None, 0.1))
+(0.5, 0.1)
 """
 
 from __future__ import annotations
@@ -23,10 +57,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from diagnose import facts as F
 from diagnose.run import arrays as A
 
-#: dtype -> (atol, rtol).  float32 allows for a different summation order (a K=4096 dot product in
-#: another order differs by ~1e-5 relative), the 16- and 8-bit types for their own rounding.
+#: dtype -> (atol, rtol); the table above says why
 DEFAULT_TOLERANCE: dict[str, tuple[float, float]] = {
     "float64": (1e-7, 1e-7),
     "float32": (1e-4, 1e-4),
@@ -37,6 +71,15 @@ DEFAULT_TOLERANCE: dict[str, tuple[float, float]] = {
     "complex64": (1e-4, 1e-4),
     "complex128": (1e-7, 1e-7),
 }
+ALIASES = {
+    "fp64": "float64", "double": "float64", "f64": "float64",
+    "fp32": "float32", "float": "float32", "f32": "float32",
+    "fp16": "float16", "half": "float16", "f16": "float16",
+    "bf16": "bfloat16",
+    "fp8_e4m3": "float8_e4m3fn", "float8_e4m3": "float8_e4m3fn", "e4m3": "float8_e4m3fn",
+    "fp8_e5m2": "float8_e5m2", "e5m2": "float8_e5m2",
+}  # fmt: skip
+OVERRIDE = "kdiag_cli"  # the key with_override puts the command line's figures under
 
 
 @dataclass(frozen=True)
@@ -51,16 +94,41 @@ class LeafResult:
     max_rel: float | None = None
     max_ulp: float | None = None
     nan_count: int = 0  # NaN in the output where the reference has none
-    inf_count: int = 0
+    inf_count: int = 0  # +Inf and -Inf together (posinf_count + neginf_count)
     shape_mismatch: bool = False
     dtype_mismatch: bool = False
-    pattern: str | None = None
+    pattern: str | None = None  # coarse: tail | head | rows | everywhere | scattered (RunFacts.mismatch_pattern)
     first_bad: int | None = None  # flat index
     exact: int = 0  # elements bitwise equal to the reference's (wrong indexing often leaves some right)
     permuted: bool = False  # every value is right, but some are in the wrong place
     atol: float | None = None
     rtol: float | None = None
     problem: str | None = None  # why the leaf could not be compared
+    # diagnose/run/numerics.py: the finer figures
+    posinf_count: int = 0
+    neginf_count: int = 0
+    lost_count: int = 0  # NaN/Inf of the reference the output does not reproduce
+    ulp_hist: tuple[int, ...] = ()  # numerics.ULP_BUCKETS
+    fraction: float | None = None  # outside tolerance
+    first_bad_at: tuple[tuple[int, ...], ...] = ()  # multi-dimensional indices of the first bad elements
+    first_bad_got: tuple[Any, ...] = ()
+    first_bad_expected: tuple[Any, ...] = ()
+    where: str | None = None  # numerics.locate: none | tail | head | rows | columns | periodic | everywhere | scattered
+    tail_block: int | None = None
+    tail_blocks: tuple[int, ...] = ()
+    tail_axis: int | None = None
+    period: int | None = None
+    period_axis: int | None = None
+    bad_rows: int = 0
+    bad_cols: int = 0
+    transposed: bool = False
+    shift: int | None = None
+    shift_axis: int | None = None
+    sentinel_count: int = 0  # bad elements still holding the allocation sentinel
+    zero_count: int = 0  # bad elements exactly 0 where the reference is not
+    median_rel: float | None = None
+    precision_bits: float | None = None
+    growth_position: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -79,6 +147,7 @@ class SizeResult:
     unwritten: Mapping[str, Any] = field(default_factory=dict)
     nondeterministic: bool = False
     kernel_s: float | None = None
+    input_elems: int | None = None  # elements of every input tensor together (reduction length proxy)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -92,71 +161,83 @@ class SizeResult:
             "unwritten": dict(self.unwritten),
             "nondeterministic": self.nondeterministic,
             "kernel_s": self.kernel_s,
+            "input_elems": self.input_elems,
             "outputs": [leaf.to_dict() for leaf in self.leaves],
         }
 
 
+def with_override(tolerance: Any, atol: float | None, rtol: float | None) -> Any:
+    """The target's TOLERANCE with the command line's ``--atol``/``--rtol`` over it (every dtype)."""
+    if atol is None and rtol is None:
+        return tolerance
+    cli = {k: v for k, v in (("atol", atol), ("rtol", rtol)) if v is not None}
+    return {OVERRIDE: cli, "declared": tolerance}
+
+
+def _pair(value: Any, base: tuple[float, float]) -> tuple[float, float] | None:
+    """(atol, rtol) from a number, a pair, or a mapping with atol/rtol; None when it is none of these."""
+    try:
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, int | float):
+            return float(value), float(value)
+        if isinstance(value, list | tuple) and len(value) == 2:
+            return float(value[0]), float(value[1])
+        if isinstance(value, Mapping) and ("atol" in value or "rtol" in value):
+            return float(value.get("atol", base[0])), float(value.get("rtol", base[1]))
+    except (TypeError, ValueError):
+        return None
+    return None
+
+
 def tolerance_for(dtype: str, tolerance: Any) -> tuple[float, float] | None:
-    """(atol, rtol) for a dtype: TOLERANCE may be ``{atol, rtol}`` or ``{dtype: {atol, rtol}}``."""
+    """(atol, rtol) for a dtype (None: exact).  TOLERANCE as in the module docstring; see with_override."""
     default = DEFAULT_TOLERANCE.get(dtype)
+    if isinstance(tolerance, Mapping) and OVERRIDE in tolerance:
+        inner = tolerance_for(dtype, tolerance.get("declared"))
+        if inner is None and dtype not in DEFAULT_TOLERANCE:
+            return None  # integers stay exact whatever the command line says
+        got = _pair(tolerance[OVERRIDE], inner or (0.0, 0.0))
+        return got or inner
+    base = default or (0.0, 0.0)
     if isinstance(tolerance, Mapping):
-        chosen = tolerance.get(dtype, tolerance)
-        if isinstance(chosen, Mapping) and ("atol" in chosen or "rtol" in chosen):
-            base = default or (0.0, 0.0)
-            try:
-                return float(chosen.get("atol", base[0])), float(chosen.get("rtol", base[1]))
-            except (TypeError, ValueError):
-                return default
-    return default
+        named = {
+            ALIASES.get(str(k).removeprefix("torch."), str(k).removeprefix("torch.")): v for k, v in tolerance.items()
+        }
+        if dtype in named:
+            return _pair(named[dtype], base) or default
+        if default is None:
+            return None  # a global tolerance does not loosen an exact (integer) comparison
+        return _pair(tolerance, base) or default
+    if default is None:
+        return None
+    return _pair(tolerance, base) or default
 
 
 def compare_arrays(out: Any, ref: Any, out_dtype: str, ref_dtype: str, tolerance: Any, name: str = "out") -> LeafResult:
-    import numpy as np
+    from diagnose.run import numerics as N
 
+    tol = tolerance_for(ref_dtype, tolerance)
+    floats = ref_dtype in A.FLOATS or ref_dtype.startswith("complex")
+    atol, rtol = tol if tol is not None and floats else (None, None)
     if tuple(out.shape) != tuple(ref.shape):
+        transposed = out_dtype == ref_dtype and N.is_transposed(out, ref, atol, rtol)
         return LeafResult(
             name, False, out_dtype, tuple(out.shape), int(ref.size), int(ref.size), shape_mismatch=True,
-            problem=f"shape {tuple(out.shape)}, reference {tuple(ref.shape)}",
+            transposed=transposed, fraction=1.0 if ref.size else None,
+            problem=f"shape {tuple(out.shape)}, reference {tuple(ref.shape)}"
+            + (" (the reference transposed)" if transposed else ""),
         )  # fmt: skip
     if out_dtype != ref_dtype:
         return LeafResult(
             name, False, out_dtype, tuple(out.shape), int(ref.size), int(ref.size), dtype_mismatch=True,
-            problem=f"dtype {out_dtype}, reference {ref_dtype}",
+            fraction=1.0 if ref.size else None, problem=f"dtype {out_dtype}, reference {ref_dtype}",
         )  # fmt: skip
-    total = int(ref.size)
-    tol = tolerance_for(ref_dtype, tolerance)
-    if tol is None or (ref_dtype not in A.FLOATS and not ref_dtype.startswith("complex")):
-        bad = out != ref  # integers and bool: exact
-        atol = rtol = None
-        diff = np.abs(out.astype(np.float64) - ref.astype(np.float64)) if total else np.zeros(0)
-        rel = None
-        nan_count = inf_count = 0
-    else:
-        atol, rtol = tol
-        o = out.astype(np.complex128 if ref_dtype.startswith("complex") else np.float64)
-        r = ref.astype(o.dtype)
-        o_nan, r_nan = np.isnan(o), np.isnan(r)
-        o_inf, r_inf = np.isinf(o), np.isinf(r)
-        finite = ~(o_nan | r_nan | o_inf | r_inf)
-        with np.errstate(invalid="ignore", over="ignore"):
-            diff = np.where(finite, np.abs(o - r), 0.0)
-            close = diff <= atol + rtol * np.abs(np.where(finite, r, 0.0))
-        same_special = (o_nan & r_nan) | (o_inf & r_inf & (o == r))
-        bad = ~(np.where(finite, close, same_special))
-        nan_count = int((o_nan & ~r_nan).sum())
-        inf_count = int((o_inf & ~r_inf).sum())
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rel_all = np.where(finite & (np.abs(r) > 0), diff / np.abs(np.where(finite, r, 1.0)), 0.0)
-        rel = float(rel_all.max()) if total else None
-    mismatched = int(bad.sum())
-    exact = int((out == ref).sum()) if total else 0
+    if ref_dtype.startswith("complex"):
+        return _compare_complex(out, ref, ref_dtype, atol, rtol, name)
+    c = N.compare(out, ref, ref_dtype, atol, rtol)
+    total, mismatched = c.total, c.mismatched
     permuted = bool(mismatched and total <= PERMUTATION_CHECK_LIMIT and _same_values(out, ref, atol, rtol))
-    ulp = None
-    ob, rb = A.bits(out, ref_dtype), A.bits(ref, ref_dtype)
-    if ob is not None and total:
-        fin = np.isfinite(out.astype(np.float64)) & np.isfinite(ref.astype(np.float64))
-        if fin.any():
-            ulp = float(np.abs(ob - rb)[fin].max())
     return LeafResult(
         name=name,
         ok=mismatched == 0,
@@ -164,18 +245,65 @@ def compare_arrays(out: Any, ref: Any, out_dtype: str, ref_dtype: str, tolerance
         shape=tuple(int(n) for n in ref.shape),
         total=total,
         mismatched=mismatched,
-        max_abs=float(diff.max()) if total else None,
-        max_rel=rel,
-        max_ulp=ulp,
-        nan_count=nan_count,
-        inf_count=inf_count,
-        pattern=where(bad) if mismatched else None,
-        first_bad=int(np.flatnonzero(bad)[0]) if mismatched else None,
-        exact=exact,
+        max_abs=c.max_abs,
+        max_rel=c.max_rel,
+        max_ulp=c.max_ulp,
+        nan_count=c.nan,
+        inf_count=c.posinf + c.neginf,
+        pattern=where(c.bad) if mismatched else None,
+        first_bad=int(N.np.ravel_multi_index(c.first_bad[0][0], ref.shape)) if c.first_bad else None,
+        exact=c.exact,
         permuted=permuted,
         atol=atol,
         rtol=rtol,
+        posinf_count=c.posinf,
+        neginf_count=c.neginf,
+        lost_count=c.lost,
+        ulp_hist=c.ulp_hist,
+        fraction=(mismatched / total) if total else None,
+        first_bad_at=tuple(i for i, _, _ in c.first_bad),
+        first_bad_got=tuple(g for _, g, _ in c.first_bad),
+        first_bad_expected=tuple(e for _, _, e in c.first_bad),
+        where=c.where,
+        tail_block=c.tail_block,
+        tail_blocks=c.tail_blocks,
+        tail_axis=c.tail_axis,
+        period=c.period,
+        period_axis=c.period_axis,
+        bad_rows=c.bad_rows,
+        bad_cols=c.bad_cols,
+        transposed=c.transposed,
+        shift=c.shift,
+        shift_axis=c.shift_axis,
+        sentinel_count=c.sentinel,
+        zero_count=c.zeros,
+        median_rel=c.median_rel,
+        precision_bits=c.precision_bits,
+        growth_position=c.growth_position,
     )
+
+
+def _compare_complex(out: Any, ref: Any, dtype: str, atol: float | None, rtol: float | None, name: str) -> LeafResult:
+    """Complex outputs: the tolerance on the complex difference; no ULP, no location analysis beyond the pattern."""
+    import numpy as np
+
+    o, r = out.astype(np.complex128), ref.astype(np.complex128)
+    total = int(r.size)
+    a, t = (atol or 0.0), (rtol or 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.abs(o - r)
+        bad = ~np.isclose(o, r, atol=a, rtol=t, equal_nan=True)
+        rel = np.where(np.abs(r) > 0, diff / np.where(np.abs(r) > 0, np.abs(r), 1.0), 0.0)
+    mismatched = int(bad.sum())
+    fin = np.isfinite(diff)
+    return LeafResult(
+        name=name, ok=mismatched == 0, dtype=dtype, shape=tuple(int(n) for n in ref.shape), total=total,
+        mismatched=mismatched, max_abs=float(diff[fin].max()) if fin.any() else None,
+        max_rel=float(rel[fin].max()) if fin.any() else None, nan_count=int((np.isnan(o) & ~np.isnan(r)).sum()),
+        pattern=where(bad) if mismatched else None,
+        first_bad=int(np.flatnonzero(bad.reshape(-1))[0]) if mismatched else None,
+        exact=int((o == r).sum()), atol=atol, rtol=rtol, fraction=(mismatched / total) if total else None,
+    )  # fmt: skip
 
 
 PERMUTATION_CHECK_LIMIT = 1 << 24  # elements: sorting both sides is cheap up to here
@@ -195,7 +323,7 @@ def _same_values(out: Any, ref: Any, atol: float | None, rtol: float | None) -> 
 
 
 def where(bad: Any) -> str:
-    """Where the bad elements are: everywhere | tail | head | rows | scattered."""
+    """Where the bad elements are, coarsely: everywhere | tail | head | rows | scattered (numerics.locate is finer)."""
     import numpy as np
 
     flat = bad.reshape(-1)
@@ -254,14 +382,20 @@ def compare_size(
     reference: Mapping[str, Any] | None,
     reference_dir: Path,
     tolerance: Any,
+    inputs: Mapping[str, Any] | None = None,
 ) -> SizeResult:
-    """One declared size: the kernel child's record for it against the reference child's."""
+    """One declared size: the kernel child's record for it against the reference child's.
+
+    ``inputs`` is the size's entry of the inputs manifest: its tensors' element count is kept
+    (input elements per output element stands in for the reduction length across sizes).
+    """
     if reference is None or reference.get("error") or "structure" not in reference:
         err = (reference or {}).get("error") or "the reference wrote no result"
-        return SizeResult(label, False, reference_error=str(err), missing=kernel is None)
+        return SizeResult(label, False, reference_error=str(err), missing=kernel is None, input_elems=_elems(inputs))
     if kernel is None:
-        return SizeResult(label, False, missing=True)
+        return SizeResult(label, False, missing=True, input_elems=_elems(inputs))
     common: dict[str, Any] = {
+        "input_elems": _elems(inputs),
         "mutated": tuple(str(m) for m in kernel.get("mutated", ()) or ()),
         "unwritten": dict(kernel.get("unwritten") or {}),
         "nondeterministic": bool(kernel.get("nondeterministic", False)),
@@ -290,3 +424,110 @@ def compare_size(
         return SizeResult(label, False, invalid=f"{type(e).__name__}: {e}", **common)
     ok = all(leaf.ok for leaf in leaves) and not common["mutated"] and not common["unwritten"]
     return SizeResult(label, ok, leaves=tuple(leaves), **common)
+
+
+def _elems(inputs: Mapping[str, Any] | None) -> int | None:
+    tensors = (inputs or {}).get("tensors")
+    if not isinstance(tensors, Mapping) or not tensors:
+        return None
+    total = 0
+    for t in tensors.values():
+        shape = t.get("shape") if isinstance(t, Mapping) else None
+        if not isinstance(shape, list) or not all(isinstance(d, int) for d in shape):
+            return None
+        n = 1
+        for d in shape:
+            n *= d
+        total += n
+    return total
+
+
+# --- the facts rules read --------------------------------------------------------------------
+
+GROWTH_MIN = 2.0  # error ratio (longest reduction / shortest) that counts as growing
+GROWTH_POSITION_MIN = 2.0  # along the last axis: the last quarter against the first (sqrt growth: ~2.6)
+
+
+def _reduction_len(s: SizeResult, leaf: LeafResult) -> int | None:
+    if s.input_elems is None or not leaf.total:
+        return None
+    return max(1, round(s.input_elems / leaf.total))
+
+
+def _growth(sizes: tuple[SizeResult, ...] | list[SizeResult]) -> tuple[float | None, tuple[int, ...]]:
+    """Median relative error (+ half a ULP) at the longest reduction / at the shortest, over sizes whose first
+    output compares; None unless two sizes' reduction lengths differ by 2x or more."""
+    from diagnose.run import numerics as N
+
+    points = []
+    for s in sizes:
+        leaf = s.leaves[0] if s.leaves else None
+        if leaf is None or leaf.shape_mismatch or leaf.dtype_mismatch:
+            continue
+        n = _reduction_len(s, leaf)
+        if n is not None and leaf.median_rel is not None:
+            # half a ULP of the dtype added: an exact small size does not make any error "infinite growth"
+            points.append((n, leaf.median_rel + 2.0 ** -N.SIGNIFICAND_BITS.get(leaf.dtype or "", 53)))
+    lens = tuple(sorted({n for n, _ in points}))
+    if len(lens) < 2 or lens[-1] < 2 * lens[0]:
+        return None, lens
+    lo = [e for n, e in points if n == lens[0]]
+    hi = [e for n, e in points if n == lens[-1]]
+    return round(max(hi) / min(lo), 3), lens
+
+
+def numerics_facts(sizes: tuple[SizeResult, ...] | list[SizeResult]) -> F.NumericsFacts | None:
+    """The ``numerics`` facts of a run: the first failing output's figures (or, when all pass, the largest)."""
+    compared = [leaf for s in sizes for leaf in s.leaves]
+    if not compared:
+        return None
+    bad_leaf = next((leaf for leaf in compared if not leaf.ok), None)
+    worst = bad_leaf or max(compared, key=lambda x: (x.max_ulp or 0.0, x.max_abs or 0.0))
+    growth, lens = _growth(sizes)
+    gp = worst.growth_position
+    grows = bool((growth is not None and growth >= GROWTH_MIN) or (gp is not None and gp >= GROWTH_POSITION_MIN))
+    differs = any((leaf.max_abs or 0.0) > 0 or leaf.mismatched for leaf in compared)
+    nonfinite = worst.nan_count + worst.inf_count
+    from diagnose.run import numerics as N
+
+    return F.NumericsFacts(
+        mismatch=bad_leaf is not None,
+        mismatched=worst.mismatched,
+        total=worst.total,
+        fraction=(worst.mismatched / worst.total) if worst.total else None,
+        max_abs=max((leaf.max_abs or 0.0 for leaf in compared), default=None) if bad_leaf is None else worst.max_abs,
+        max_rel=worst.max_rel,
+        nan_in_output=worst.nan_count > 0,
+        shape_mismatch=any(leaf.shape_mismatch for leaf in compared),
+        dtype_mismatch=any(leaf.dtype_mismatch for leaf in compared),
+        dtype=worst.dtype,
+        significand_bits=N.SIGNIFICAND_BITS.get(worst.dtype or ""),
+        where=worst.where,
+        tail_block=worst.tail_block,
+        tail_blocks=worst.tail_blocks,
+        tail_axis=worst.tail_axis,
+        period=worst.period,
+        bad_rows=worst.bad_rows,
+        bad_cols=worst.bad_cols,
+        transposed=worst.transposed,
+        shift=worst.shift,
+        shift_axis=worst.shift_axis,
+        sentinel_elems=worst.sentinel_count,
+        zero_elems=worst.zero_count,
+        nan_new=worst.nan_count,
+        posinf_new=worst.posinf_count,
+        neginf_new=worst.neginf_count,
+        nonfinite_lost=worst.lost_count,
+        nonfinite_computed=max(0, nonfinite - worst.sentinel_count),
+        max_ulp=worst.max_ulp if bad_leaf is not None else max((x.max_ulp or 0.0 for x in compared), default=None),
+        ulp_hist=worst.ulp_hist,
+        median_rel=worst.median_rel,
+        precision_bits=worst.precision_bits,
+        error_growth=growth,
+        growth_position=gp,
+        error_grows=grows,
+        reduction_lens=lens,
+        nondeterministic=any(s.nondeterministic for s in sizes),
+        expected_variation=bad_leaf is None and differs and all(s.ok for s in sizes),
+        exact=not differs,
+    )

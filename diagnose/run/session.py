@@ -21,7 +21,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,11 +29,12 @@ from typing import Any
 from diagnose import facts as F
 from diagnose.collectors import collect
 from diagnose.evidence import SOURCES, Evidence
-from diagnose.matcher import Diagnosis, Matcher
+from diagnose.matcher import CONTESTED_FACTOR, MIN_CONFIDENCE, Diagnosis, Matcher
 from diagnose.rules import RuleSet, default_rules
 from diagnose.run import arrays as A
 from diagnose.run import compare as C
 from diagnose.run import ladder as L
+from diagnose.run import probes as P
 from diagnose.run.targets import Target
 from diagnose.runner import Outcome, RunRequest, child_env, ensure_child_dirs, run
 
@@ -57,6 +58,10 @@ class Options:
     rules: RuleSet | Callable[[], RuleSet] | None = None  # a loader runs beside the first child
     base_env: Mapping[str, str] | None = None  # default os.environ
     gpu: bool | None = None  # None: ask NVML; False: behave as if there were no GPU
+    probes: str = "quick"  # none | quick | full: inputs outside the declared contract (diagnose/run/probes.py)
+    shrink: bool = False  # find the smallest failing size and the rule it follows (diagnose/run/shrink.py)
+    atol: float | None = None  # kdiag run --atol/--rtol: over the target's TOLERANCE, for every float dtype
+    rtol: float | None = None
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,8 @@ class RunResult:
     sizes: tuple[C.SizeResult, ...] = ()
     notes: tuple[str, ...] = ()
     took_s: float = 0.0
+    probes: P.Matrix | None = None
+    shrunk: Any = None  # diagnose.run.shrink.Shrunk, when --shrink ran
 
     @property
     def exit_code(self) -> int:
@@ -242,7 +249,9 @@ def _context(target: Target, opts: Options) -> _Ctx:
 # --- attempts ----------------------------------------------------------------------------------
 
 
-def _attempt(ctx: _Ctx, folder: Path, argv: list[str], overrides: Mapping[str, str]) -> Outcome:
+def _attempt(
+    ctx: _Ctx, folder: Path, argv: list[str], overrides: Mapping[str, str], timeout: float | None = None
+) -> Outcome:
     folder.mkdir(parents=True, exist_ok=True)
     changes = {**ctx.common, **overrides}
     env = child_env(ctx.base_env, changes, run_dir=ctx.rd, seed=ctx.opts.seed)
@@ -252,7 +261,7 @@ def _attempt(ctx: _Ctx, folder: Path, argv: list[str], overrides: Mapping[str, s
         env=env,
         stdout_path=folder / "stdout",
         stderr_path=folder / "stderr",
-        timeout=ctx.opts.timeout,
+        timeout=timeout if timeout is not None else ctx.opts.timeout,
         env_overrides=dict(changes),
     )
     with _xid_watch(ctx):
@@ -326,7 +335,9 @@ def _spec(ctx: _Ctx, path: Path, **fields: Any) -> Path:
         "inputs_dir": str(ctx.rd / "inputs"),
         "target_gpu": ctx.target_gpu,
         "uses_triton": t.uses_triton,
-        "repeat": 2 if ctx.gpu else 1,  # the interpreter is sequential: no races to see on CPU
+        # a second run on fresh copies: races on a GPU; on CPU (the interpreter is sequential) state a
+        # kernel carries from call to call (a cached buffer never cleared), when probes are wanted
+        "repeat": 2 if ctx.gpu or ctx.opts.probes != "none" else 1,
         **fields,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -544,22 +555,7 @@ def _kernel_facts(
         nondeterministic=any(s.nondeterministic for s in sizes),
         **kw,
     )
-    compared = [leaf for s in sizes for leaf in s.leaves]
-    if not compared:
-        return facts, None
-    worst = bad_leaf or compared[0]
-    numerics = F.NumericsFacts(
-        mismatch=bad_leaf is not None,
-        mismatched=worst.mismatched,
-        total=worst.total,
-        fraction=(worst.mismatched / worst.total) if worst.total else None,
-        max_abs=worst.max_abs,
-        max_rel=worst.max_rel,
-        nan_in_output=worst.nan_count > 0,
-        shape_mismatch=any(leaf.shape_mismatch for leaf in compared),
-        dtype_mismatch=any(leaf.dtype_mismatch for leaf in compared),
-    )
-    return facts, numerics
+    return facts, C.numerics_facts(sizes)  # None when nothing compared; diagnose/run/numerics.py
 
 
 def _compare_all(
@@ -569,7 +565,7 @@ def _compare_all(
     ref: Mapping[str, Any] | None,
     folder: Path,
 ) -> list[C.SizeResult]:
-    tol = manifest.get("tolerance")
+    tol = C.with_override(manifest.get("tolerance"), ctx.opts.atol, ctx.opts.rtol)  # --atol/--rtol over TOLERANCE
     by_label_k = {str(r.get("label")): r for r in (result or {}).get("sizes", []) if isinstance(r, Mapping)}
     by_label_r = {str(r.get("label")): r for r in (ref or {}).get("sizes", []) if isinstance(r, Mapping)}
     out = []
@@ -583,6 +579,7 @@ def _compare_all(
                 by_label_r.get(label),
                 ctx.rd / "reference" / d,
                 tol,
+                inputs=entry,
             )
         )
     return out
@@ -697,7 +694,205 @@ def _run_kernel_target(ctx: _Ctx) -> RunResult:
     facts = dataclasses.replace(facts, rungs_unavailable=tuple(planner.unavailable))
     ev = _evidence(ctx, text, outcome, facts, numerics, extra)
     verdict = kernel_verdict(outcome, ev.run or facts, sizes)
-    return _finish(ctx, verdict, ctx.matcher.diagnose(ev), ev, tuple(sizes))
+    matrix = _probe_matrix(ctx, manifest, sizes, ev.run or facts)
+    if matrix is not None:
+        facts = dataclasses.replace(facts, **P.facts(matrix))
+        ev = _evidence(ctx, text, outcome, facts, numerics, extra)
+        verdict = probe_verdict(verdict, matrix)
+    diag = contract_first(ctx.matcher.diagnose(ev), verdict)
+    shrunk = _shrink_and_repro(ctx, manifest, sizes, matrix, verdict, ev.run or facts)
+    res = _finish(ctx, verdict, diag, ev, tuple(sizes))
+    return dataclasses.replace(res, probes=matrix, shrunk=shrunk)
+
+
+# --- probes: inputs outside the declared contract -------------------------------------------------
+
+
+def probe_verdict(declared: str, matrix: P.Matrix | None) -> str:
+    """The run's verdict once the probes are in: a failure inside the contract (a declared size, another
+    seed or a repeat at one) is ``fail``; declared sizes that pass with a probe that fails, ``assumption``."""
+    if declared != "pass" or matrix is None:
+        return declared
+    if P.contract_failed(matrix):
+        return "fail"
+    return "assumption" if P.assumption_failed(matrix) else "pass"
+
+
+def _is_probe_finding(f: Any) -> bool:
+    return str(f.rule).startswith("run-probe-") and f.category == "runtime-assumption"
+
+
+def contract_first(diag: Diagnosis, verdict: str) -> Diagnosis:
+    """Order the findings so that a failure inside the contract outranks a probe finding (and the probe
+    finding is still listed, as an alternative); for ``assumption`` the probe finding leads."""
+    probe = [f for f in diag.findings if _is_probe_finding(f)]
+    if not probe:
+        return diag
+    rest = [f for f in diag.findings if not _is_probe_finding(f)]
+    lead = probe if verdict == "assumption" else rest
+    ordered = tuple(lead + (rest if verdict == "assumption" else probe))
+    if not lead:  # a declared failure no rule explains: abstain, the probe findings are the candidates
+        return dataclasses.replace(
+            diag, category="unknown", failure_mode="unmatched", rule=None, confidence=0.0,
+            title="No rule explains the failure at the declared sizes", findings=ordered, abstained=True,
+            contested=False,
+        )  # fmt: skip
+    top = lead[0]
+    contested = any(f.category != top.category and f.priority >= top.priority for f in lead[1:])
+    confidence = round(top.confidence * (CONTESTED_FACTOR if contested else 1.0), 3)
+    if confidence < MIN_CONFIDENCE:
+        return dataclasses.replace(
+            diag, category="unknown", failure_mode="ambiguous", rule=top.rule, confidence=confidence,
+            title=f"Not enough evidence to decide (best guess: {top.title})", findings=ordered, abstained=True,
+            contested=contested,
+        )  # fmt: skip
+    return dataclasses.replace(
+        diag, category=top.category, failure_mode=top.failure_mode, rule=top.rule, confidence=confidence,
+        title=top.title, findings=ordered, abstained=False, contested=contested,
+    )  # fmt: skip
+
+
+def _shrink_and_repro(
+    ctx: _Ctx, manifest: Mapping[str, Any], sizes: list[C.SizeResult], matrix: P.Matrix | None, verdict: str,
+    facts: F.RunFacts,
+) -> Any:
+    """The failing input, shrunk when --shrink asks (diagnose/run/shrink.py), and repro.py for it."""
+    if verdict not in ("fail", "assumption"):
+        return None
+    from diagnose.run import shrink
+
+    clean = set(_clean_sizes(ctx, sizes))
+    dirty = [s.label for s in sizes if s.ok and s.label not in clean]
+    tol = C.with_override(manifest.get("tolerance"), ctx.opts.atol, ctx.opts.rtol)
+    try:
+        return shrink.after_run(
+            ctx.target, manifest, sizes, matrix, ctx.rd, seed=ctx.opts.seed, do_shrink=ctx.opts.shrink,
+            device=ctx.device, runner=lambda name, entries: run_entries(ctx, name, entries), tolerance=tol,
+            dirty=dirty, notes=ctx.notes,
+        )  # fmt: skip
+    except KdiagError:
+        raise
+    except Exception as e:  # the diagnosis stands without a repro
+        ctx.notes.append(f"shrink/repro failed: {type(e).__name__}: {e}")
+        return None
+
+
+def _probe_timeout(ctx: _Ctx) -> float | None:
+    """A probe child may take ten times the plain run, at least a minute, never more than --timeout."""
+    plain = ctx.rungs[0].duration_s if ctx.rungs else 30.0
+    limit = max(60.0, 10.0 * plain)
+    return min(limit, ctx.opts.timeout) if ctx.opts.timeout else limit
+
+
+def _probe_matrix(
+    ctx: _Ctx, manifest: Mapping[str, Any], sizes: list[C.SizeResult], facts: F.RunFacts
+) -> P.Matrix | None:
+    level = ctx.opts.probes
+    if level == "none":
+        return None
+    plain = ctx.rungs[0] if ctx.rungs else None
+    why = None
+    if plain is None or plain.timed_out:
+        why = "the declared run timed out"
+    elif plain.signal:
+        why = f"the declared run was killed by {plain.signal}"
+    elif facts.reference_failed:
+        why = "the reference failed at a declared size"
+    elif not sizes or all(s.missing for s in sizes):
+        why = "the declared run left no result"
+    if why:
+        ctx.notes.append(f"probes not run: {why}")
+        return None
+    interpreter = ctx.target.uses_triton and not ctx.gpu
+    probes = P.derive(manifest, level, seed=ctx.opts.seed, passed=_clean_sizes(ctx, sizes), interpreter=interpreter)
+    tol = C.with_override(manifest.get("tolerance"), ctx.opts.atol, ctx.opts.rtol)
+    matrix = P.run_matrix(probes, lambda name, entries: run_entries(ctx, name, entries), level, tol)
+    matrix.write(ctx.rd / "probes.json")
+    return matrix
+
+
+def _clean_sizes(ctx: _Ctx, sizes: list[C.SizeResult]) -> list[str]:
+    """Declared sizes that matched with no out-of-bounds access or canary hit (the plain rung's records)."""
+    folder = ctx.rd / ctx.rungs[0].dir if ctx.rungs else None
+    result = _read_child_json(folder / "result.json", ctx, "plain result") if folder else None
+    dirty = {
+        str(r.get("label"))
+        for r in (result or {}).get("sizes", [])
+        if isinstance(r, Mapping) and (r.get("oob") or r.get("canary"))
+    }
+    return [s.label for s in sizes if s.ok and s.label not in dirty]
+
+
+def run_entries(ctx: _Ctx, name: str, entries: Sequence[Mapping[str, Any]]) -> P.Batch:
+    """Run probe entries (sizes, seeds, value changes, layouts) through one inputs child, one reference
+    child and kernel children: a fresh kernel child continues after one that crashed or hung."""
+    t0 = time.monotonic()
+    py = sys.executable
+    base = ctx.rd / name
+    inputs = base / "inputs"
+    timeout = _probe_timeout(ctx)
+    children: list[dict[str, Any]] = []
+
+    def note(child: str, o: Outcome) -> None:
+        children.append({"name": child, "exit": o.exit_code, "signal": o.signal, "timed_out": o.timed_out,
+                         "seconds": round(o.duration_s, 3)})  # fmt: skip
+
+    folder = base / "children" / "inputs"
+    spec = _spec(ctx, folder / "spec.json", inputs_dir=str(inputs), out_dir=str(inputs), probes=list(entries))
+    o_in = _attempt(ctx, folder, [py, "-P", "-m", "harness.inputs", str(spec)], {}, timeout=timeout)
+    note("inputs", o_in)
+    manifest = _read_child_json(inputs / "manifest.json", ctx, f"{name} inputs manifest")
+    if manifest is None:
+        why = "the probe inputs child wrote no manifest" + (" (timed out)" if o_in.timed_out else "")
+        manifest = {"sizes": [{"label": e.get("label"), "error": why} for e in entries]}
+        return P.Batch(manifest, {}, {}, base / "reference", tuple(children), {}, time.monotonic() - t0)
+    ref_dir = base / "children" / "reference"
+    ref_spec = _spec(ctx, ref_dir / "spec.json", inputs_dir=str(inputs), out_dir=str(base / "reference"))
+    ref_box: list[Outcome | BaseException] = []
+
+    def reference() -> None:
+        try:
+            ref_box.append(_attempt(ctx, ref_dir, [py, "-P", "-m", "harness.reference", str(ref_spec)], {},
+                                    timeout=timeout))  # fmt: skip
+        except BaseException as e:  # re-raised in the main thread
+            ref_box.append(e)
+
+    thread = threading.Thread(target=reference, name=f"kdiag-{name}-reference", daemon=True)
+    thread.start()
+    records: dict[str, dict[str, Any]] = {}
+    lost: dict[str, str] = {}
+    todo = [e for e in manifest.get("sizes", []) if isinstance(e, Mapping) and not e.get("error")]
+    for attempt in range(3):
+        if not todo:
+            break
+        sub = f"manifest-k{attempt}.json"
+        (inputs / sub).write_text(json.dumps({**manifest, "sizes": todo}, indent=1))
+        folder = base / f"kernel-{attempt}"
+        spec = _spec(ctx, folder / "spec.json", inputs_dir=str(inputs), out_dir=str(folder), manifest=sub, repeat=1)
+        o = _attempt(ctx, folder, [py, "-P", "-m", "harness.kernel", str(spec)], {}, timeout=timeout)
+        note(f"kernel-{attempt}", o)
+        result = _read_child_json(folder / "result.json", ctx, f"{name} kernel-{attempt} result") or {}
+        for rec in result.get("sizes", []):
+            if isinstance(rec, dict) and "label" in rec:
+                records[str(rec["label"])] = {**rec, "_folder": str(folder)}
+        missing = [e for e in todo if str(e.get("label")) not in records]
+        if missing and not result.get("done"):
+            # the child died at the first entry it left no record for: that probe crashed (or hung) it
+            how = "timed out" if o.timed_out else (o.signal or f"exit {o.exit_code}")
+            lost[str(missing[0].get("label"))] = f"the kernel child died here ({how})"
+            missing = missing[1:]
+        todo = missing
+    for e in todo:
+        lost[str(e.get("label"))] = "not run: the kernel children kept dying"
+    thread.join()
+    got = ref_box[0] if ref_box else None
+    if isinstance(got, BaseException):
+        raise got
+    if isinstance(got, Outcome):
+        note("reference", got)
+    ref = _read_child_json(base / "reference" / "manifest.json", ctx, f"{name} reference manifest") or {}
+    by_label = {str(r.get("label")): r for r in ref.get("sizes", []) if isinstance(r, Mapping)}
+    return P.Batch(manifest, records, by_label, base / "reference", tuple(children), lost, time.monotonic() - t0)
 
 
 # --- commands and .cu files --------------------------------------------------------------------
