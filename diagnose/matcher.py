@@ -122,11 +122,11 @@ class Matcher:
         matched: list[Rule] = []
         errors: list[str] = []
         skipped = 0
-        missing: set[str] = set()
+        skipped_for: list[tuple[frozenset[str], str]] = []  # (missing sources, failure mode) of skipped rules
         for requires, rule in self._by_requires:
             if not requires <= present:
                 skipped += 1
-                missing |= requires - present
+                skipped_for.append((requires - present, rule.failure_mode))
                 continue
             try:
                 if rule.matches(context):
@@ -134,6 +134,13 @@ class Matcher:
             except Exception as exc:  # a broken rule is reported, the record is still diagnosed
                 errors.append(f"{rule.id}: {type(exc).__name__}: {exc}")
         findings = _dedupe(sorted((_finding(r, evidence) for r in matched), key=_rank, reverse=True))
+        # "could not check" names the evidence that would have decided between this diagnosis and its
+        # candidates: sources missing for skipped rules of the same failure modes (all, when none fit)
+        modes = {f.failure_mode for f in findings}
+        missing: set[str] = set()
+        for absent, mode in skipped_for:
+            if not modes or mode in modes:
+                missing |= absent
         unchecked = tuple(HOW_TO_GET[k] for k in HOW_TO_GET if k in missing)
         if not findings:
             return Diagnosis(
