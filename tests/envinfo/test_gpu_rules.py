@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 import yaml
+from constructed import software  # tests/envinfo/constructed.py (pytest puts this folder on sys.path)
 
 import diagnose
 from diagnose.cli import main as kdiag
-from diagnose.envinfo import stack
 from diagnose.envinfo.nvml import ReplayNvml
 from diagnose.envinfo.snapshot import gpu_facts, snapshot
 
@@ -52,46 +52,6 @@ def case_log(case_id: str) -> str:
     return str(_cases()[case_id]["log"])
 
 
-def software(
-    *,
-    torch_cuda: str | None = "12.8",
-    arch_list: list[str] | None = None,
-    cudart: int | None = 12080,
-    nvcc: str | None = "12.8",
-    triton: str = "3.3.1",
-    pin: str | None = "triton==3.3.1",
-    libcuda: bool = True,
-) -> dict[str, Any]:
-    """A CONSTRUCTED software part, in stack.collect()'s shape."""
-    ok, failed = stack.ok, stack.failed
-    archs = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"] if arch_list is None else arch_list
-    tool = {"path": "/usr/local/cuda/bin/nvcc", "release": nvcc, "version": f"{nvcc}.93"}
-    return {
-        "python": ok({"version": "3.11.7", "executable": "/venv/bin/python"}, "sys"),
-        "torch": {
-            "version": ok("2.7.0+cu128" if torch_cuda else "2.7.0+cpu", "metadata:torch"),
-            "cuda": ok(torch_cuda, "file:torch/version.py"),
-            "hip": ok(None, "file:torch/version.py"),
-            "triton_pin": ok(pin if torch_cuda else None, "metadata:torch Requires-Dist"),
-            "arch_list": ok(archs if torch_cuda else [], "child:python -c ..."),
-        },
-        "triton": {"version": ok(triton, "metadata:triton"), "ptxas": ok("/venv/triton/ptxas", "file:triton")},
-        "nvcc": ok(tool, "exec:nvcc --version") if nvcc else failed("search", "nvcc not found"),
-        "ptxas": ok(tool, "exec:ptxas --version") if nvcc else failed("search", "ptxas not found"),
-        "cuda_runtime": ok({"path": "/venv/libcudart.so", "version": cudart}, "ctypes")
-        if cudart
-        else failed("search", "no libcudart.so found"),
-        "compute_sanitizer": ok({"path": "/usr/local/cuda/bin/compute-sanitizer", "version": "2025.1.0"}, "exec"),
-        "libraries": {
-            "libcuda": ok("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "ldconfig -p")
-            if libcuda
-            else failed("search", "libcuda.so.1 not found"),
-            "libnvidia-ml": ok("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "ldconfig -p")
-            if libcuda
-            else failed("search", "libnvidia-ml.so.1 not found"),
-            "libnvrtc": ok("/venv/nvidia/cuda_nvrtc/lib/libnvrtc.so.12", "search"),
-        },
-    }
 
 
 def recording(fixture: str, device_changes: dict[str, Any] | None = None) -> ReplayNvml:
