@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from diagnose.run.arrays import STORAGE
+
 # true dtype name -> torch dtype; names are what the parent (diagnose/run/arrays.py) knows
 TORCH_DTYPES: dict[str, torch.dtype] = {
     "float64": torch.float64,
@@ -42,7 +44,9 @@ for _name in ("float8_e4m3fn", "float8_e5m2"):
 DTYPE_NAMES: dict[torch.dtype, str] = {v: k for k, v in TORCH_DTYPES.items()}
 # saved as their bits: numpy has no such dtype
 RAW_VIEW: dict[str, torch.dtype] = {"bfloat16": torch.int16, "float8_e4m3fn": torch.uint8, "float8_e5m2": torch.uint8}
-RAW_NUMPY: dict[str, str] = {"bfloat16": "uint16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8"}
+# the numpy dtype of those bits on disk: the parent's table (diagnose/run/arrays.py), which checks
+# every file against it, so both sides of the format agree by construction
+RAW_NUMPY: dict[str, str] = {name: np.dtype(STORAGE[name]).name for name in RAW_VIEW}
 
 # bound at import, before any user module runs: a submission that patches these later does not
 # change what the harness writes or how it hashes
