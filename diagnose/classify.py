@@ -28,10 +28,8 @@ def evidence_for(rec: InputRecord, errors: list[str] | None = None) -> Evidence:
 
 
 def _gpu_facts(snapshot: Mapping[str, Any], errors: list[str] | None) -> Any:
-    try:
-        from diagnose.envinfo.snapshot import gpu_facts
-    except ImportError:  # pragma: no cover - the envinfo package ships with kdiag
-        return None
+    from diagnose.envinfo.snapshot import gpu_facts
+
     try:
         return gpu_facts(dict(snapshot))
     except Exception as exc:

@@ -29,16 +29,6 @@ from harness import _spec, arrays
 _perf_counter = time.perf_counter
 
 
-def _optional(name: str) -> Any:
-    """harness.<name> when it exists (other parts of kdiag provide them), else None."""
-    try:
-        if importlib.util.find_spec(f"harness.{name}") is None:
-            return None
-    except (ImportError, ValueError):
-        return None
-    return importlib.import_module(f"harness.{name}")
-
-
 def _same_storage(a: Any, b: Any) -> bool:
     try:
         return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
@@ -51,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     spec.out_dir.mkdir(parents=True, exist_ok=True)
     result: dict[str, Any] = {"sizes": [], "done": False, "canary": [], "hooks": [], "device": spec.device}
 
-    hooks = _optional("triton_hooks") if spec.uses_triton else None
+    # imported only for Triton targets: it imports triton
+    hooks: Any = importlib.import_module("harness.triton_hooks") if spec.uses_triton else None
     if hooks is not None:
         try:
             hooks.install(spec.out_dir, target_gpu=spec.target_gpu or "H100")
@@ -66,9 +57,9 @@ def main(argv: list[str] | None = None) -> int:
 
     sentinel.install()
     result["hooks"].append("sentinel")
-    canary = _optional("canary")
-    if canary is not None:
-        result["hooks"].append("canary")
+    from harness import canary
+
+    result["hooks"].append("canary")
 
     manifest = _spec.read_manifest(spec.inputs_dir, spec.manifest)
     failed = False

@@ -17,7 +17,6 @@ import dataclasses
 import json
 import os
 import secrets
-import shutil
 import sys
 import threading
 import time
@@ -184,12 +183,9 @@ def make_run_dir(root: Path) -> tuple[str, Path]:
 
 
 def _environment(env: Mapping[str, str], rd: Path, notes: list[str]) -> tuple[dict[str, Any] | None, F.GpuFacts | None]:
-    """The envinfo snapshot (NVML, stack) when that part of kdiag is there; written to env.json."""
-    try:
-        from diagnose.envinfo import snapshot as S
-    except ImportError:
-        notes.append("no environment snapshot: diagnose.envinfo is not available")
-        return None, None
+    """The envinfo snapshot (NVML, stack); written to env.json."""
+    from diagnose.envinfo import snapshot as S
+
     try:
         snap = S.snapshot(env=env)
         (rd / "env.json").write_text(json.dumps(snap, indent=1, default=str))
@@ -202,10 +198,8 @@ def _environment(env: Mapping[str, str], rd: Path, notes: list[str]) -> tuple[di
 def _arch_of(name: str | None) -> str | None:
     if not name:
         return None
-    try:
-        from diagnose.envinfo import gpuspec
-    except ImportError:
-        return name if name.startswith("sm_") else None
+    from diagnose.envinfo import gpuspec
+
     spec = gpuspec.try_lookup(name)
     return spec.arch if spec else None
 
@@ -374,10 +368,8 @@ def _triton_checks(folder: Path, notes: list[str]) -> tuple[dict[str, Any], str]
     path = folder / "triton_checks.json"
     if not path.is_file():
         return {}, ""
-    try:
-        from diagnose.run import triton_evidence
-    except ImportError:
-        return {}, ""
+    from diagnose.run import triton_evidence
+
     try:
         got = triton_evidence.read(path)
     except Exception as e:
@@ -942,12 +934,9 @@ def nvcc_argv(nvcc: str, source: Path, binary: Path, arch: str) -> list[str]:
 
 
 def _find_nvcc(env: Mapping[str, str]) -> str | None:
-    try:
-        from diagnose.envinfo import stack
+    from diagnose.envinfo import stack
 
-        return stack.find_binary("nvcc", env)
-    except ImportError:
-        return shutil.which("nvcc", path=env.get("PATH"))
+    return stack.find_binary("nvcc", env)
 
 
 def _run_cuda_file(ctx: _Ctx) -> RunResult:
