@@ -111,7 +111,9 @@ class TritonFacts(Facts):
     limit: float | None = None
     inner_error: str | None = None  # exception type wrapped by InterpreterError / CompilationError
     no_active_driver: bool = False  # "0 active drivers ([]). There should only be one."
-    autotune_failures: int = 0  # configs the autotuner skipped ("Autotuning failed with ...", TRITON_PRINT_AUTOTUNING=1)
+    autotune_failures: int = (
+        0  # configs the autotuner skipped ("Autotuning failed with ...", TRITON_PRINT_AUTOTUNING=1)
+    )
     autotune_best_config: str | None = None  # "BLOCK: 64, num_warps: 4, ..." from "best config selected: ...;"
 
 
@@ -217,6 +219,44 @@ class EnvFacts(Facts):
     smi_mem_total_mib: float | None = None
     smi_process_count: int | None = None
     smi_compute_mode: str | None = None
+
+
+# --- message families and the concepts they carry (diagnose.catalogue) -------------------
+
+
+@dataclass(frozen=True)
+class ConceptFacts(Facts):
+    """What the tools' own messages say, in words that outlive any one wording.
+
+    Filled by :mod:`diagnose.collectors.families` from the message catalogue
+    (``diagnose/data/catalogue/``): each matching family is named, and the values its named groups
+    captured are normalised (:mod:`diagnose.concepts`), so a rule decides from "a required compute
+    capability above the device's" whatever library printed it."""
+
+    families: tuple[str, ...] = ()  # message families matched, in order of first appearance
+    family: str | None = None  # the first family of error severity (None: only warnings matched)
+    tools: tuple[str, ...] = ()  # the tools whose own messages matched: ptxas, nvml, xla, torch ...
+    failed: bool = False  # a family of error severity matched: the log prints a failure
+    component: str | None = None  # what a version message is about: driver, cuda-runtime, ptxas, cudnn, jaxlib ...
+    need_version: str | None = None  # the version required (as printed)
+    have_version: str | None = None  # the version found
+    version_too_old: bool = False  # have_version is older than need_version
+    need_cc: float | None = None  # compute capability required: 8.0
+    have_cc: float | None = None  # the device's (or the toolchain's highest, for a toolkit message)
+    cc_too_low: bool = False  # need_cc > have_cc
+    expected_dtype: str | None = None  # numpy-style names: float16, bfloat16, int64 ...
+    found_dtype: str | None = None
+    dtype_mismatch: bool = False
+    expected_device: str | None = None  # cuda | cpu | meta | mps | tpu | rocm
+    found_device: str | None = None
+    device_mismatch: bool = False
+    resource: str | None = (
+        None  # shared-memory | registers | threads-per-block | grid-dim | int32-index | device-memory ...
+    )
+    requested: float | None = None  # bytes for memory, counts otherwise
+    limit: float | None = None
+    over_limit: bool = False  # requested > limit
+    over_every_gpu: bool = False  # requested is over what any GPU allows (shared memory, threads, registers)
 
 
 # --- exit status --------------------------------------------------------------------

@@ -433,9 +433,16 @@ def rule_files(root: Path) -> list[Path]:
 
 
 def load_rules(
-    root: Path | str | None = None, *, include_deprecated: bool = False, extra: Iterable[Path] = ()
+    root: Path | str | None = None,
+    *,
+    include_deprecated: bool = False,
+    extra: Iterable[Path] = (),
+    catalogue: bool | None = None,
 ) -> RuleSet:
-    """Load every rule under ``root`` (default: the bundled rules/); raise RuleLoadError listing all problems."""
+    """Load every rule under ``root`` (default: the bundled rules/); raise RuleLoadError listing all problems.
+
+    ``catalogue``: add the rules of the decided message families (diagnose/data/catalogue/); by
+    default only to the bundled rule base, so a rules folder of one's own stands alone."""
     base = Path(root) if root is not None else DEFAULT_RULES_DIR
     if not base.exists():
         raise RuleLoadError([RuleProblem(str(base), 0, "rules directory does not exist")])
@@ -456,9 +463,73 @@ def load_rules(
         if rule.status == "deprecated" and not include_deprecated:
             continue
         rules.append(rule)
+    if catalogue is None:
+        catalogue = base.resolve() == DEFAULT_RULES_DIR.resolve()
+    if catalogue:
+        rules.extend(_catalogue_rules(seen, problems))
     if problems:
         raise RuleLoadError(problems)
     return RuleSet(rules=tuple(rules), root=str(base))
+
+
+# --- message families as rules ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FamilyCondition:
+    """The `when` of a family's rule: the family matched (a set lookup, no expression to evaluate)."""
+
+    family: str
+
+    def matches(self, context: Mapping[str, Any]) -> bool:
+        return self.family in (context.get("concept_families") or ())
+
+
+def family_rule(fam: Any) -> Rule:
+    """The rule a decided message family (diagnose.catalogue.Family) stands for."""
+    samples = [Example(log=m.sample, origin=m.source) for m in fam.messages if m.sample]
+    samples += [Example(log=str(e["log"]), origin=e.get("origin")) for e in fam.examples]
+    return Rule(
+        id=fam.id,
+        title=fam.title,
+        category=fam.category,
+        failure_mode=fam.failure_mode,
+        status="stable",
+        confidence=fam.confidence,
+        priority=fam.priority,
+        requires=("concept",),
+        when=f'"{fam.id}" in concept_families',
+        explain=Explain(**fam.explain),
+        references=fam.references or (fam.path,),
+        match_examples=tuple(samples),
+        no_match_examples=(),
+        path=fam.path,
+        line=fam.line,
+        symbols=("concept_families",),
+        text_patterns=tuple(rx.pattern for rx in fam.patterns),
+        tags=("family", fam.tool),
+        compiled=FamilyCondition(fam.id),
+        precheck=None,
+    )
+
+
+def _catalogue_rules(seen: dict[str, str], problems: list[RuleProblem]) -> list[Rule]:
+    from diagnose.catalogue import CatalogueError, default_catalogue
+
+    try:
+        cat = default_catalogue()
+    except CatalogueError as exc:
+        problems.extend(RuleProblem(p.path, p.line, p.message) for p in exc.problems)
+        return []
+    out = []
+    for fam in cat.families:
+        if not fam.decided or fam.severity != "error":
+            continue  # decided by the concept rules, or a warning: facts only
+        if fam.id in seen:
+            problems.append(RuleProblem(fam.path, fam.line, f"family id {fam.id!r} is also a rule id ({seen[fam.id]})"))
+            continue
+        out.append(family_rule(fam))
+    return out
 
 
 @functools.cache

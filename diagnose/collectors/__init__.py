@@ -25,6 +25,7 @@ def _parsers() -> dict[str, Callable[[str], Any]]:
         cuda_errors,
         environment,
         exit_status,
+        families,
         numerics,
         oom,
         pytraceback,
@@ -42,6 +43,7 @@ def _parsers() -> dict[str, Callable[[str], Any]]:
         "env": environment.parse,
         "exit": exit_status.parse,
         "numerics": numerics.parse,
+        "concept": families.parse,
     }
 
 

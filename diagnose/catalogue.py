@@ -1,0 +1,486 @@
+"""The message catalogue: what each tool can print, grouped into families, one family per cause.
+
+A family is data (``diagnose/data/catalogue/<tool>.yaml``), taken from the tool's own files — its
+message strings (``strings`` on a binary, a library's error table, a package's sources) and its
+documentation — never from one user's report.  Each file::
+
+    tool: ptxas                      # the tool whose messages these are
+    versions: {ptxas: "13.0.88"}     # the versions the messages were read from
+    families:
+      - id: ptxas-ptx-isa-too-new    # kebab-case, unique over the whole catalogue
+        title: ptxas is older than the PTX ISA version it is given
+        category: environment        # the decision: category and failure mode ...
+        failure_mode: toolchain-too-old
+        # ... or `decide: concepts`: the family only supplies concept facts, and the concept rules
+        # (rules/concept/) decide from their values (e.g. a required compute capability vs the device's)
+        severity: error              # error (a failure is printed) | warning (facts only; no verdict alone)
+        confidence: 0.85             # default 0.8
+        priority: 45                 # default 45
+        messages:                    # the tool's own wording, with provenance; placeholders kept
+          - text: "Unsupported .version %s; current version is '%s'"
+            source: "ptxas 13.0.88, strings of bin/ptxas"
+            sample: "ptxas fatal   : Unsupported .version 8.7; current version is '8.4'"   # optional
+        patterns:                    # Python regexes over one line; named groups carry concepts
+          - 'Unsupported \\.version (?P<need_version>\\d+\\.\\d+); current version is .(?P<have_version>\\d+\\.\\d+)'
+        concepts: {component: ptxas} # constant concept values when the family matches
+        explain: {what: ..., why: ..., fix: ..., caveats: ...}
+        references: [https://...]
+        examples:                    # optional real excerpts: {log: ..., origin: owner/repo#N}
+
+Named groups a pattern may capture (normalised by :mod:`diagnose.concepts`): ``need_cc``,
+``have_cc``, ``component``, ``need_version``, ``have_version``, ``expected_dtype``, ``found_dtype``,
+``expected_device``, ``found_device``, ``resource``, ``requested``, ``limit`` (sizes: ``0xc000``,
+``48 KiB``...; counts: ``1024``).  ``concepts:`` may also set any of them as constants, and
+``unit: count`` tells that ``requested``/``limit`` are counts rather than sizes.
+
+A family with a category and failure mode becomes a rule (:func:`family_rules`), ranked like any
+other; every family must still be checkable: each message's ``sample`` (or its template with the
+placeholders filled) must match one of its patterns — :func:`lint_catalogue` says where not.
+Matching is fast whatever the catalogue's size: one Aho-Corasick pass over the lowered text finds
+each pattern's longest literal, and only those patterns run.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CATALOGUE_DIR = Path(__file__).resolve().parent / "data" / "catalogue"
+CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
+SEVERITIES = ("error", "warning")
+GROUPS = (
+    "need_cc",
+    "have_cc",
+    "component",
+    "need_version",
+    "have_version",
+    "expected_dtype",
+    "found_dtype",
+    "expected_device",
+    "found_device",
+    "resource",
+    "requested",
+    "limit",
+)
+CONSTANT_CONCEPTS = (*GROUPS, "unit")
+FAMILY_KEYS = (
+    "id",
+    "title",
+    "category",
+    "failure_mode",
+    "decide",
+    "severity",
+    "confidence",
+    "priority",
+    "messages",
+    "patterns",
+    "keywords",
+    "concepts",
+    "explain",
+    "references",
+    "examples",
+    "notes",
+)
+FILE_KEYS = ("tool", "versions", "families", "notes")
+KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_PLACEHOLDER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L)?[diouxXeEfgGcsp]|\{[^{}]*\}|%%")
+_MIN_ANCHOR = 4
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+with warnings.catch_warnings():  # the stdlib's own regex parser (deprecated name, same module as re._parser)
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import sre_parse
+
+
+@dataclass(frozen=True)
+class CatalogueProblem:
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Message:
+    text: str
+    source: str
+    sample: str | None = None
+
+
+@dataclass(frozen=True)
+class Family:
+    id: str
+    tool: str
+    title: str
+    category: str | None  # None: decided by the concept rules
+    failure_mode: str | None
+    severity: str
+    confidence: float
+    priority: int
+    messages: tuple[Message, ...]
+    patterns: tuple[re.Pattern[str], ...]
+    concepts: tuple[tuple[str, str], ...]
+    explain: dict[str, str]
+    references: tuple[str, ...]
+    examples: tuple[dict[str, Any], ...]
+    path: str
+    line: int
+    versions: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def decided(self) -> bool:
+        return self.category is not None
+
+
+@dataclass(frozen=True)
+class Hit:
+    family: Family
+    line: int  # 1-based line of the text
+    groups: dict[str, str]
+
+
+@dataclass
+class Catalogue:
+    families: tuple[Family, ...]
+    _anchors: Any = field(default=None, repr=False)  # ahocorasick.Automaton: lowered literal → [(family, pattern)]
+    _always: list[tuple[Family, re.Pattern[str]]] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        import ahocorasick
+
+        auto = ahocorasick.Automaton()
+        table: dict[str, list[tuple[Family, re.Pattern[str]]]] = {}
+        for fam in self.families:
+            for rx in fam.patterns:
+                anchor = required_literal(rx)
+                if anchor is None:
+                    self._always.append((fam, rx))
+                else:
+                    table.setdefault(anchor, []).append((fam, rx))
+        for anchor, entries in table.items():
+            auto.add_word(anchor, entries)
+        if table:
+            auto.make_automaton()
+            self._anchors = auto
+
+    def __len__(self) -> int:
+        return len(self.families)
+
+    def get(self, family_id: str) -> Family | None:
+        return next((f for f in self.families if f.id == family_id), None)
+
+    def candidates(self, text: str) -> list[tuple[Family, re.Pattern[str]]]:
+        out = list(self._always)
+        if self._anchors is not None:
+            seen: set[int] = set()
+            for _, entries in self._anchors.iter(text.lower()):
+                if id(entries) not in seen:
+                    seen.add(id(entries))
+                    out.extend(entries)
+        return out
+
+    def scan(self, text: str) -> list[Hit]:
+        """Every family whose patterns match a line of ``text``: the first hit of each, in text order."""
+        hits: dict[str, Hit] = {}
+        for fam, rx in self.candidates(text):
+            m = rx.search(text)
+            if m is None:
+                continue
+            line = text.count("\n", 0, m.start()) + 1
+            old = hits.get(fam.id)
+            if old is None or line < old.line:
+                groups = {k: v for k, v in m.groupdict().items() if v is not None}
+                hits[fam.id] = Hit(family=fam, line=line, groups=groups)
+        return sorted(hits.values(), key=lambda h: (h.line, h.family.id))
+
+
+def required_literal(rx: re.Pattern[str]) -> str | None:
+    """The longest literal run every match of ``rx`` contains, lowered (None when shorter than 4).
+
+    Only top-level runs count: text inside a group, a repeat or an alternative may be absent."""
+    try:
+        parsed = sre_parse.parse(rx.pattern, rx.flags)
+    except Exception:
+        return None
+    best = ""
+    run: list[str] = []
+    items: list[tuple[Any, Any]] = [*list(parsed.data), (None, None)]
+    for op, arg in items:
+        if op is sre_parse.LITERAL:
+            run.append(chr(arg))
+            continue
+        candidate = "".join(run)
+        if len(candidate) > len(best):
+            best = candidate
+        run = []
+    best = best.strip()
+    return best.lower() if len(best) >= _MIN_ANCHOR else None
+
+
+#: what a string placeholder is filled with, in turn, when a template is checked against its patterns
+STRING_FILLERS = ("x", "sm_90", "9.0", "float16", "cuda:0", "1024", "12.4", "libcudart.so.12")
+
+
+def fill_template(text: str, filler: str = "x") -> str:
+    """A message template with its printf/format placeholders filled with plausible values.
+
+    >>> fill_template("Unsupported .version %s; current version is '%s' (%d%%)", "9.0")
+    "Unsupported .version 9.0; current version is '9.0' (42%)"
+    """
+
+    def sub(m: re.Match[str]) -> str:
+        spec = m.group(0)
+        if spec == "%%":
+            return "%"
+        if spec[-1] in "diouxXcp":
+            return "42"
+        if spec[-1] in "eEfgG":
+            return "4.0"
+        return filler  # %s and {name}
+
+    return _PLACEHOLDER.sub(sub, text)
+
+
+# --- loading ------------------------------------------------------------------------------------
+
+
+def catalogue_files(root: Path = CATALOGUE_DIR) -> list[Path]:
+    return sorted(p for p in root.glob("*.yaml") if p.is_file()) if root.is_dir() else []
+
+
+def _node_lines(node: Any) -> list[int]:
+    """1-based line of each item of the file's ``families`` list."""
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if getattr(key, "value", None) == "families" and isinstance(value, yaml.SequenceNode):
+                return [item.start_mark.line + 1 for item in value.value]
+    return []
+
+
+def parse_file(path: Path, shown: str) -> tuple[list[Family], list[CatalogueProblem]]:
+    problems: list[CatalogueProblem] = []
+
+    def bad(line: int, msg: str) -> None:
+        problems.append(CatalogueProblem(shown, line, msg))
+
+    try:
+        loader = _Loader(path.read_text(encoding="utf-8"))
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+    except (OSError, UnicodeDecodeError) as exc:
+        bad(1, f"cannot read: {exc}")
+        return [], problems
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        bad((mark.line + 1) if mark else 1, f"invalid YAML: {getattr(exc, 'problem', exc)}")
+        return [], problems
+    if not isinstance(data, dict):
+        bad(1, "a catalogue file must be a mapping with tool, versions and families")
+        return [], problems
+    for key in data:
+        if key not in FILE_KEYS:
+            bad(1, f"unknown top-level field {key!r} (allowed: {', '.join(FILE_KEYS)})")
+    tool = data.get("tool")
+    if not isinstance(tool, str) or not tool.strip():
+        bad(1, "tool must be a non-empty string")
+        tool = "?"
+    versions = data.get("versions") or {}
+    if not isinstance(versions, dict):
+        bad(1, "versions must be a mapping of component to version")
+        versions = {}
+    items = data.get("families")
+    if not isinstance(items, list) or not items:
+        bad(1, "families must be a non-empty list")
+        return [], problems
+    lines = _node_lines(node)
+    out = []
+    vers = tuple((str(k), str(v)) for k, v in versions.items())
+    for i, item in enumerate(items):
+        ln = lines[i] if i < len(lines) else 1
+        fam = _family(item, tool, vers, shown, ln, bad)
+        if fam is not None:
+            out.append(fam)
+    return out, problems
+
+
+def _family(item: Any, tool: str, versions: tuple, shown: str, ln: int, bad: Any) -> Family | None:
+    if not isinstance(item, dict):
+        bad(ln, "a family must be a mapping")
+        return None
+    errors: list[str] = []
+
+    def err(msg: str) -> None:
+        errors.append(msg)
+
+    for key in item:
+        if key not in FAMILY_KEYS:
+            err(f"unknown field {key!r}")
+    fid = item.get("id")
+    if not isinstance(fid, str) or not KEBAB.match(fid):
+        err(f"id must be kebab-case, got {fid!r}")
+    title = item.get("title")
+    if not isinstance(title, str) or not title.strip():
+        err("title must be a non-empty string")
+    decide = item.get("decide")
+    category, mode = item.get("category"), item.get("failure_mode")
+    if decide == "concepts":
+        if category is not None or mode is not None:
+            err("decide: concepts takes no category or failure_mode (the concept rules decide)")
+    elif decide is not None:
+        err(f"decide must be 'concepts' when given, got {decide!r}")
+    else:
+        if category not in CATEGORIES:
+            err(f"category must be one of {', '.join(CATEGORIES)} (or set decide: concepts), got {category!r}")
+        if not isinstance(mode, str) or not KEBAB.match(mode):
+            err(f"failure_mode must be kebab-case, got {mode!r}")
+    severity = item.get("severity", "error")
+    if severity not in SEVERITIES:
+        err(f"severity must be one of {', '.join(SEVERITIES)}, got {severity!r}")
+    conf = item.get("confidence", 0.8)
+    if not isinstance(conf, int | float) or isinstance(conf, bool) or not 0 <= conf <= 1:
+        err(f"confidence must be between 0 and 1, got {conf!r}")
+    prio = item.get("priority", 45)
+    if not isinstance(prio, int) or isinstance(prio, bool):
+        err(f"priority must be an integer, got {prio!r}")
+    messages: list[Message] = []
+    for m in item.get("messages") or []:
+        if not isinstance(m, dict) or not isinstance(m.get("text"), str) or not isinstance(m.get("source"), str):
+            err("each message needs text and source (where in the tool it was read)")
+            continue
+        sample = m.get("sample")
+        messages.append(Message(text=m["text"], source=m["source"], sample=sample if isinstance(sample, str) else None))
+    if not messages:
+        err("messages must list the tool's own wording, each with its source")
+    patterns: list[re.Pattern[str]] = []
+    for p in item.get("patterns") or []:
+        if not isinstance(p, str):
+            err(f"a pattern must be a string, got {p!r}")
+            continue
+        try:
+            rx = re.compile(p)
+        except re.error as exc:
+            err(f"bad pattern {p!r}: {exc}")
+            continue
+        unknown = set(rx.groupindex) - set(GROUPS)
+        if unknown:
+            err(f"pattern {p!r}: unknown named group(s) {', '.join(sorted(unknown))} (known: {', '.join(GROUPS)})")
+        patterns.append(rx)
+    if not patterns:
+        err("patterns must be a non-empty list of regexes")
+    concepts = item.get("concepts") or {}
+    if not isinstance(concepts, dict) or any(k not in CONSTANT_CONCEPTS for k in concepts):
+        err(f"concepts may set only {', '.join(CONSTANT_CONCEPTS)}")
+        concepts = {}
+    explain = item.get("explain")
+    if not isinstance(explain, dict) or not all(isinstance(explain.get(k), str) for k in ("what", "why", "fix")):
+        err("explain needs what, why and fix")
+        explain = {}
+    refs = item.get("references") or []
+    if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+        err("references must be a list of strings")
+        refs = []
+    examples = item.get("examples") or []
+    if not isinstance(examples, list) or not all(
+        isinstance(e, dict) and isinstance(e.get("log"), str) for e in examples
+    ):
+        err("examples must be a list of {log, origin} mappings")
+        examples = []
+    if errors:
+        for msg in errors:
+            bad(ln, f"family {fid!r}: {msg}")
+        return None
+    return Family(
+        id=str(fid),
+        tool=str(tool),
+        title=str(title).strip(),
+        category=category if decide is None else None,
+        failure_mode=mode if decide is None else None,
+        severity=str(severity),
+        confidence=float(conf),
+        priority=int(prio),
+        messages=tuple(messages),
+        patterns=tuple(patterns),
+        concepts=tuple((str(k), str(v)) for k, v in concepts.items()),
+        explain={k: str(v).strip() for k, v in explain.items()},
+        references=tuple(refs),
+        examples=tuple(examples),
+        path=shown,
+        line=ln,
+        versions=versions,
+    )
+
+
+def load_catalogue(root: Path | str | None = None) -> Catalogue:
+    """Every family under ``root`` (default: the bundled catalogue); raise CatalogueError listing all problems."""
+    base = Path(root) if root is not None else CATALOGUE_DIR
+    families: list[Family] = []
+    problems: list[CatalogueProblem] = []
+    seen: dict[str, str] = {}
+    for path in catalogue_files(base):
+        fams, probs = parse_file(path, f"catalogue/{path.name}")
+        problems.extend(probs)
+        for fam in fams:
+            if fam.id in seen:
+                problems.append(
+                    CatalogueProblem(fam.path, fam.line, f"duplicate family id {fam.id!r} (also in {seen[fam.id]})")
+                )
+                continue
+            seen[fam.id] = fam.path
+            families.append(fam)
+    if problems:
+        raise CatalogueError(problems)
+    return Catalogue(families=tuple(families))
+
+
+class CatalogueError(Exception):
+    def __init__(self, problems: list[CatalogueProblem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+@functools.cache
+def default_catalogue() -> Catalogue:
+    return load_catalogue()
+
+
+def lint_catalogue(catalogue: Catalogue) -> Iterator[CatalogueProblem]:
+    """Each message (its sample, else its filled template) must match one of its family's patterns."""
+    for fam in catalogue.families:
+        for msg in fam.messages:
+            texts = [msg.sample] if msg.sample is not None else [fill_template(msg.text, f) for f in STRING_FILLERS]
+            if not any(rx.search(t) for rx in fam.patterns for t in texts):
+                what = (
+                    f"sample {msg.sample!r}"
+                    if msg.sample is not None
+                    else f"template {msg.text!r} (placeholders filled)"
+                )
+                yield CatalogueProblem(fam.path, fam.line, f"family {fam.id!r}: no pattern matches the {what}")
+        for ex in fam.examples:
+            if not any(rx.search(ex["log"]) for rx in fam.patterns):
+                yield CatalogueProblem(
+                    fam.path, fam.line, f"family {fam.id!r}: no pattern matches example {ex.get('origin')!r}"
+                )
+
+
+def tools(catalogue: Catalogue) -> list[str]:
+    return sorted({f.tool for f in catalogue.families})
+
+
+def by_tool(families: Iterable[Family]) -> dict[str, list[Family]]:
+    out: dict[str, list[Family]] = {}
+    for f in families:
+        out.setdefault(f.tool, []).append(f)
+    return out

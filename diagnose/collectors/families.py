@@ -1,0 +1,112 @@
+"""Message families (diagnose/data/catalogue/) → ConceptFacts: which families a log prints, and the
+values their messages carry, normalised.
+
+The families come from the tools' own message catalogues, so a wording this project never saw
+still matches when the tool printed it.  A sample, ptxas 13.0 given PTX from a newer toolkit
+(the message text is in ``strings bin/ptxas``)::
+
+    ptxas fatal   : Unsupported .version 9.1; current version is '9.0'
+
+Concept values are normalised (``diagnose.concepts``) and compared here, so rules read flags
+such as ``concept_version_too_old`` or ``concept_cc_too_low`` instead of parsing numbers.
+
+>>> from diagnose.catalogue import Catalogue, Family, Message
+>>> import re
+>>> fam = Family(id="demo-cc", tool="demo", title="t", category=None, failure_mode=None, severity="error",
+...     confidence=0.8, priority=45, messages=(Message("x", "y"),),
+...     patterns=(re.compile(r"needs compute capability (?P<need_cc>[\\d.]+), device has (?P<have_cc>[\\d.]+)"),),
+...     concepts=(), explain={}, references=(), examples=(), path="p", line=1)
+>>> f = facts_from(Catalogue((fam,)), "boom\\nkernel needs compute capability 8.0, device has 7.5\\n")
+>>> f.families, f.need_cc, f.have_cc, f.cc_too_low, f.lines
+(('demo-cc',), 8.0, 7.5, True, (2,))
+>>> facts_from(Catalogue((fam,)), "all good") is None
+True
+"""
+
+from __future__ import annotations
+
+import functools
+
+from diagnose import concepts as C
+from diagnose.catalogue import Catalogue, Hit, default_catalogue
+from diagnose.facts import ConceptFacts
+
+
+@functools.cache
+def _every_gpu_limits() -> dict[str, float]:
+    """The largest value any GPU in diagnose/data/gpus.yaml allows, per resource."""
+    from diagnose.envinfo import gpuspec
+
+    specs = [gpuspec.lookup(a) for a in gpuspec.archs()]
+    return {
+        "shared-memory": float(max(s.smem_per_block_optin for s in specs)),
+        "threads-per-block": float(max(s.max_threads_per_block for s in specs)),
+        "registers": float(max(s.regs_per_thread for s in specs)),
+        "registers-per-block": float(max(s.regs_per_block for s in specs)),
+        "int32-index": float(C.INT32_MAX),
+    }
+
+
+def parse(text: str) -> ConceptFacts | None:
+    return facts_from(default_catalogue(), text)
+
+
+def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
+    hits = catalogue.scan(text)
+    if not hits:
+        return None
+    # errors first: when a warning and an error both carry a value, the error's is the one that failed
+    ordered = [h for h in hits if h.family.severity == "error"] + [h for h in hits if h.family.severity != "error"]
+    raw: dict[str, str] = {}
+    for h in ordered:
+        for key, value in _values(h).items():
+            raw.setdefault(key, value)
+    first_error = next((h.family.id for h in hits if h.family.severity == "error"), None)
+    need_cc, have_cc = C.compute_capability(raw.get("need_cc")), C.compute_capability(raw.get("have_cc"))
+    exp_dt, found_dt = C.dtype_name(raw.get("expected_dtype")), C.dtype_name(raw.get("found_dtype"))
+    exp_dev, found_dev = C.device_kind(raw.get("expected_device")), C.device_kind(raw.get("found_device"))
+    resource = raw.get("resource")
+    requested, limit = _amount(raw.get("requested"), raw), _amount(raw.get("limit"), raw)
+    if resource == "int32-index" and limit is None:
+        limit = float(C.INT32_MAX)
+    every = _every_gpu_limits().get(resource or "")
+    return ConceptFacts(
+        lines=tuple(sorted({h.line for h in hits})),
+        families=tuple(h.family.id for h in hits),
+        family=first_error,
+        tools=tuple(dict.fromkeys(h.family.tool for h in hits)),
+        failed=first_error is not None,
+        component=raw.get("component"),
+        need_version=raw.get("need_version"),
+        have_version=raw.get("have_version"),
+        version_too_old=bool(C.older(raw.get("have_version"), raw.get("need_version"))),
+        need_cc=need_cc,
+        have_cc=have_cc,
+        cc_too_low=need_cc is not None and have_cc is not None and need_cc > have_cc,
+        expected_dtype=exp_dt,
+        found_dtype=found_dt,
+        dtype_mismatch=exp_dt is not None and found_dt is not None and exp_dt != found_dt,
+        expected_device=exp_dev,
+        found_device=found_dev,
+        device_mismatch=exp_dev is not None and found_dev is not None and exp_dev != found_dev,
+        resource=resource,
+        requested=requested,
+        limit=limit,
+        over_limit=requested is not None and limit is not None and requested > limit,
+        over_every_gpu=requested is not None and every is not None and requested > every,
+    )
+
+
+def _values(hit: Hit) -> dict[str, str]:
+    out = dict(hit.family.concepts)
+    out.update({k: v.strip() for k, v in hit.groups.items() if v and v.strip()})
+    return out
+
+
+def _amount(raw: str | None, values: dict[str, str]) -> float | None:
+    if raw is None:
+        return None
+    if values.get("unit") == "count":
+        return C.number(raw)
+    got = C.size_bytes(raw)
+    return got if got is not None else C.number(raw)

@@ -1,0 +1,113 @@
+"""The message catalogue: it loads, every family's own messages match its patterns, the literal
+prefilter never hides a match, and broken files are reported with file, line and reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.catalogue import CatalogueError, default_catalogue, lint_catalogue, load_catalogue, required_literal
+from diagnose.collectors.families import facts_from
+
+CAT = default_catalogue()
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_catalogue_loads_and_every_message_matches_its_family() -> None:
+    assert len(CAT) > 0
+    problems = [str(p) for p in lint_catalogue(CAT)]
+    assert not problems, "\n".join(problems)
+
+
+def _corpus_logs() -> list[str]:
+    logs = []
+    for path in sorted((ROOT / "corpus").rglob("*.yaml")):
+        data = yaml.safe_load(path.read_text())
+        for case in data if isinstance(data, list) else []:
+            if isinstance(case, dict):
+                logs.append("\n".join(str(case.get(k) or "") for k in ("log", "stdout", "stderr")))
+    return logs
+
+
+def test_prefilter_never_hides_a_match() -> None:
+    """Scanning with the Aho-Corasick literals finds exactly what running every pattern finds."""
+    texts = _corpus_logs() + [m.sample or m.text for f in CAT.families for m in f.messages]
+    assert len(texts) > 100
+    for text in texts:
+        fast = {h.family.id for h in CAT.scan(text)}
+        slow = {f.id for f in CAT.families if any(rx.search(text) for rx in f.patterns)}
+        assert fast == slow, text[:200]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "literal"),
+    [
+        (r"Unsupported \.version (?P<v>\d+); current", "Unsupported .version "),
+        (r"(?:Feature|Instruction) .{1,80}? requires \.target", " requires .target"),
+        (r"(a|b)c", None),
+        (r"out of resource: (?P<resource>[\w ]+), Required", "out of resource: "),
+    ],
+)
+def test_required_literal(pattern: str, literal: str | None) -> None:
+    import re
+
+    got = required_literal(re.compile(pattern))
+    assert got == (literal.strip().lower() if literal else None)
+
+
+def test_broken_catalogue_lists_every_problem_with_its_line(tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text(
+        "tool: demo\n"
+        "families:\n"
+        "  - id: Not_Kebab\n"
+        "    title: t\n"
+        "    category: kernel-logic\n"
+        "    failure_mode: x\n"
+        "    messages: [{text: m, source: s}]\n"
+        "    patterns: ['(unclosed']\n"
+        "    explain: {what: a, why: b, fix: c}\n"
+        "  - id: unknown-group\n"
+        "    title: t\n"
+        "    decide: concepts\n"
+        "    messages: [{text: m, source: s}]\n"
+        "    patterns: ['needs (?P<colour>\\w+)']\n"
+        "    explain: {what: a, why: b, fix: c}\n"
+    )
+    (tmp_path / "broken.yaml").write_text("tool: [unclosed\n")
+    with pytest.raises(CatalogueError) as err:
+        load_catalogue(tmp_path)
+    text = str(err.value)
+    assert "bad.yaml:3: family 'Not_Kebab': id must be kebab-case" in text
+    assert "bad.yaml:3: family 'Not_Kebab': bad pattern" in text
+    assert "bad.yaml:10: family 'unknown-group': pattern" in text and "colour" in text
+    assert "broken.yaml:" in text and "invalid YAML" in text
+
+
+def test_concepts_are_normalised_and_compared() -> None:
+    import re
+
+    from diagnose.catalogue import Catalogue, Family, Message
+
+    fam = Family(
+        id="demo-smem",
+        tool="demo",
+        title="t",
+        category=None,
+        failure_mode=None,
+        severity="error",
+        confidence=0.8,
+        priority=45,
+        messages=(Message("x", "y"),),
+        patterns=(re.compile(r"shared memory (?P<requested>\S+ ?[KMG]?i?B?) over (?P<limit>0x[0-9a-f]+)"),),
+        concepts=(("resource", "shared-memory"),),
+        explain={},
+        references=(),
+        examples=(),
+        path="p",
+        line=1,
+    )
+    f = facts_from(Catalogue((fam,)), "kernel: shared memory 576 KiB over 0x18c00\n")
+    assert f is not None
+    assert (f.requested, f.limit, f.over_limit, f.over_every_gpu) == (589824.0, 101376.0, True, True)
