@@ -87,6 +87,11 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("inputs", nargs="+", metavar="CASES", help="labelled .yaml/.jsonl case files or directories")
     v.add_argument("--rules", metavar="DIR", help="rule directory (default: the bundled rules)")
     v.add_argument("--min-accuracy", type=float, metavar="X", help="exit 1 when category accuracy is below X")
+    v.add_argument(
+        "--by",
+        action="store_true",
+        help="also give the figures per framework (the cases' field) and per message family",
+    )
 
     _run_parser(sub)
 
@@ -265,7 +270,7 @@ def _lint(path: str | None, out: TextIO, err: TextIO) -> int:
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from diagnose.classify import classify_records
-    from diagnose.evaluate import score, write_score
+    from diagnose.evaluate import score, slices, write_score, write_slices
     from diagnose.inputs import read_inputs
 
     rules = _load_rules(args.rules, err)
@@ -277,6 +282,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("kdiag eval: no labelled cases in the inputs (records need a `category` field)\n")
         return 2
     write_score(s, out)
+    if args.by:
+        write_slices(slices(reports), out)
     if args.min_accuracy is not None and s.accuracy < args.min_accuracy:
         return 1
     return 0

@@ -97,3 +97,55 @@ def write_score(s: Score, out: TextIO) -> None:
         out.write("\nmisses:\n")
         for rid, want, got in s.misses:
             out.write(f"  {rid:<48} label {want:<20} kdiag {got}\n")
+
+
+# --- figures per slice: framework, message family -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Slice:
+    labelled: int = 0
+    correct: int = 0
+    answered: int = 0
+    answered_correct: int = 0
+
+    def add(self, want: str, got: str) -> Slice:
+        return Slice(
+            labelled=self.labelled + 1,
+            correct=self.correct + (got == want),
+            answered=self.answered + (got != "unknown"),
+            answered_correct=self.answered_correct + (got == want and got != "unknown"),
+        )
+
+
+def family_of(r: Report) -> str:
+    """The message family a report's evidence matched first (errors before warnings), else 'none'."""
+    concept = r.evidence.concept if r.evidence is not None else None
+    if concept is None or not concept.families:
+        return "none"
+    return concept.family or concept.families[0]
+
+
+def slices(reports: Sequence[Report]) -> dict[str, dict[str, Slice]]:
+    """Labelled failures grouped by the case's framework and by the message family kdiag matched."""
+    out: dict[str, dict[str, Slice]] = {"framework": {}, "family": {}}
+    for r in reports:
+        want = r.label.get("category")
+        if not want or want == HEALTHY:
+            continue
+        got = r.category if r.category in CATS else "unknown"
+        for kind, key in (("framework", r.label.get("framework") or "unlabelled"), ("family", family_of(r))):
+            out[kind][key] = out[kind].get(key, Slice()).add(want, got)
+    return out
+
+
+def write_slices(groups: dict[str, dict[str, Slice]], out: TextIO) -> None:
+    for kind, table in groups.items():
+        if not table or set(table) <= {"unlabelled", "none"}:
+            continue
+        out.write(f"\nby {kind}:{'':<{max(1, 37 - len(kind))}}cases    right   answered  precision\n")
+        for key, s in sorted(table.items(), key=lambda kv: (-kv[1].labelled, kv[0])):
+            right = s.correct / s.labelled if s.labelled else 0.0
+            answered = s.answered / s.labelled if s.labelled else 0.0
+            prec = f"{s.answered_correct / s.answered:>9.0%}" if s.answered else f"{'-':>9}"
+            out.write(f"  {key:<40} {s.labelled:>5} {right:>8.0%} {answered:>10.0%} {prec}\n")

@@ -20,7 +20,7 @@ READ_LIMIT = 64 << 20
 #: split-field JSONL records are joined into one log in this order, each under a header line
 SPLIT_FIELDS = ("compile_log", "stdout", "stderr", "sanitizer_log", "log")
 TEXT_SUFFIXES = {".log", ".txt", ".out", ".err", ""}
-LABEL_KEYS = ("category", "failure_mode")
+LABEL_KEYS = ("category", "failure_mode", "framework", "source")
 
 
 @dataclass(frozen=True)
