@@ -30,8 +30,13 @@ documentation — never from one user's report.  Each file::
 Named groups a pattern may capture (normalised by :mod:`diagnose.concepts`): ``need_cc``,
 ``have_cc``, ``component``, ``need_version``, ``have_version``, ``expected_dtype``, ``found_dtype``,
 ``expected_device``, ``found_device``, ``resource``, ``requested``, ``limit`` (sizes: ``0xc000``,
-``48 KiB``...; counts: ``1024``).  ``concepts:`` may also set any of them as constants, and
-``unit: count`` tells that ``requested``/``limit`` are counts rather than sizes.
+``48 KiB``...; counts: ``1024``).  ``concepts:`` may also set any of them as constants;
+``unit: count`` tells that ``requested``/``limit`` are counts rather than sizes, and ``context``
+names what a (warning) family says about the input (``fuzzer``, ``input-load-failed``, ``empty-input``).
+
+What the values mean: ``need_cc`` is the compute capability the code, dtype or library feature
+*requires*, ``have_cc`` the one the *device* (or the compile target) has — a toolkit's highest
+known arch is not a ``have_cc`` (such families decide environment themselves).
 
 A family with a category and failure mode becomes a rule (:func:`family_rules`), ranked like any
 other; every family must still be checkable: each message's ``sample`` (or its template with the
@@ -69,7 +74,7 @@ GROUPS = (
     "requested",
     "limit",
 )
-CONSTANT_CONCEPTS = (*GROUPS, "unit")
+CONSTANT_CONCEPTS = (*GROUPS, "unit", "context")
 FAMILY_KEYS = (
     "id",
     "title",

@@ -257,6 +257,9 @@ class ConceptFacts(Facts):
     limit: float | None = None
     over_limit: bool = False  # requested > limit
     over_every_gpu: bool = False  # requested is over what any GPU allows (shared memory, threads, registers)
+    contexts: tuple[str, ...] = ()  # what the log says about the input: fuzzer, input-load-failed, empty-input
+    max_elements: float | None = None  # the largest element count of a shape the log prints: (1, 5120, 8, 384, 384)
+    over_int32_elements: bool = False  # max_elements is past the int32 index range
 
 
 # --- exit status --------------------------------------------------------------------

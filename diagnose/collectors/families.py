@@ -26,6 +26,7 @@ True
 from __future__ import annotations
 
 import functools
+import re
 
 from diagnose import concepts as C
 from diagnose.catalogue import Catalogue, Hit, default_catalogue
@@ -51,10 +52,57 @@ def parse(text: str) -> ConceptFacts | None:
     return facts_from(default_catalogue(), text)
 
 
+#: a printed shape: 2 to 8 integers in brackets after a word that says it is one
+#: (``torch.Size([4, 1024])``, ``shape=(2, 3)``) ...
+_NAMED_SHAPE = re.compile(
+    r"(?:Size\(\[|shape\s*[=:]?\s*[\[(]|size\s*[=:]\s*[\[(]|dims?\s*[=:]?\s*[\[(])"
+    r"\s*(\d+(?:\s*,\s*\d+){1,7})\s*,?\s*[\])]",
+    re.I,
+)
+#: ... or a bare tuple where a tensor's description puts it (``Place(gpu:0), (1, 5120, 8, 384, 384)>``,
+#: a line that is only a shape): these count for the size, never for an empty dimension (a printed
+#: list of values can hold a 0)
+_BARE_SHAPE = re.compile(r"(?:\),\s*\(|^\s*\()\s*(\d+(?:\s*,\s*\d+){1,7})\s*,?\s*\)", re.M)
+_EMPTY_DIM = re.compile(r"(?:^|,)\s*0\s*(?:,|$)")
+
+
+def shape_facts(text: str) -> tuple[float | None, bool]:
+    """The largest element count of a printed shape, and whether a named shape has an empty dimension.
+
+    >>> shape_facts("Out{auto_0_[LoDTensor<float, Place(gpu:0), (1, 5120, 8, 384, 384)>]}")
+    (6039797760.0, False)
+    >>> shape_facts("x: torch.Size([0, 128])  by thread (0,0,0) in block (7,0,0)")
+    (0.0, True)
+    >>> shape_facts("no shapes here (PCI:0000:06:00)\\n[0, 1, 2]")
+    (None, False)
+    """
+    head = text[:200_000]
+    best: float | None = None
+    empty = False
+    for rx, named in ((_NAMED_SHAPE, True), (_BARE_SHAPE, False)):
+        for m in rx.finditer(head):
+            dims = m.group(1)
+            n = 1.0
+            for d in dims.split(","):
+                n *= float(d)
+            best = n if best is None else max(best, n)
+            empty = empty or (named and bool(_EMPTY_DIM.search(dims)))
+    return best, empty
+
+
 def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
     hits = catalogue.scan(text)
+    max_elements, empty = shape_facts(text)
+    over_int32 = max_elements is not None and max_elements > C.INT32_MAX
     if not hits:
-        return None
+        if not (over_int32 or empty):
+            return None
+        # no family, but a shape that decides between owners once a failure is known
+        return ConceptFacts(
+            max_elements=max_elements,
+            over_int32_elements=over_int32,
+            contexts=("empty-input",) if empty else (),
+        )
     # errors first: when a warning and an error both carry a value, the error's is the one that failed
     ordered = [h for h in hits if h.family.severity == "error"] + [h for h in hits if h.family.severity != "error"]
     raw: dict[str, str] = {}
@@ -65,11 +113,14 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
     need_cc, have_cc = C.compute_capability(raw.get("need_cc")), C.compute_capability(raw.get("have_cc"))
     exp_dt, found_dt = C.dtype_name(raw.get("expected_dtype")), C.dtype_name(raw.get("found_dtype"))
     exp_dev, found_dev = C.device_kind(raw.get("expected_device")), C.device_kind(raw.get("found_device"))
-    resource = raw.get("resource")
+    resource = _resource(raw.get("resource"))
     requested, limit = _amount(raw.get("requested"), raw), _amount(raw.get("limit"), raw)
     if resource == "int32-index" and limit is None:
         limit = float(C.INT32_MAX)
     every = _every_gpu_limits().get(resource or "")
+    contexts = [v for h in hits for k, v in h.family.concepts if k == "context"]
+    if empty:
+        contexts.append("empty-input")
     return ConceptFacts(
         lines=tuple(sorted({h.line for h in hits})),
         families=tuple(h.family.id for h in hits),
@@ -94,7 +145,28 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
         limit=limit,
         over_limit=requested is not None and limit is not None and requested > limit,
         over_every_gpu=requested is not None and every is not None and requested > every,
+        contexts=tuple(dict.fromkeys(contexts)),
+        max_elements=max_elements,
+        over_int32_elements=over_int32,
     )
+
+
+_RESOURCES = {
+    "shared memory": "shared-memory",
+    "smem": "shared-memory",
+    "shared": "shared-memory",
+    "registers": "registers",
+    "regs": "registers",
+    "threads": "threads-per-block",
+    "memory": "device-memory",
+}
+
+
+def _resource(raw: str | None) -> str | None:
+    if raw is None:
+        return None
+    s = raw.strip().lower()
+    return _RESOURCES.get(s, s.replace(" ", "-"))
 
 
 def _values(hit: Hit) -> dict[str, str]:
