@@ -74,7 +74,12 @@ def _parser() -> argparse.ArgumentParser:
     rs.add_argument("id")
     rs.add_argument("--format", choices=("text", "json"), default="text")
     rn = rsub.add_parser("lint", help="check every rule file and its examples; list every offender")
-    for sp in (rl, rs, rn):
+    rc = rsub.add_parser(
+        "coverage", help="the message catalogue: families per tool, and how many a rule decides on their own messages"
+    )
+    rc.add_argument("--format", choices=("table", "json"), default="table")
+    rc.add_argument("-v", "--verbose", action="store_true", help="list the families no rule covers")
+    for sp in (rl, rs, rn, rc):
         sp.add_argument("--rules", metavar="DIR", help="rule directory (default: the bundled rules)")
 
     v = sub.add_parser(
@@ -174,10 +179,12 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.rules_command is None:
-        err.write("kdiag rules: choose an action: list, show ID, lint\n")
+        err.write("kdiag rules: choose an action: list, show ID, lint, coverage\n")
         return 2
     if args.rules_command == "lint":
         return _lint(args.rules, out, err)
+    if args.rules_command == "coverage":
+        return _coverage(args, out, err)
     rules = _load_rules(args.rules, err)
     if rules is None:
         return 3
@@ -213,6 +220,46 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if e.caveats:
         out.write(f"Caveats\n{_indent(e.caveats)}\n\n")
     out.write("References\n" + "".join(f"  - {ref}\n" for ref in rule.references))
+    return 0
+
+
+def _coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from diagnose.catalogue import CatalogueError, default_catalogue
+    from diagnose.coverage import family_coverage, per_tool
+
+    rules = _load_rules(args.rules, err)
+    if rules is None:
+        return 3
+    try:
+        cat = default_catalogue()
+    except CatalogueError as exc:
+        err.write(f"kdiag: the message catalogue is broken:\n{exc}\n")
+        return 3
+    rows = family_coverage(cat, rules)
+    if args.format == "json":
+        json.dump({"tools": per_tool(rows), "families": [r.to_dict() for r in rows]}, out, indent=2)
+        out.write("\n")
+        return 0
+    out.write(f"{'TOOL':<16} {'FAMILIES':>8} {'DECIDED':>8} {'CONCEPTS':>9} {'WARNING':>8} {'COVERED':>8}\n")
+    totals = dict.fromkeys(("families", "decided", "concepts", "warning", "covered"), 0)
+    for tool, t in sorted(per_tool(rows).items()):
+        out.write(
+            f"{tool:<16} {t['families']:>8} {t['decided']:>8} {t['concepts']:>9} {t['warning']:>8} {t['covered']:>8}\n"
+        )
+        for k in totals:
+            totals[k] += t[k]
+    out.write(
+        f"{'all':<16} {totals['families']:>8} {totals['decided']:>8} {totals['concepts']:>9} "
+        f"{totals['warning']:>8} {totals['covered']:>8}\n"
+    )
+    missing = [r for r in rows if not r.covered and r.decision != "warning"]
+    out.write("\ncovered: a rule gives a verdict on the family's own message (its sample, or its template filled)\n")
+    if missing and args.verbose:
+        out.write("\nnot covered:\n")
+        for r in missing:
+            out.write(f"  {r.family:<44} {r.tool:<12} {r.message[:70]}\n")
+    elif missing:
+        out.write(f"{len(missing)} not covered (-v lists them)\n")
     return 0
 
 

@@ -1,0 +1,34 @@
+"""`kdiag rules coverage`: families per tool, and every decided family covered by its own rule."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from diagnose.catalogue import default_catalogue
+from diagnose.cli import main
+from diagnose.coverage import family_coverage
+from diagnose.rules import default_rules
+
+
+def test_every_decided_family_gets_its_own_verdict_on_its_messages() -> None:
+    rows = family_coverage(default_catalogue(), default_rules())
+    decided = [r for r in rows if r.decision not in ("concepts", "warning")]
+    assert decided
+    wrong = [
+        f"{r.family}: {r.verdict} (family says {r.decision}) on {r.message!r}"
+        for r in decided
+        if r.verdict != r.decision
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_coverage_command_reports_per_tool() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["rules", "coverage", "--format", "json"], out=out, err=err) == 0, err.getvalue()
+    data = json.loads(out.getvalue())
+    assert "ptxas" in data["tools"]
+    assert sum(t["families"] for t in data["tools"].values()) == len(data["families"]) == len(default_catalogue())
+    table = io.StringIO()
+    assert main(["rules", "coverage"], out=table, err=err) == 0
+    assert table.getvalue().splitlines()[0].split() == ["TOOL", "FAMILIES", "DECIDED", "CONCEPTS", "WARNING", "COVERED"]
