@@ -37,6 +37,7 @@ SOURCES: dict[str, type[F.Facts]] = {
     "numerics": F.NumericsFacts,
     "gpu": F.GpuFacts,
     "run": F.RunFacts,
+    "kb": F.KbFacts,
 }
 
 #: record types nested in facts, by name, for from_dict
@@ -63,6 +64,7 @@ class Evidence:
     numerics: F.NumericsFacts | None = None
     gpu: F.GpuFacts | None = None
     run: F.RunFacts | None = None
+    kb: F.KbFacts | None = None
     schema: int = SCHEMA_VERSION
 
     # -- access -------------------------------------------------------------------
