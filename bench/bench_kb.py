@@ -32,7 +32,9 @@ from diagnose.kb.store import Store  # noqa: E402
 
 
 def corpus_reports() -> list:
-    files = [str(p) for p in sorted((ROOT / "corpus").rglob("*.yaml")) if p.name not in ("labels.yaml", "recorded.yaml")]
+    files = [
+        str(p) for p in sorted((ROOT / "corpus").rglob("*.yaml")) if p.name not in ("labels.yaml", "recorded.yaml")
+    ]
     return [r for r in classify_records(read_inputs(files)) if r.status in ("diagnosed", "unknown")]
 
 
@@ -80,7 +82,9 @@ def main() -> int:
     stats_s, _ = timed([*kdiag, "kb", "stats", "--db", str(db)], env)
     unknowns_s, out = timed([*kdiag, "kb", "unknowns", "--db", str(db), "--format", "table"], env)
     noop_s, _ = timed([*kdiag, "--help"], env)
-    print(f"recorded {args.records:,} diagnoses in {record_s:.1f} s ({args.records / record_s:,.0f}/s, one transaction each)")
+    print(
+        f"recorded {args.records:,} diagnoses in {record_s:.1f} s ({args.records / record_s:,.0f}/s, one transaction each)"
+    )
     print(f"store: {stats['entries']:,} entries, {stats['observations']:,} observations, {size / 2**20:.1f} MiB")
     print(f"kdiag kb stats:    {stats_s:.2f} s wall (Store.stats() itself: {stats_inproc * 1000:.0f} ms)")
     print(f"kdiag kb unknowns: {unknowns_s:.2f} s wall ({out.strip().splitlines()[-1]})")

@@ -9,7 +9,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from diagnose.kb.store import KbError, Store, resolve_path
 
@@ -135,7 +135,9 @@ class Recorder:
         )
 
 
-def open_recorder(args: argparse.Namespace, rules: Any, err: TextIO, *, default_record: bool) -> Recorder | bool | None:
+def open_recorder(
+    args: argparse.Namespace, rules: Any, err: TextIO, *, default_record: bool
+) -> Recorder | Literal[False] | None:
     """A Recorder when the knowledge base is in use, None when not, False when it cannot be opened."""
     record = default_record and not getattr(args, "no_record", False)
     record = record or bool(getattr(args, "record", False))

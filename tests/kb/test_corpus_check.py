@@ -28,7 +28,7 @@ def result() -> CC.Result:
 
 def test_no_case_right_in_the_baseline_is_wrong_now(result: CC.Result) -> None:
     assert result.baseline is not None, "corpus/baseline.json is missing"
-    changed, regressions, new = result.changes()
+    _changed, regressions, new = result.changes()
     assert not regressions, regressions
     assert not new, f"cases not in the baseline (kdiag corpus check --update-baseline): {new}"
 
@@ -69,7 +69,9 @@ def test_update_baseline_writes_what_check_compares(tmp_path: Path) -> None:
     (corpus / "public").mkdir(parents=True)
     shutil.copy(ROOT / "corpus" / "public" / "real-dev.yaml", corpus / "public")
     out, err = io.StringIO(), io.StringIO()
-    code = main(["corpus", "check", "--corpus", str(corpus), "--update-baseline", "--no-rule-examples"], out=out, err=err)
+    code = main(
+        ["corpus", "check", "--corpus", str(corpus), "--update-baseline", "--no-rule-examples"], out=out, err=err
+    )
     assert code == 0, err.getvalue()
     base = json.loads((corpus / CC.BASELINE_NAME).read_text())
     assert len(base["cases"]) == 32
