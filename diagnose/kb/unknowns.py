@@ -3,7 +3,7 @@
 Every entry whose verdict is ``unknown`` (no rule matched, or none was sure enough) and that no
 person labelled gives its headline — the line that names the failure — to a drain3 template
 miner (the Drain algorithm: a fixed-depth parse tree over tokens, similarity threshold 0.4).
-Entries whose headlines share a template form a group; groups rank by how often their failures
+Entries whose headlines (their first ten tokens) share a template form a group; groups rank by how often their failures
 were seen.  A group's id is a hash of its template, so it stays put while the store grows as long
 as the template does.
 """
@@ -24,6 +24,9 @@ MASKS = (
     (r"(?<![A-Za-z_])[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?", "NUM"),
 )
 SIMILARITY = 0.4
+#: Drain compares lines of equal length only; a failure's identity is at the head of its line (the
+#: exception and error name), its tail is arguments of varying length: the head is what is grouped
+MAX_TOKENS = 10
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,8 @@ def group_lines(items: list[tuple[Any, str]]) -> list[tuple[str, list[Any]]]:
     miner = _miner()
     cluster_of: dict[Any, int] = {}
     for key, line in items:
-        res = miner.add_log_message(line.strip() or "(empty)")
+        head = " ".join(line.split()[:MAX_TOKENS])
+        res = miner.add_log_message(head or "(empty)")
         cluster_of[key] = res["cluster_id"]
     templates = {c.cluster_id: c.get_template() for c in miner.drain.clusters}
     by_cluster: dict[int, list[Any]] = {}
