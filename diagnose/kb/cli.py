@@ -144,6 +144,8 @@ def open_recorder(
     in_use = record or bool(getattr(args, "db", None)) or bool(os.environ.get("KDIAG_DB"))
     if not in_use:
         return None
+    if not record and not resolve_path(getattr(args, "db", None)).exists():
+        return None  # only consulting, and there is nothing to consult
     try:
         return Recorder(getattr(args, "db", None), record=record, rules=rules)
     except KbError as exc:
