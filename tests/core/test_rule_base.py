@@ -28,7 +28,8 @@ def test_size_and_shape_of_the_rule_base() -> None:
     assert cats == {"kernel-logic", "environment", "runtime-assumption"}
     for r in RULES:
         assert r.path.split("/")[0] in {
-            "cuda", "compiler", "triton", "sanitizer", "environment", "numerics", "oom", "process", "python", "gpu", "run"
+            "cuda", "compiler", "triton", "sanitizer", "environment", "numerics", "oom", "process", "python", "gpu", "run",
+            "kb",
         }, r.path
         assert r.references and all(ref.startswith(("http", "../shared", "corpus/")) or "#" in ref for ref in r.references), r.id
 
