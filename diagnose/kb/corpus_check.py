@@ -9,8 +9,11 @@ The cases:
   ``owner/repo#N``, a URL, a file of the corpus), labelled with their rule's category and mode by
   the rule's author; examples whose log is also a corpus case, or that two rules label differently,
   are left out;
-- runnable kernels (``labels.yaml`` next to ``*.py``/``*.cu`` files) are listed, not replayed: a
-  replay is a `kdiag run` each (``tests/test_corpus_kernels.py`` runs them).
+- **recorded evidence** — ``*.yaml`` lists whose records carry an ``evidence`` mapping (an Evidence
+  record, e.g. ``corpus/kernels/recorded.yaml``: what `kdiag run` found on each runnable kernel,
+  written by ``scripts/record-kernel-evidence``) go straight to the matcher;
+- runnable kernels (``labels.yaml`` next to ``*.py``/``*.cu`` files) without recorded evidence are
+  listed, not replayed: a replay is a `kdiag run` each (the ``.cu`` ones need a GPU).
 
 A case is *right* when its category is the labelled one (a healthy case: when no rule fires).
 The baseline (``corpus/baseline.json``) keeps each case's result; a case that was right in the
@@ -74,6 +77,7 @@ class Result:
     baseline: dict[str, Any] | None
     baseline_path: str | None
     excluded: dict[str, int] = field(default_factory=dict)
+    rule_examples: bool = True  # the rule-example cases were checked (else the baseline's are not compared)
 
     # -- figures ------------------------------------------------------------------
 
@@ -172,6 +176,8 @@ class Result:
                     regressions.append(item)
         current = {c.id for c in self.cases}
         for cid, b in base.items():
+            if not self.rule_examples and cid.startswith("rule-examples:"):
+                continue
             if cid not in current and b["right"]:
                 regressions.append({"id": cid, "was": b["result"], "now": None, "right_was": True, "right_now": False})
         return changed, regressions, new
@@ -238,13 +244,21 @@ def _kernels(corpus: Path) -> list[dict[str, str]]:
         if not any(labels.parent.glob("*.py")) and not any(labels.parent.glob("*.cu")):
             continue
         data = yaml.safe_load(labels.read_text(encoding="utf-8")) or {}
+        recorded = labels.parent / "recorded.yaml"
+        done = (
+            {c.get("id") for c in yaml.safe_load(recorded.read_text(encoding="utf-8")) or []}
+            if recorded.exists()
+            else set()
+        )
         for name, lab in sorted(data.items()):
+            if f"kernel-{Path(name).stem}" in done:
+                continue  # replayed from its recorded evidence
             if (labels.parent / name).exists():
                 out.append(
                     {
                         "id": f"{labels.parent.name}/{name}",
                         "label": f"{lab.get('category')}/{lab.get('failure_mode', 'none')}",
-                        "why": "a runnable kernel: replayed by `kdiag run` (tests/test_corpus_kernels.py), not here",
+                        "why": "a runnable kernel with no recorded evidence: `kdiag run` it (on a GPU for .cu)",
                     }
                 )
     return out
@@ -320,6 +334,7 @@ def check(
         baseline=base,
         baseline_path=str(baseline) if baseline is not None else None,
         excluded=dict(excluded),
+        rule_examples=rule_examples,
     )
 
 
@@ -425,9 +440,8 @@ def write_text(result: Result, out: TextIO) -> None:
         out.write(f"  {mode:<52} {m['mode_right']}/{m['cases']}\n")
     out.write(f"\nTAXONOMY failure modes without a case: {', '.join(d['modes_without_case']) or 'none'}\n")
     if d["not_replayed"]:
-        out.write(
-            f"not replayed here: {len(d['not_replayed'])} runnable kernels (kdiag run; tests/test_corpus_kernels.py)\n"
-        )
+        names = ", ".join(k["id"] for k in d["not_replayed"])
+        out.write(f"not replayed (runnable, no recorded evidence): {len(d['not_replayed'])}: {names}\n")
     if d["misses"]:
         out.write(f"\nmisses ({len(d['misses'])}):\n")
         for m in d["misses"]:
