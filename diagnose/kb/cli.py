@@ -298,8 +298,8 @@ def _kb_label(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO) 
     if args.mode and not KEBAB.match(args.mode):
         err.write(f"kdiag kb label: --mode must be kebab-case, got {args.mode!r}\n")
         return 2
-    if args.mode and not args.category:
-        err.write("kdiag kb label: --mode needs --category too\n")
+    if bool(args.mode) != bool(args.category):
+        err.write("kdiag kb label: give --category and --mode together (neither: confirm kdiag's verdict)\n")
         return 2
     by = args.by or os.environ.get("KDIAG_USER") or _login()
     e = store.label(args.id, category=args.category, failure_mode=args.mode, note=args.note, by=by)
