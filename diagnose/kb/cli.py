@@ -98,14 +98,24 @@ def _source(origin: str | None) -> str | None:
 class Recorder:
     """Consults the store for each report (labels become evidence) and records it when asked."""
 
-    def __init__(self, db: str | None, *, record: bool, rules: Any):
-        from diagnose.matcher import Matcher
-
+    def __init__(self, db: str | None, *, record: bool, rules: Any, min_confidence: float | None = None):
         self.store = Store(resolve_path(db))
         self.record = record
-        self.matcher = Matcher(rules)
+        self._rules = rules  # a RuleSet, or a callable that loads one (only needed when a label applies)
+        self._matcher: Any = None
+        self.min_confidence = min_confidence
         self.recorded = 0
         self.repeated = 0
+
+    @property
+    def matcher(self) -> Any:
+        if self._matcher is None:
+            from diagnose.matcher import Matcher
+
+            self._matcher = Matcher(self._rules() if callable(self._rules) else self._rules)
+            if self.min_confidence is not None:
+                self._matcher.min_confidence = self.min_confidence
+        return self._matcher
 
     def close(self) -> None:
         self.store.close()
@@ -113,7 +123,7 @@ class Recorder:
     def process(self, report: Any, *, source: str | None = None) -> Any:
         from diagnose.kb.record import consult, observation
 
-        report = consult(report, self.store, self.matcher)
+        report = consult(report, self.store, lambda: self.matcher)
         if self.record:
             obs = observation(report, source=source if source is not None else _source(report.origin))
             if obs is not None:
@@ -147,7 +157,9 @@ def open_recorder(
     if not record and not resolve_path(getattr(args, "db", None)).exists():
         return None  # only consulting, and there is nothing to consult
     try:
-        return Recorder(getattr(args, "db", None), record=record, rules=rules)
+        return Recorder(
+            getattr(args, "db", None), record=record, rules=rules, min_confidence=getattr(args, "min_confidence", None)
+        )
     except KbError as exc:
         err.write(f"kdiag: {exc}\n")
         return False
@@ -163,8 +175,7 @@ def record_run(res: Any, args: argparse.Namespace, err: TextIO) -> Any:
     if res.verdict == "pass" or res.diagnosis is None:
         return res
     try:
-        rules = load_rules(args.rules)
-        rec = open_recorder(args, rules, err, default_record=True)
+        rec = open_recorder(args, lambda: load_rules(args.rules), err, default_record=True)
         if not rec:
             return res
         try:

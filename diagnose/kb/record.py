@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from diagnose.evidence import Evidence
@@ -112,8 +113,11 @@ def kb_facts(fp: str, seen: Seen) -> KbFacts:
     )
 
 
-def consult(report: Report, store: Store, matcher: Matcher) -> Report:
-    """The report, with what the store knows of its failure as evidence (and the verdict it leads to)."""
+def consult(report: Report, store: Store, matcher: Matcher | Callable[[], Matcher]) -> Report:
+    """The report, with what the store knows of its failure as evidence (and the verdict it leads to).
+
+    ``matcher`` may be a callable: it is only needed (and only called) when a person labelled the failure.
+    """
     ev = report.evidence
     if ev is None or report.status not in ("diagnosed", "unknown"):
         return report
@@ -127,7 +131,8 @@ def consult(report: Report, store: Store, matcher: Matcher) -> Report:
         return dataclasses.replace(report, evidence=ev)
     from diagnose.classify import resolve_modes
 
-    d = resolve_modes(matcher.diagnose(ev), ev, matcher.rules)
+    m = matcher if isinstance(matcher, Matcher) else matcher()
+    d = resolve_modes(m.diagnose(ev), ev, m.rules)
     best = d.best
     if best is not None and best.rule.startswith("kb-label-"):
         # the label decided: the report says why, in the words of the store
