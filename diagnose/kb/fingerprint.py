@@ -35,7 +35,7 @@ _SUBS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<![\w<])(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:[/\\][^\s'\"()\[\]:,;/\\]+)+[/\\]"), ""),
     (re.compile(r"\btmp[\w-]{3,}|\b[\w-]*_tmp[\w-]*"), "<TMP>"),
     (re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{8,}\b"), "<HEX>"),
-    (re.compile(r"(?<![A-Za-z_<])[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?"), "<N>"),
+    (re.compile(r"(?<![\w<])[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?"), "<N>"),
     (re.compile(r"[ \t]+"), " "),
 )
 

@@ -21,7 +21,7 @@ MASKS = (
     (r"\b0[xX][0-9a-fA-F]+\b", "HEX"),
     (r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", "UUID"),
     (r"(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:/[^\s'\"()\[\]:,;/]+){2,}", "PATH"),
-    (r"(?<![A-Za-z_])[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?", "NUM"),
+    (r"(?<![\w])[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?", "NUM"),
 )
 SIMILARITY = 0.4
 #: Drain compares lines of equal length only; a failure's identity is at the head of its line (the
