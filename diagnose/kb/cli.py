@@ -7,11 +7,12 @@ import argparse
 import json
 import os
 import re
+import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from diagnose.kb.store import KbError, Store, resolve_path
+from diagnose.kb.store import KbError, Store, explain, resolve_path
 
 DB_HELP = "the knowledge base (default: $KDIAG_DB, else .kdiag/kb.sqlite)"
 
@@ -99,7 +100,7 @@ class Recorder:
     """Consults the store for each report (labels become evidence) and records it when asked."""
 
     def __init__(self, db: str | None, *, record: bool, rules: Any, min_confidence: float | None = None):
-        self.store = Store(resolve_path(db))
+        self.store = Store(resolve_path(db), check=record)
         self.record = record
         self._rules = rules  # a RuleSet, or a callable that loads one (only needed when a label applies)
         self._matcher: Any = None
@@ -202,10 +203,14 @@ def cmd_kb(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("kdiag kb: choose an action: list, show ID, stats, label ID, export ID, unknowns\n")
         return 2
     try:
-        with Store(resolve_path(args.db), create=args.kb_command == "label") as store:
+        writes = args.kb_command == "label"
+        with Store(resolve_path(args.db), create=writes, check=writes) as store:
             return _KB[args.kb_command](store, args, out, err)
     except KbError as exc:
         err.write(f"kdiag kb: {exc}\n")
+        return 1
+    except sqlite3.DatabaseError as exc:  # a corrupt page met while reading
+        err.write(f"kdiag kb: {explain(exc, resolve_path(args.db))}\n")
         return 1
 
 
@@ -400,7 +405,7 @@ def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from diagnose.kb.suggest import SuggestError, suggest
 
     try:
-        with Store(resolve_path(args.db), create=False) as store:
+        with Store(resolve_path(args.db), create=False, check=False) as store:
             text, rule_id = suggest(store, args.group, category=args.category, mode=args.mode)
     except (KbError, SuggestError) as exc:
         err.write(f"kdiag rules suggest: {exc}\n")

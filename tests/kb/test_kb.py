@@ -288,3 +288,18 @@ def test_evidence_with_kb_facts_round_trips() -> None:
 
     ev = Evidence(kb=KbFacts(fingerprint="abc", seen_count=3, label_state="confirmed", label_category="environment"))
     assert Evidence.from_dict(json.loads(json.dumps(ev.to_dict()))) == ev
+
+
+def test_quick_check_catches_a_damaged_page_before_recording(tmp_path: Path) -> None:
+    db = tmp_path / "kb.sqlite"
+    batch = write_jsonl(tmp_path / "a.jsonl", [{"id": c["id"], "log": c["log"]} for c in BATCH])
+    kdiag("classify", str(batch), "--record", "--db", str(db), "-f", "jsonl")
+    with sqlite3.connect(db) as c:
+        page = c.execute("PRAGMA page_size").fetchone()[0]
+        root = c.execute("SELECT rootpage FROM sqlite_master WHERE name = 'observations'").fetchone()[0]
+    data = bytearray(db.read_bytes())
+    data[(root - 1) * page : root * page] = b"\xa5" * page  # the observations table's root page, overwritten
+    db.write_bytes(bytes(data))
+    code, out, err = kdiag("classify", str(batch), "--record", "--db", str(db), "-f", "jsonl")
+    assert code == 3 and "corrupt" in err and out == ""
+    assert db.read_bytes() == bytes(data)  # reported, not recreated
