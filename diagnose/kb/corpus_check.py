@@ -57,9 +57,13 @@ class Case:
 
     @property
     def right(self) -> bool:
-        if self.category == HEALTHY:
+        return self.right_for(self.category)
+
+    def right_for(self, category: str) -> bool:
+        """Right against ``category`` as the label (a healthy case: no rule fired)."""
+        if category == HEALTHY:
             return not self.fired
-        return self.got_category == self.category
+        return self.got_category == category
 
     @property
     def mode_right(self) -> bool:
@@ -164,15 +168,18 @@ class Result:
                 new.append(c.id)
                 continue
             if b["result"] != c.result():
+                # judged against the label the baseline was taken with: a rule example's label is its
+                # rule's category, which the change under test may itself have altered
+                right_now = c.right_for(b.get("label", [c.category])[0])
                 item = {
                     "id": c.id,
                     "was": b["result"],
                     "now": c.result(),
                     "right_was": b["right"],
-                    "right_now": c.right,
+                    "right_now": right_now,
                 }
                 changed.append(item)
-                if b["right"] and not c.right:
+                if b["right"] and not right_now:
                     regressions.append(item)
         current = {c.id for c in self.cases}
         for cid, b in base.items():
@@ -412,7 +419,10 @@ def write_baseline(result: Result, path: Path) -> None:
     data = {
         "about": "kdiag corpus check --update-baseline: each case's result when the baseline was taken; "
         "a case right here and wrong now is a regression",
-        "cases": {c.id: {"result": c.result(), "right": c.right} for c in sorted(result.cases, key=lambda c: c.id)},
+        "cases": {
+            c.id: {"label": [c.category, c.failure_mode], "result": c.result(), "right": c.right}
+            for c in sorted(result.cases, key=lambda c: c.id)
+        },
     }
     path.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
 
