@@ -146,6 +146,7 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         reports_iter = classify_records(records, rules=rules, min_confidence=args.min_confidence)
     if recorder is not None:
+        recorder.roots = tuple(p for p in args.inputs if os.path.isdir(p))
         reports_iter = recorder.wrap(reports_iter)
     show = args.progress == "always" or (args.progress == "auto" and err.isatty())
     if show:

@@ -84,15 +84,17 @@ def add_suggest_parser(rsub: Any) -> Any:
 # --- recording hooks ------------------------------------------------------------------------------
 
 
-def _source(origin: str | None) -> str | None:
-    """Where a record came from, with its file made absolute (so another cwd is the same place)."""
+def _source(origin: str | None, roots: Iterable[str] = ()) -> str | None:
+    """Where a record came from, with its file made absolute (so another cwd is the same place);
+    a file found under a directory input is named relative to it, so ``roots`` are tried too."""
     if not origin or origin in ("-", "<stdin>"):
         return origin
     m = re.match(r"^(.*?)((?::\d+)|(?:\[.*))?$", origin)
     path, rest = (m.group(1), m.group(2) or "") if m else (origin, "")
-    p = Path(path)
-    if p.exists():
-        return str(p.resolve()) + rest
+    for base in ("", *roots):
+        p = Path(base) / path
+        if p.is_file():
+            return str(p.resolve()) + rest
     return origin
 
 
@@ -107,6 +109,7 @@ class Recorder:
         self.min_confidence = min_confidence
         self.recorded = 0
         self.repeated = 0
+        self.roots: tuple[str, ...] = ()  # directory inputs (their files' origins are relative to them)
 
     @property
     def matcher(self) -> Any:
@@ -126,7 +129,7 @@ class Recorder:
 
         report = consult(report, self.store, lambda: self.matcher)
         if self.record:
-            obs = observation(report, source=source if source is not None else _source(report.origin))
+            obs = observation(report, source=source if source is not None else _source(report.origin, self.roots))
             if obs is not None:
                 if self.store.record(obs):
                     self.recorded += 1
