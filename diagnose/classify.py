@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from diagnose.collectors import collect
 from diagnose.evidence import Evidence
 from diagnose.inputs import InputRecord
-from diagnose.matcher import Matcher
+from diagnose.matcher import Diagnosis, Matcher
 from diagnose.report import Report
 from diagnose.rules import RuleSet, default_rules
 
@@ -38,6 +39,30 @@ def _gpu_facts(snapshot: Mapping[str, Any], errors: list[str] | None) -> Any:
         return None
 
 
+def resolve_modes(diagnosis: Diagnosis, evidence: Evidence, rules: RuleSet) -> Diagnosis:
+    """Findings of rules with ``failure_mode_from`` take their failure mode from the evidence.
+
+    A rule's category is fixed, its mode may come from a fact (``kb_label_mode``: the mode a person
+    gave this failure).  Findings that end up naming the same (category, mode) are kept once.
+    """
+    dynamic = {r.id: r for r in rules if r.failure_mode_from}
+    if not dynamic or not any(f.rule in dynamic for f in diagnosis.findings):
+        return diagnosis
+    context = evidence.context()
+    seen: set[tuple[str, str]] = set()
+    findings = []
+    for f in diagnosis.findings:
+        if f.rule in dynamic:
+            f = dataclasses.replace(f, failure_mode=dynamic[f.rule].mode_for(context))
+        if (f.category, f.failure_mode) not in seen:
+            seen.add((f.category, f.failure_mode))
+            findings.append(f)
+    out = dataclasses.replace(diagnosis, findings=tuple(findings))
+    if not diagnosis.abstained and findings and diagnosis.rule == findings[0].rule:
+        out = dataclasses.replace(out, failure_mode=findings[0].failure_mode)
+    return out
+
+
 def classify_record(rec: InputRecord, matcher: Matcher) -> Report:
     if rec.error is not None:
         return Report(id=rec.id, status="error", origin=rec.origin, errors=(rec.error,), label=rec.label)
@@ -46,7 +71,7 @@ def classify_record(rec: InputRecord, matcher: Matcher) -> Report:
     problems: list[str] = []
     try:
         ev = evidence_for(rec, problems)
-        diagnosis = matcher.diagnose(ev)
+        diagnosis = resolve_modes(matcher.diagnose(ev), ev, matcher.rules)
     except Exception as exc:  # never lose the batch to one record
         return Report(
             id=rec.id,

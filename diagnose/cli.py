@@ -64,6 +64,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="worker processes (default: all cores for batches of 2000+ records, else 1)",
     )
+    c.add_argument("--record", action="store_true", help="record every diagnosis in the knowledge base (kdiag kb)")
+    c.add_argument("--db", metavar="PATH", help="the knowledge base to consult and record in (default: $KDIAG_DB)")
 
     r = sub.add_parser("rules", help="list, show and lint the rule base")
     rsub = r.add_subparsers(dest="rules_command", metavar="ACTION")
@@ -79,6 +81,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     rc.add_argument("--format", choices=("table", "json"), default="table")
     rc.add_argument("-v", "--verbose", action="store_true", help="list the families no rule covers")
+    from diagnose.kb.cli import add_corpus_parser, add_kb_parser, add_suggest_parser
+
+    add_suggest_parser(rsub)
     for sp in (rl, rs, rn, rc):
         sp.add_argument("--rules", metavar="DIR", help="rule directory (default: the bundled rules)")
 
@@ -99,6 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     _run_parser(sub)
+    add_kb_parser(sub)
+    add_corpus_parser(sub)
 
     e = sub.add_parser("env", help="the machine: NVML, GPUs, the software stack, and what is wrong with them")
     e.add_argument("--format", choices=("text", "json"), default="text")
@@ -139,10 +146,18 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if jobs < 1:
         err.write("kdiag classify: --jobs must be at least 1\n")
         return 2
+    from diagnose.kb.cli import open_recorder
+
+    recorder = open_recorder(args, rules, err, default_record=False)
+    if recorder is False:
+        return 3
     if jobs > 1:
         reports_iter = classify_parallel(records, jobs=jobs, rules_root=args.rules, min_confidence=args.min_confidence)
     else:
         reports_iter = classify_records(records, rules=rules, min_confidence=args.min_confidence)
+    if recorder is not None:
+        recorder.roots = tuple(p for p in args.inputs if os.path.isdir(p))
+        reports_iter = recorder.wrap(reports_iter)
     show = args.progress == "always" or (args.progress == "auto" and err.isatty())
     if show:
         from tqdm import tqdm
@@ -167,6 +182,10 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     finally:
         if sink is not out:
             sink.close()
+        if recorder is not None:
+            if recorder.record:
+                err.write(recorder.summary())
+            recorder.close()
     bad = [r for r in reports if r.status == "error"]
     if bad:
         err.write(f"kdiag: {len(bad)} of {len(reports)} input(s) could not be classified (see their error entries)\n")
@@ -179,12 +198,16 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.rules_command is None:
-        err.write("kdiag rules: choose an action: list, show ID, lint, coverage\n")
+        err.write("kdiag rules: choose an action: list, show ID, lint, coverage, suggest GROUP\n")
         return 2
     if args.rules_command == "lint":
         return _lint(args.rules, out, err)
     if args.rules_command == "coverage":
         return _coverage(args, out, err)
+    if args.rules_command == "suggest":
+        from diagnose.kb.cli import cmd_suggest
+
+        return cmd_suggest(args, out, err)
     rules = _load_rules(args.rules, err)
     if rules is None:
         return 3
@@ -388,6 +411,12 @@ def _run_parser(sub: Any) -> None:
     )
     r.add_argument("--atol", type=float, metavar="X", help="absolute tolerance for every float output (over TOLERANCE)")
     r.add_argument("--rtol", type=float, metavar="X", help="relative tolerance for every float output (over TOLERANCE)")
+    r.add_argument(
+        "--db",
+        metavar="PATH",
+        help="the knowledge base the diagnosis is recorded in (default: $KDIAG_DB, else .kdiag/kb.sqlite)",
+    )
+    r.add_argument("--no-record", action="store_true", help="do not record the diagnosis in the knowledge base")
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -444,6 +473,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"kdiag: the rule base is broken ({len(exc.problems)} problem(s)):\n")
         err.writelines(f"  {prob}\n" for prob in exc.problems)
         return 3
+    from diagnose.kb.cli import record_run
+
+    res = record_run(res, args, err)
     if args.format == "json":
         json.dump(output.to_dict(res), out, indent=2, default=str)
         out.write("\n")
@@ -479,7 +511,18 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
         return 2
     if args.command == "run":  # `kdiag run -- CMD`: the handler needs to see where `--` was
         args.raw_argv = list(sys.argv[1:] if argv is None else argv)
-    handlers = {"classify": cmd_classify, "rules": cmd_rules, "eval": cmd_eval, "env": cmd_env, "run": cmd_run}
+    from diagnose.kb.cli import cmd_corpus, cmd_kb
+    from diagnose.kb.store import KbError
+
+    handlers = {
+        "classify": cmd_classify,
+        "rules": cmd_rules,
+        "eval": cmd_eval,
+        "env": cmd_env,
+        "run": cmd_run,
+        "kb": cmd_kb,
+        "corpus": cmd_corpus,
+    }
     try:
         return handlers[args.command](args, out, err)
     except KeyboardInterrupt:
@@ -487,6 +530,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
         return 130
     except BrokenPipeError:
         return 0
+    except KbError as exc:  # the knowledge base cannot be written (read-only, full disk): nothing partial was kept
+        err.write(f"kdiag: {exc}\n")
+        return 1
     except Exception as exc:  # kdiag's own error: say so, exit 3
         import traceback
 

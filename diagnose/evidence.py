@@ -38,6 +38,7 @@ SOURCES: dict[str, type[F.Facts]] = {
     "gpu": F.GpuFacts,
     "run": F.RunFacts,
     "concept": F.ConceptFacts,
+    "kb": F.KbFacts,
 }
 
 #: record types nested in facts, by name, for from_dict
@@ -65,6 +66,7 @@ class Evidence:
     gpu: F.GpuFacts | None = None
     run: F.RunFacts | None = None
     concept: F.ConceptFacts | None = None
+    kb: F.KbFacts | None = None
     schema: int = SCHEMA_VERSION
 
     # -- access -------------------------------------------------------------------

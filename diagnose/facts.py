@@ -423,3 +423,21 @@ class RunFacts(Facts):
     probe_seed_failed: bool = False  # a declared size with inputs from another seed (inside the contract)
     probe_nondeterministic: bool = False  # repeated identical runs gave different bits
     probe_oob: bool = False  # a failing probe read or wrote out of bounds (interpreter checks, canaries)
+
+
+# --- the knowledge base (kdiag kb): what people taught kdiag about this failure ----------
+
+
+@dataclass(frozen=True)
+class KbFacts(Facts):
+    fingerprint: str | None = None  # the failure's normalised signature, hashed (diagnose.kb.fingerprint)
+    seen_count: int = 0  # distinct earlier observations of this fingerprint
+    first_seen: str | None = None  # ISO date of the first one
+    last_seen: str | None = None
+    label_state: str | None = None  # confirmed | corrected; None: no person labelled it
+    label_category: str | None = None  # the category a person gave it
+    label_mode: str | None = None  # the failure mode a person gave it
+    label_by: str | None = None
+    label_note: str | None = None
+    label_count: int = 0  # how many times people labelled it
+    summary: str | None = None  # "seen 14 times since 2026-11-02; labelled environment/driver-too-old by ana"

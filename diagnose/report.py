@@ -64,6 +64,15 @@ class Report:
             out["warnings"] = list(self.warnings)
         if self.label:
             out["label"] = self.label
+        kb = self.evidence.kb if self.evidence is not None else None
+        if kb is not None:  # what the knowledge base knew of this failure (kdiag kb)
+            out["seen"] = {
+                "fingerprint": kb.fingerprint,
+                "count": kb.seen_count,
+                "first_seen": kb.first_seen,
+                "label": kb.label_state,
+                "summary": kb.summary,
+            }
         if with_evidence and self.evidence is not None:
             ev = self.evidence.to_dict()
             ev.get("log", {}).pop("text", None)  # the input itself is not repeated
@@ -144,6 +153,9 @@ def write_detail(r: Report, out: TextIO, *, indent: str = "") -> None:
             out.write(f"{indent}error: {e}\n")
     for w in r.warnings:
         out.write(f"{indent}warning: {w}\n")
+    kb = r.evidence.kb if r.evidence is not None else None
+    if kb is not None and kb.summary:
+        out.write(f"{indent}knowledge base: {kb.summary}\n")
     if d is None:
         return
     best = d.best

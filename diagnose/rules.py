@@ -54,7 +54,7 @@ REQUIRED = (
     "references",
     "examples",
 )
-OPTIONAL = ("tags", "notes")
+OPTIONAL = ("tags", "notes", "failure_mode_from")
 EXPLAIN_REQUIRED = ("what", "why", "fix")
 EXPLAIN_OPTIONAL = ("caveats", "example")
 EXAMPLE_KEYS = ("log", "exit_code", "signal", "timed_out", "evidence", "note", "origin")
@@ -129,6 +129,17 @@ class Rule:
     tags: tuple[str, ...] = ()
     compiled: Any = field(default=None, compare=False, repr=False)  # rule_engine.Rule
     precheck: Any = field(default=None, compare=False, repr=False)  # diagnose.prefilter: a necessary condition
+    # an evidence symbol whose value, when set, is the finding's failure mode (``kb_label_mode``: a person's
+    # label); ``failure_mode`` is then what the report says when the symbol is empty
+    failure_mode_from: str | None = None
+
+    def mode_for(self, context: Mapping[str, Any]) -> str:
+        """The failure mode a match of this rule on ``context`` reports."""
+        if self.failure_mode_from:
+            value = context.get(self.failure_mode_from)
+            if isinstance(value, str) and KEBAB.match(value):
+                return value
+        return self.failure_mode
 
     @property
     def specificity(self) -> int:
@@ -281,6 +292,11 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
         not isinstance(conf, int | float) or isinstance(conf, bool) or not 0.0 <= float(conf) <= 1.0
     ):
         bad(line("confidence"), f"confidence must be a number between 0 and 1, got {conf!r}")
+    fm_from = data.get("failure_mode_from")
+    if "failure_mode_from" in data and (
+        not isinstance(fm_from, str) or getattr(rule_types().get(fm_from), "name", None) != "STRING"
+    ):
+        bad(line("failure_mode_from"), f"failure_mode_from must name a string evidence symbol, got {fm_from!r}")
     prio = data.get("priority")
     if "priority" in data and (not isinstance(prio, int) or isinstance(prio, bool)):
         bad(line("priority"), f"priority must be an integer, got {prio!r}")
@@ -386,6 +402,7 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
         tags=tuple(str(t) for t in tags),
         compiled=compiled,
         precheck=compile_precheck(compiled.statement) if compiled is not None else None,
+        failure_mode_from=str(fm_from) if fm_from else None,
     )
     return rule, problems
 

@@ -30,6 +30,7 @@ def test_size_and_shape_of_the_rule_base() -> None:
         assert r.path.split("/")[0] in {
             "cuda", "compiler", "triton", "sanitizer", "environment", "numerics", "oom", "process", "python", "gpu", "run",
             "concept", "catalogue",  # rules over concept facts; the decided message families
+            "kb",
         }, r.path
         assert r.references and all(
             ref.startswith(("http", "../shared", "corpus/", "catalogue/")) or "#" in ref for ref in r.references

@@ -1,0 +1,1 @@
+"""The knowledge base of failures: the store, fingerprints, labels, unknowns, and the corpus check."""

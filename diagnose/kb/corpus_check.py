@@ -1,0 +1,471 @@
+"""`kdiag corpus check`: every labelled case replayed, with figures and a baseline.
+
+The cases:
+
+- **corpus** — every ``*.yaml`` list of records under the corpus folder whose records carry a
+  ``category`` (public bug reports, the held-out sets, captured tool output, healthy runs): their
+  recorded logs go through the classifier as ``kdiag classify`` would;
+- **rule examples** — the ``match`` examples of the rules that name a real origin (a public issue
+  ``owner/repo#N``, a URL, a file of the corpus), labelled with their rule's category and mode by
+  the rule's author; examples whose log is also a corpus case, or that two rules label differently,
+  are left out;
+- **recorded evidence** — ``*.yaml`` lists whose records carry an ``evidence`` mapping (an Evidence
+  record, e.g. ``corpus/kernels/recorded.yaml``: what `kdiag run` found on each runnable kernel,
+  written by ``scripts/record-kernel-evidence``) go straight to the matcher;
+- runnable kernels (``labels.yaml`` next to ``*.py``/``*.cu`` files) without recorded evidence are
+  listed, not replayed: a replay is a `kdiag run` each (the ``.cu`` ones need a GPU).
+
+A case is *right* when its category is the labelled one (a healthy case: when no rule fires).
+The baseline (``corpus/baseline.json``) keeps each case's result; a case that was right in the
+baseline and is not now is a regression, and ``kdiag corpus check`` exits 1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+
+from diagnose.evaluate import HEALTHY
+
+DEFAULT_CORPUS = Path(__file__).resolve().parent.parent.parent / "corpus"
+TAXONOMY = Path(__file__).resolve().parent.parent / "data" / "taxonomy.yaml"
+BASELINE_NAME = "baseline.json"
+CATS = ("kernel-logic", "environment", "runtime-assumption")
+
+
+class CorpusError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    suite: str  # the corpus file, or "rule-examples"
+    category: str  # labelled
+    failure_mode: str
+    got_category: str
+    got_mode: str
+    got_rule: str | None
+    fired: tuple[str, ...]  # every rule that matched (findings)
+
+    @property
+    def right(self) -> bool:
+        return self.right_for(self.category)
+
+    def right_for(self, category: str) -> bool:
+        """Right against ``category`` as the label (a healthy case: no rule fired)."""
+        if category == HEALTHY:
+            return not self.fired
+        return self.got_category == category
+
+    @property
+    def mode_right(self) -> bool:
+        return self.right and (self.category == HEALTHY or self.got_mode == self.failure_mode)
+
+    def result(self) -> list[Any]:
+        return [self.got_category, self.got_mode, self.got_rule]
+
+
+@dataclass
+class Result:
+    cases: list[Case]
+    not_replayed: list[dict[str, str]]
+    taxonomy: dict[str, list[str]]
+    baseline: dict[str, Any] | None
+    baseline_path: str | None
+    excluded: dict[str, int] = field(default_factory=dict)
+    rule_examples: bool = True  # the rule-example cases were checked (else the baseline's are not compared)
+
+    # -- figures ------------------------------------------------------------------
+
+    @property
+    def accuracy(self) -> float:
+        return sum(c.right for c in self.cases) / len(self.cases) if self.cases else 0.0
+
+    def suite_figures(self) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for suite in sorted({c.suite for c in self.cases}):
+            cs = [c for c in self.cases if c.suite == suite]
+            out[suite] = {
+                "cases": len(cs),
+                "right": sum(c.right for c in cs),
+                "mode_right": sum(c.mode_right for c in cs),
+                "accuracy": round(sum(c.right for c in cs) / len(cs), 4),
+            }
+        return out
+
+    def confusion(self) -> dict[str, dict[str, int]]:
+        m: dict[str, Counter[str]] = defaultdict(Counter)
+        for c in self.cases:
+            got = c.got_category if c.got_category in CATS else "unknown"
+            if c.category == HEALTHY:
+                got = "quiet" if not c.fired else got
+            m[c.category][got] += 1
+        return {k: dict(v) for k, v in sorted(m.items())}
+
+    def per_rule(self) -> dict[str, dict[str, Any]]:
+        """How often each rule decided a case, how often it was right (category, and mode too), and
+        its recall: of the cases labelled with the rule's own mode, the share it decided rightly."""
+        fired: Counter[str] = Counter()
+        right: Counter[str] = Counter()
+        mode_right: Counter[str] = Counter()
+        modes: dict[str, str] = {}
+        for c in self.cases:
+            if c.got_rule is None or c.got_category == "unknown":
+                continue
+            fired[c.got_rule] += 1
+            modes[c.got_rule] = c.got_mode
+            right[c.got_rule] += c.right
+            mode_right[c.got_rule] += c.right and c.got_mode == c.failure_mode
+        labelled = Counter(c.failure_mode for c in self.cases)
+        out = {}
+        for rule in sorted(fired):
+            n_mode = labelled.get(modes[rule], 0)
+            out[rule] = {
+                "fired": fired[rule],
+                "right": right[rule],
+                "mode_right": mode_right[rule],
+                "precision": round(right[rule] / fired[rule], 4),
+                "recall": round(mode_right[rule] / n_mode, 4) if n_mode else None,
+            }
+        return out
+
+    def per_mode(self) -> dict[str, dict[str, Any]]:
+        by: dict[str, list[Case]] = defaultdict(list)
+        for c in self.cases:
+            if c.category != HEALTHY:
+                by[f"{c.category}/{c.failure_mode}"].append(c)
+        return {
+            k: {
+                "cases": len(v),
+                "category_right": sum(c.right for c in v),
+                "mode_right": sum(c.mode_right for c in v),
+                "coverage": round(sum(c.mode_right for c in v) / len(v), 4),
+            }
+            for k, v in sorted(by.items())
+        }
+
+    def modes_without_case(self) -> list[str]:
+        have = {(c.category, c.failure_mode) for c in self.cases}
+        return [f"{cat}/{m}" for cat, modes in self.taxonomy.items() for m in modes if (cat, m) not in have]
+
+    def changes(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+        """(changed, regressions, new) against the baseline."""
+        if self.baseline is None:
+            return [], [], []
+        base = self.baseline.get("cases", {})
+        changed, regressions, new = [], [], []
+        for c in self.cases:
+            b = base.get(c.id)
+            if b is None:
+                new.append(c.id)
+                continue
+            if b["result"] != c.result():
+                # judged against the label the baseline was taken with: a rule example's label is its
+                # rule's category, which the change under test may itself have altered
+                right_now = c.right_for(b.get("label", [c.category])[0])
+                item = {
+                    "id": c.id,
+                    "was": b["result"],
+                    "now": c.result(),
+                    "right_was": b["right"],
+                    "right_now": right_now,
+                }
+                changed.append(item)
+                if b["right"] and not right_now:
+                    regressions.append(item)
+        current = {c.id for c in self.cases}
+        for cid, b in base.items():
+            if not self.rule_examples and cid.startswith("rule-examples:"):
+                continue
+            if cid not in current and b["right"]:
+                regressions.append({"id": cid, "was": b["result"], "now": None, "right_was": True, "right_now": False})
+        return changed, regressions, new
+
+    @property
+    def regressions(self) -> list[dict[str, Any]]:
+        return self.changes()[1]
+
+    def to_dict(self) -> dict[str, Any]:
+        changed, regressions, new = self.changes()
+        return {
+            "cases": len(self.cases),
+            "right": sum(c.right for c in self.cases),
+            "accuracy": round(self.accuracy, 4),
+            "mode_accuracy": round(sum(c.mode_right for c in self.cases) / len(self.cases), 4) if self.cases else 0.0,
+            "suites": self.suite_figures(),
+            "confusion": self.confusion(),
+            "per_rule": self.per_rule(),
+            "per_mode": self.per_mode(),
+            "modes_without_case": self.modes_without_case(),
+            "not_replayed": self.not_replayed,
+            "excluded_rule_examples": self.excluded,
+            "baseline": self.baseline_path,
+            "changed": changed,
+            "regressions": regressions,
+            "new_cases": new,
+            "misses": [
+                {
+                    "id": c.id,
+                    "label": f"{c.category}/{c.failure_mode}",
+                    "got": f"{c.got_category}/{c.got_mode}",
+                    "rule": c.got_rule,
+                }
+                for c in self.cases
+                if not c.right
+            ],
+        }
+
+
+# --- collecting and replaying cases ---------------------------------------------------------------
+
+
+def _log_key(text: str) -> str:
+    return hashlib.sha256(text.strip().encode("utf-8", "replace")).hexdigest()
+
+
+def corpus_files(corpus: Path) -> list[Path]:
+    out = []
+    for p in sorted(corpus.rglob("*.yaml")):
+        if p.name == "labels.yaml":
+            continue
+        try:
+            data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise CorpusError(f"{p}: {exc}") from exc
+        if isinstance(data, list) and any(isinstance(d, dict) and d.get("category") for d in data):
+            out.append(p)
+    return out
+
+
+def _kernels(corpus: Path) -> list[dict[str, str]]:
+    out = []
+    for labels in sorted(corpus.rglob("labels.yaml")):
+        if not any(labels.parent.glob("*.py")) and not any(labels.parent.glob("*.cu")):
+            continue
+        data = yaml.safe_load(labels.read_text(encoding="utf-8")) or {}
+        recorded = labels.parent / "recorded.yaml"
+        done = (
+            {c.get("id") for c in yaml.safe_load(recorded.read_text(encoding="utf-8")) or []}
+            if recorded.exists()
+            else set()
+        )
+        for name, lab in sorted(data.items()):
+            if f"kernel-{Path(name).stem}" in done:
+                continue  # replayed from its recorded evidence
+            if (labels.parent / name).exists():
+                out.append(
+                    {
+                        "id": f"{labels.parent.name}/{name}",
+                        "label": f"{lab.get('category')}/{lab.get('failure_mode', 'none')}",
+                        "why": "a runnable kernel with no recorded evidence: `kdiag run` it (on a GPU for .cu)",
+                    }
+                )
+    return out
+
+
+def _real_origin(origin: str | None) -> bool:
+    if not origin:
+        return False
+    return origin.startswith(("http://", "https://", "corpus/", "../shared/")) or "#" in origin
+
+
+def check(
+    corpus: Path,
+    *,
+    rules_root: str | None = None,
+    rule_examples: bool = True,
+    baseline: Path | None = None,
+) -> Result:
+    from diagnose.classify import classify_records, resolve_modes
+    from diagnose.inputs import read_inputs
+    from diagnose.lint import example_evidence
+    from diagnose.matcher import Matcher
+    from diagnose.rules import RuleLoadError, load_rules
+
+    if not corpus.is_dir():
+        raise CorpusError(f"no corpus folder {corpus}")
+    try:
+        rules = load_rules(rules_root)
+    except RuleLoadError as exc:
+        raise CorpusError(f"the rule base is broken: {exc}") from exc
+    cases: list[Case] = []
+    corpus_logs: set[str] = set()
+    matcher = Matcher(rules)
+    for path in corpus_files(corpus):
+        suite = str(path.relative_to(corpus))
+        items = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if any(isinstance(it, dict) and "evidence" in it for it in items):
+            cases += _evidence_cases(items, suite, matcher, resolve_modes)
+            continue
+        for rep in classify_records(read_inputs([str(path)]), rules=rules):
+            want = rep.label.get("category")
+            if not want:
+                continue
+            if rep.evidence is not None:
+                corpus_logs.add(_log_key(rep.evidence.log.text))
+            d = rep.diagnosis
+            cases.append(
+                Case(
+                    id=f"{suite}:{rep.id}",
+                    suite=suite,
+                    category=want,
+                    failure_mode=rep.label.get("failure_mode") or "",
+                    got_category=rep.category,
+                    got_mode=rep.failure_mode,
+                    got_rule=d.rule if d is not None and d.best is not None else None,
+                    fired=tuple(f.rule for f in d.findings) if d is not None else (),
+                )
+            )
+    excluded: Counter[str] = Counter()
+    if rule_examples:
+        cases += _rule_example_cases(rules, corpus_logs, excluded, matcher, example_evidence, resolve_modes)
+    tax = yaml.safe_load(TAXONOMY.read_text(encoding="utf-8"))
+    base = None
+    if baseline is not None and baseline.exists():
+        try:
+            base = json.loads(baseline.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CorpusError(f"cannot read the baseline {baseline}: {exc}") from exc
+    return Result(
+        cases=cases,
+        not_replayed=_kernels(corpus),
+        taxonomy=tax,
+        baseline=base,
+        baseline_path=str(baseline) if baseline is not None else None,
+        excluded=dict(excluded),
+        rule_examples=rule_examples,
+    )
+
+
+def _evidence_cases(items: list[Any], suite: str, matcher: Any, resolve: Any) -> list[Case]:
+    """Recorded Evidence records (e.g. of `kdiag run`) replayed through the rule base."""
+    from diagnose.evidence import Evidence
+
+    out = []
+    for i, it in enumerate(items):
+        if not isinstance(it, dict) or not it.get("category"):
+            continue
+        cid = f"{suite}:{it.get('id', i)}"
+        try:
+            ev = Evidence.from_dict(it["evidence"])
+        except (ValueError, TypeError, KeyError) as exc:
+            raise CorpusError(f"{cid}: unreadable evidence record: {exc}") from exc
+        d = resolve(matcher.diagnose(ev), ev, matcher.rules)
+        out.append(
+            Case(
+                id=cid,
+                suite=suite,
+                category=it["category"],
+                failure_mode=it.get("failure_mode") or "",
+                got_category=d.category,
+                got_mode=d.failure_mode,
+                got_rule=d.rule if d.best is not None else None,
+                fired=tuple(f.rule for f in d.findings),
+            )
+        )
+    return out
+
+
+def _rule_example_cases(
+    rules: Iterable[Any], corpus_logs: set[str], excluded: Counter[str], matcher: Any, evidence_of: Any, resolve: Any
+) -> list[Case]:
+    picked: dict[str, tuple[Any, Any, int]] = {}  # log key → (rule, example, index)
+    labels: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for rule in rules:
+        for i, ex in enumerate(rule.match_examples):
+            if not _real_origin(ex.origin):
+                excluded["no real origin"] += 1
+                continue
+            key = _log_key(ex.log + json.dumps(ex.evidence, sort_keys=True, default=str) + str(ex.exit_code))
+            if ex.evidence is None and _log_key(ex.log) in corpus_logs:
+                excluded["also a corpus case"] += 1
+                continue
+            labels[key].add((rule.category, rule.failure_mode))
+            picked.setdefault(key, (rule, ex, i))
+    out = []
+    for key, (rule, ex, i) in picked.items():
+        if len(labels[key]) > 1:
+            excluded["labelled differently by two rules"] += 1
+            continue
+        ev = evidence_of(ex)
+        d = resolve(matcher.diagnose(ev), ev, matcher.rules)
+        out.append(
+            Case(
+                id=f"rule-examples:{rule.id}#{i + 1}",
+                suite="rule-examples",
+                category=rule.category,
+                failure_mode=rule.failure_mode,
+                got_category=d.category,
+                got_mode=d.failure_mode,
+                got_rule=d.rule if d.best is not None else None,
+                fired=tuple(f.rule for f in d.findings),
+            )
+        )
+    return out
+
+
+# --- baseline and text ----------------------------------------------------------------------------
+
+
+def write_baseline(result: Result, path: Path) -> None:
+    data = {
+        "about": "kdiag corpus check --update-baseline: each case's result when the baseline was taken; "
+        "a case right here and wrong now is a regression",
+        "cases": {
+            c.id: {"label": [c.category, c.failure_mode], "result": c.result(), "right": c.right}
+            for c in sorted(result.cases, key=lambda c: c.id)
+        },
+    }
+    path.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+
+
+def write_text(result: Result, out: TextIO) -> None:
+    d = result.to_dict()
+    out.write(
+        f"{d['cases']} labelled cases: {d['right']} right ({d['accuracy']:.1%}), failure mode right too: "
+        f"{d['mode_accuracy']:.1%}\n"
+    )
+    for suite, s in d["suites"].items():
+        out.write(f"  {suite:<32} {s['cases']:>4} cases  {s['accuracy']:>7.1%}  (mode right {s['mode_right']})\n")
+    out.write("\nconfusion (rows: label; columns: kdiag; quiet = no rule fired on a healthy run)\n")
+    cols = [*CATS, "unknown", "quiet"]
+    out.write(f"{'':<20}" + "".join(f"{c[:10]:>12}" for c in cols) + "\n")
+    for label, row in d["confusion"].items():
+        out.write(f"{label:<20}" + "".join(f"{row.get(c, 0):>12}" for c in cols) + "\n")
+    out.write("\nper rule (fired, right, precision, recall of its mode)\n")
+    for rule, r in sorted(d["per_rule"].items(), key=lambda kv: (-kv[1]["fired"], kv[0])):
+        rec = f"{r['recall']:.0%}" if r["recall"] is not None else "-"
+        out.write(f"  {rule:<48} {r['fired']:>4} {r['right']:>4} {r['precision']:>7.0%} {rec:>6}\n")
+    low = {k: v for k, v in d["per_mode"].items() if v["coverage"] < 1}
+    out.write(f"\nper mode: {len(d['per_mode'])} modes with cases; {len(low)} not fully covered\n")
+    for mode, m in low.items():
+        out.write(f"  {mode:<52} {m['mode_right']}/{m['cases']}\n")
+    out.write(f"\nTAXONOMY failure modes without a case: {', '.join(d['modes_without_case']) or 'none'}\n")
+    if d["not_replayed"]:
+        names = ", ".join(k["id"] for k in d["not_replayed"])
+        out.write(f"not replayed (runnable, no recorded evidence): {len(d['not_replayed'])}: {names}\n")
+    if d["misses"]:
+        out.write(f"\nmisses ({len(d['misses'])}):\n")
+        for m in d["misses"]:
+            out.write(f"  {m['id']:<64} label {m['label']:<44} kdiag {m['got']}\n")
+    if d["baseline"] is None or result.baseline is None:
+        out.write("\nno baseline to compare with (kdiag corpus check --update-baseline writes one)\n")
+        return
+    out.write(
+        f"\nagainst the baseline: {len(d['changed'])} changed, {len(d['regressions'])} regression(s), "
+        f"{len(d['new_cases'])} new case(s)\n"
+    )
+    for c in d["changed"]:
+        mark = "REGRESSION" if c in d["regressions"] else "changed"
+        out.write(f"  {mark:<10} {c['id']}: {c['was']} -> {c['now']}\n")
+    for c in d["regressions"]:
+        if c["now"] is None:
+            out.write(f"  REGRESSION {c['id']}: no longer in the corpus\n")
