@@ -38,7 +38,7 @@ def test_the_corpus_covers_the_taxonomy(result: CC.Result) -> None:
     assert d["cases"] >= 80
     assert d["modes_without_case"] == []
     # floors, not targets: the honest figure is what `kdiag corpus check` prints
-    assert d["accuracy"] >= 0.85
+    assert d["accuracy"] >= 0.65  # the held-out sets (corpus/holdout*) are in it: see their READMEs
     assert set(d) >= {"cases", "accuracy", "per_rule", "per_mode", "modes_without_case"}
     rules_right = sum(r["right"] for r in d["per_rule"].values())
     assert rules_right <= d["right"]  # right answers come from rules (healthy cases: from none firing)
