@@ -44,7 +44,23 @@ def test_held_out_public_cases(name: str) -> None:
     assert s.precision >= 0.8, s.misses
 
 
-@pytest.mark.parametrize("name", ["healthy/cases.yaml", "captured/cases.yaml"])
+def test_captured_jax_failures() -> None:
+    # real jax/XLA/Pallas output (scripts/capture-jax); one case (a matmul's shape mismatch) is meant to abstain
+    s = score(reports("captured/jax.yaml"))
+    assert s.labelled >= 12
+    assert s.accuracy >= 0.85, s.misses
+    assert s.precision >= 0.9, s.misses
+
+
+def test_public_jax_reports() -> None:
+    # a development set: the families were checked against it (its first figure, 2/14, is in corpus/README.md)
+    s = score(reports("public/jax.yaml"))
+    assert s.labelled >= 12
+    assert s.accuracy >= 0.75, s.misses
+    assert s.precision >= 0.9, s.misses
+
+
+@pytest.mark.parametrize("name", ["healthy/cases.yaml", "captured/cases.yaml", "healthy/jax.yaml"])
 def test_no_rule_fires_on_healthy_runs(name: str) -> None:
     s = score(reports(name))
     noisy = [m for m in s.misses if m[1] == "none"]

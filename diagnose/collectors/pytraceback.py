@@ -34,6 +34,18 @@ Qualified names keep their module; ``exc_type`` is the short name:
 >>> parse('all good, 3 tests passed') is None
 True
 
+JAX's notes around its filtered tracebacks end the message (real output of jax 0.10.2,
+``scripts/capture-jax``, sample ``xla-cpu-out-of-memory``):
+
+>>> f = parse('''Traceback (most recent call last):
+...   File "/tmp/kdiag-capture/jax/xla_cpu_out_of_memory.py", line 4, in <module>
+...     y = jnp.ones((2**44,), jnp.float32)   # 64 TiB
+... jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 70368744177664 bytes.
+... --------------------
+... For simplicity, JAX has removed its internal frames from the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.''')
+>>> f.exc_qualname, f.exc_message
+('jax.errors.JaxRuntimeError', 'RESOURCE_EXHAUSTED: Out of memory allocating 70368744177664 bytes.')
+
 The innermost *user* frame is the innermost one outside site-packages, dist-packages,
 the standard library (``lib/pythonX.Y``), ``<frozen ...>``, ``<string>`` and compiled
 Cython modules of installed packages (``cupy/_core/core.pyx``).
@@ -54,6 +66,12 @@ _TB_HEAD = "Traceback (most recent call last):"
 _CHAIN_MARKERS = (
     "During handling of the above exception, another exception occurred:",
     "The above exception was the direct cause of the following exception:",
+)
+# notes jax prints around its filtered tracebacks; they end an exception's message
+_JAX_NOTES = (
+    "-" * 20,
+    "For simplicity, JAX has removed its internal frames",
+    "The preceding stack trace is the source of the JAX operation",
 )
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
 # an exception line at the end of a traceback: a dotted name, optionally ": message"
@@ -156,7 +174,7 @@ def _message_continuation(body: _Body | list[str], start: int) -> tuple[list[str
     i = start
     while (body.has(i) if isinstance(body, _Body) else i < len(body)) and len(out) < _MAX_MESSAGE_LINES:
         s = body[i]
-        if not s.strip() or s.startswith(_TB_HEAD) or s.strip() in _CHAIN_MARKERS:
+        if not s.strip() or s.startswith(_TB_HEAD) or s.strip() in _CHAIN_MARKERS or s.strip().startswith(_JAX_NOTES):
             break
         out.append(s.rstrip())
         i += 1

@@ -159,3 +159,45 @@ def test_fast_on_long_logs() -> None:
     for _ in range(200):
         parse(text)
     assert time.perf_counter() - start < 2.0
+
+
+JAX_FIX = Path(__file__).resolve().parent.parent / "fixtures" / "jax"
+
+
+@pytest.mark.parametrize(
+    ("name", "qualname", "message"),
+    [
+        # jax's filtered traceback: the "For simplicity, JAX has removed..." note is not part of the message
+        (
+            "xla-cpu-out-of-memory",
+            "jax.errors.JaxRuntimeError",
+            "RESOURCE_EXHAUSTED: Out of memory allocating 70368744177664 bytes.",
+        ),
+        (
+            "pallas-store-dtype-mismatch",
+            "ValueError",
+            "Invalid dtype for `swap`. Ref dtype: float32. Value dtype: int32.",
+        ),
+        # chained through JaxStackTraceBeforeTransformation and "The above exception was the direct cause"
+        (
+            "pallas-triton-unimplemented-sort",
+            "NotImplementedError",
+            "Unimplemented primitive in Pallas Triton lowering: sort. "
+            "Please file an issue at https://github.com/jax-ml/jax/issues/new/choose.",
+        ),
+    ],
+)
+def test_jax_tracebacks(name: str, qualname: str, message: str) -> None:
+    f = parse((JAX_FIX / f"{name}.log").read_text(encoding="utf-8"))
+    assert f is not None
+    assert (f.exc_qualname, f.exc_message) == (qualname, message)
+    assert f.user_file == f"/tmp/kdiag-capture/jax/{name.replace('-', '_')}.py"
+    assert not any("JAX has removed its internal frames" in m for m in f.exc_messages)
+
+
+def test_jax_note_alone_is_not_a_message() -> None:
+    # the CUDA plugin sample ends in a bare AssertionError followed by jax's note
+    f = parse((JAX_FIX / "jax-cuda-plugin-no-cuda-libraries.log").read_text(encoding="utf-8"))
+    assert f is not None
+    assert (f.exc_type, f.exc_message) == ("AssertionError", "")
+    assert "Unable to load CUDA. Is it installed?" in f.exc_messages
