@@ -7,8 +7,9 @@ from typing import Any
 
 from diagnose.collectors import collect
 from diagnose.evidence import Evidence
+from diagnose.failure import has_failure
 from diagnose.inputs import InputRecord
-from diagnose.matcher import Matcher
+from diagnose.matcher import Diagnosis, Matcher
 from diagnose.report import Report
 from diagnose.rules import RuleSet, default_rules
 
@@ -38,6 +39,15 @@ def _gpu_facts(snapshot: Mapping[str, Any], errors: list[str] | None) -> Any:
         return None
 
 
+def status_of(diagnosis: Diagnosis, ev: Evidence) -> str:
+    """diagnosed | unknown | no-failure: no rule fired and nothing in the evidence failed."""
+    if diagnosis.category != "unknown":
+        return "diagnosed"
+    if not diagnosis.findings and not diagnosis.rule_errors and not has_failure(ev):
+        return "no-failure"
+    return "unknown"
+
+
 def classify_record(rec: InputRecord, matcher: Matcher) -> Report:
     if rec.error is not None:
         return Report(id=rec.id, status="error", origin=rec.origin, errors=(rec.error,), label=rec.label)
@@ -60,7 +70,7 @@ def classify_record(rec: InputRecord, matcher: Matcher) -> Report:
         warnings.append(f"log is {ev.log.bytes:,} bytes; rules searched its head and tail")
     return Report(
         id=rec.id,
-        status="unknown" if diagnosis.category == "unknown" else "diagnosed",
+        status=status_of(diagnosis, ev),
         diagnosis=diagnosis,
         evidence=ev,
         origin=rec.origin,
