@@ -84,7 +84,7 @@ _HEALTHY_LINE = re.compile(
 #: lines whose own severity is below error (a warning or INFO line that mentions an error)
 _LOW_SEVERITY = re.compile(
     r"""
-      ^\s*(?:\[[^\]\n]*\]\s*)*(?:[IWD]\d{4}\s+\d\d:\d\d)                  # glog I/W lines
+      ^\s*(?:\[[^\]\n]*\]\s*)*(?:[IWDV]\d{4}\s+\d\d:\d\d)                  # glog I/W/V lines
     | \b[A-Z]\w*Warning\b: | \bwarning\b\s*[:!] | \bWARNING\b | \bWARN\b | \[W(?:ARN(?:ING)?)?\]
     | \bINFO\b | \bDEBUG\b | \bTRACE\b
     | \bwarnings\.warn\(
@@ -189,4 +189,4 @@ def _line_signs(text: str, limit: int) -> list[str]:
 
 
 #: words that mark a failure even on a warning-level line
-_STRONG = re.compile(r"Segmentation fault|core dumped|terminate called|\bFAILED\b|\bfatal\b", re.IGNORECASE)
+_STRONG = re.compile(r"Segmentation fault|core dumped|terminate called|\bFAILED\b|\b(?:fatal|Fatal|FATAL)\b")

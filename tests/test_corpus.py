@@ -44,7 +44,7 @@ def test_held_out_public_cases(name: str) -> None:
     assert s.precision >= 0.8, s.misses
 
 
-@pytest.mark.parametrize("name", ["healthy/cases.yaml", "captured/cases.yaml"])
+@pytest.mark.parametrize("name", ["healthy", "captured/cases.yaml"])
 def test_no_rule_fires_on_healthy_runs(name: str) -> None:
     s = score(reports(name))
     noisy = [m for m in s.misses if m[1] == "none"]
