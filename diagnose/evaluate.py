@@ -24,10 +24,10 @@ class Score:
     mode_correct: int  # failure mode too
     healthy: int
     healthy_quiet: int  # healthy cases on which no rule fired
-    healthy_right: int = 0  # ... and whose status is no-failure
-    missed_failures: int = 0  # labelled failures that kdiag called no-failure
     confusion: dict[tuple[str, str], int]  # (label, predicted) → count
     misses: tuple[tuple[str, str, str], ...]  # (id, label, predicted)
+    healthy_right: int = 0  # healthy cases with no finding and status no-failure
+    missed_failures: int = 0  # labelled failures that kdiag called no-failure
 
     @property
     def accuracy(self) -> float:
