@@ -20,7 +20,8 @@ def case(path: str, cid: str) -> dict:
     return next(c for c in yaml.safe_load((CORPUS / path).read_text()) if c["id"] == cid)
 
 
-# Lines as the tools print them.  Each pair: a line that reports a failure, and its healthy look-alike.
+# Single lines written here in the formats the tools print (not copied logs): lines that report a
+# failure, and healthy look-alikes that share a word with them.
 FAILING_LINES = [
     'a.cu(3): error: identifier "x" is undefined',  # nvcc front end
     "ptxas fatal   : Unresolved extern function 'foo'",
@@ -44,6 +45,7 @@ HEALTHY_LINES = [
     "error_count=0 warnings=2",
     "k.py:3: UserWarning: an error will be raised for this in a future release",
     "host:1:2 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.",
+    "host:1:2 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object file",
     "ptxas info    : Used 128 registers, 16 bytes spill stores, 16 bytes spill loads",
 ]
 
