@@ -34,6 +34,7 @@ FAILING_LINES = [
     "AssertionError('cannot reassign constexpr in the loop')",
     "before : [0.9999, 48.2, 50.0, NaN, -0.9999]",
     "make: *** [Makefile:12: saxpy] Error 1",
+    "host.cpp:3:9: error: unused variable 'n' [-Werror=unused-variable]",  # gcc with -Werror
 ]
 HEALTHY_LINES = [
     "========= ERROR SUMMARY: 0 errors",
