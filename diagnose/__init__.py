@@ -76,13 +76,14 @@ def classify_record(record: dict[str, Any], *, rules: RuleSet | None = None) -> 
 
 def classify_evidence(evidence: Evidence, *, rules: RuleSet | None = None) -> Report:
     """Diagnose an Evidence record you built or loaded (``Evidence.from_dict``)."""
+    from diagnose.classify import status_of
     from diagnose.matcher import Matcher
     from diagnose.rules import default_rules
 
     diagnosis = Matcher(rules or default_rules()).diagnose(evidence)
     return Report(
         id=evidence.id or "evidence",
-        status="unknown" if diagnosis.category == "unknown" else "diagnosed",
+        status=status_of(diagnosis, evidence),
         diagnosis=diagnosis,
         evidence=evidence,
     )

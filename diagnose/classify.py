@@ -8,6 +8,7 @@ from typing import Any
 
 from diagnose.collectors import collect
 from diagnose.evidence import Evidence
+from diagnose.failure import has_failure
 from diagnose.inputs import InputRecord
 from diagnose.matcher import Diagnosis, Matcher
 from diagnose.report import Report
@@ -61,6 +62,13 @@ def resolve_modes(diagnosis: Diagnosis, evidence: Evidence, rules: RuleSet) -> D
     if not diagnosis.abstained and findings and diagnosis.rule == findings[0].rule:
         out = dataclasses.replace(out, failure_mode=findings[0].failure_mode)
     return out
+def status_of(diagnosis: Diagnosis, ev: Evidence) -> str:
+    """diagnosed | unknown | no-failure: no rule fired and nothing in the evidence failed."""
+    if diagnosis.category != "unknown":
+        return "diagnosed"
+    if not diagnosis.findings and not diagnosis.rule_errors and not has_failure(ev):
+        return "no-failure"
+    return "unknown"
 
 
 def classify_record(rec: InputRecord, matcher: Matcher) -> Report:
@@ -85,7 +93,7 @@ def classify_record(rec: InputRecord, matcher: Matcher) -> Report:
         warnings.append(f"log is {ev.log.bytes:,} bytes; rules searched its head and tail")
     return Report(
         id=rec.id,
-        status="unknown" if diagnosis.category == "unknown" else "diagnosed",
+        status=status_of(diagnosis, ev),
         diagnosis=diagnosis,
         evidence=ev,
         origin=rec.origin,

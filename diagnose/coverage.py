@@ -23,7 +23,7 @@ class FamilyCoverage:
     tool: str
     decision: str  # "category/mode" | "concepts" | "warning"
     covered: bool
-    verdict: str  # what kdiag answers on the family's first message: "environment/toolchain-too-old", "unknown"
+    verdict: str  # kdiag's answer on the family's message: "environment/toolchain-too-old", "abstains (...)", "unknown"
     message: str  # the text classified
 
     def to_dict(self) -> dict:
@@ -65,12 +65,15 @@ def family_coverage(catalogue: Catalogue, rules: RuleSet) -> list[FamilyCoverage
             if d.category != "unknown":
                 verdict, shown = f"{d.category}/{d.failure_mode}", text
                 break
+            if d.findings and verdict == "unknown":
+                # abstained: the text fits several owners; the best candidate is still named
+                verdict, shown = f"abstains ({d.findings[0].category}/{d.findings[0].failure_mode})", text
         out.append(
             FamilyCoverage(
                 family=fam.id,
                 tool=fam.tool,
                 decision=decision,
-                covered=verdict != "unknown",
+                covered=verdict != "unknown" and not verdict.startswith("abstains"),
                 verdict=verdict,
                 message=shown[:200],
             )

@@ -10,7 +10,7 @@ from typing import TextIO
 from diagnose.report import Report
 
 CATS = ("kernel-logic", "environment", "runtime-assumption", "unknown")
-#: the label a healthy (non-failing) case carries; right when no rule fires
+#: the label a healthy (non-failing) case carries; right when no rule fires and the status is no-failure
 HEALTHY = "none"
 
 
@@ -26,6 +26,8 @@ class Score:
     healthy_quiet: int  # healthy cases on which no rule fired
     confusion: dict[tuple[str, str], int]  # (label, predicted) → count
     misses: tuple[tuple[str, str, str], ...]  # (id, label, predicted)
+    healthy_right: int = 0  # healthy cases with no finding and status no-failure
+    missed_failures: int = 0  # labelled failures that kdiag called no-failure
 
     @property
     def accuracy(self) -> float:
@@ -42,7 +44,7 @@ class Score:
 
 def score(reports: Sequence[Report]) -> Score:
     confusion: Counter[tuple[str, str]] = Counter()
-    labelled = correct = answered = answered_correct = mode_correct = healthy = quiet = 0
+    labelled = correct = answered = answered_correct = mode_correct = healthy = quiet = healthy_right = missed = 0
     misses = []
     for r in reports:
         want = r.label.get("category")
@@ -52,10 +54,13 @@ def score(reports: Sequence[Report]) -> Score:
             healthy += 1
             fired = bool(r.diagnosis and r.diagnosis.findings)
             quiet += not fired
-            if fired:
+            right = not fired and r.status == "no-failure"
+            healthy_right += right
+            if not right:
                 misses.append((r.id, HEALTHY, r.category))
             continue
         labelled += 1
+        missed += r.status == "no-failure"
         got = r.category if r.category in CATS else "unknown"
         confusion[(want, got)] += 1
         if got != "unknown":
@@ -75,6 +80,8 @@ def score(reports: Sequence[Report]) -> Score:
         mode_correct=mode_correct,
         healthy=healthy,
         healthy_quiet=quiet,
+        healthy_right=healthy_right,
+        missed_failures=missed,
         confusion=dict(confusion),
         misses=tuple(misses),
     )
@@ -86,8 +93,13 @@ def write_score(s: Score, out: TextIO) -> None:
         f"answered (not unknown): {s.answered} ({s.coverage:.1%})   precision of answers: {s.precision:.1%}\n"
     )
     out.write(f"failure mode right too: {s.mode_correct}\n")
+    if s.missed_failures:
+        out.write(f"labelled failures called no-failure: {s.missed_failures}\n")
     if s.healthy:
-        out.write(f"healthy runs: {s.healthy}, no rule fired on {s.healthy_quiet}\n")
+        out.write(
+            f"healthy runs: {s.healthy}, no rule fired on {s.healthy_quiet}, "
+            f"status no-failure with no finding on {s.healthy_right}\n"
+        )
     out.write("\nconfusion (rows: label, columns: kdiag)\n")
     short = {"kernel-logic": "kernel", "environment": "env", "runtime-assumption": "assume", "unknown": "unknown"}
     out.write(f"{'':<20}" + "".join(f"{short[c]:>9}" for c in CATS) + "\n")

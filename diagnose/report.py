@@ -11,13 +11,17 @@ from typing import Any, TextIO
 from diagnose.evidence import Evidence
 from diagnose.matcher import Diagnosis
 
-STATUSES = ("diagnosed", "unknown", "pass", "error")
+STATUSES = ("diagnosed", "unknown", "no-failure", "pass", "error")
+#: statuses that say nothing failed; their category and failure mode are the status itself
+QUIET = ("no-failure", "pass")
+#: what a no-failure report says
+NO_FAILURE_TITLE = "nothing failed: no error, exception, failed test or bad exit status in the log"
 
 
 @dataclass(frozen=True)
 class Report:
     id: str
-    status: str  # diagnosed | unknown | pass (the harness said it passed) | error (bad input)
+    status: str  # diagnosed | unknown | no-failure (nothing failed) | pass (the harness said it passed) | error
     diagnosis: Diagnosis | None = None
     evidence: Evidence | None = None
     origin: str | None = None  # where the input came from: "logs/a.txt", "results.jsonl:17"
@@ -29,15 +33,23 @@ class Report:
     def category(self) -> str:
         if self.status == "error":
             return "error"
-        if self.status == "pass":
-            return "pass"
+        if self.status in QUIET:
+            return self.status
         return self.diagnosis.category if self.diagnosis else "unknown"
 
     @property
     def failure_mode(self) -> str:
-        if self.diagnosis is None:
-            return self.status if self.status in ("error", "pass") else "unmatched"
+        if self.status in QUIET or self.diagnosis is None:
+            return self.status if self.status in ("error", *QUIET) else "unmatched"
         return self.diagnosis.failure_mode
+
+    @property
+    def title(self) -> str | None:
+        if self.status == "no-failure":
+            return NO_FAILURE_TITLE
+        if self.diagnosis is not None:
+            return self.diagnosis.title
+        return self.errors[0] if self.errors else None
 
     def to_dict(self, *, with_evidence: bool = False) -> dict[str, Any]:
         d = self.diagnosis
@@ -48,8 +60,8 @@ class Report:
             "category": self.category,
             "failure_mode": self.failure_mode,
             "rule": d.rule if d else None,
-            "confidence": d.confidence if d else None,
-            "title": d.title if d else (self.errors[0] if self.errors else None),
+            "confidence": d.confidence if d and self.status != "no-failure" else None,
+            "title": self.title,
             "evidence": [c.to_dict() for c in best.evidence] if best else [],
             "fix": best.fix if best else None,
             "alternatives": [f.to_dict(full=False) for f in d.alternatives] if d else [],
@@ -127,7 +139,7 @@ def write_table(reports: Sequence[Report], out: TextIO, *, width: int | None = N
     for r in reports:
         d = r.diagnosis
         conf = f"{d.confidence:.2f}" if d and r.status in ("diagnosed", "unknown") and d.findings else "  - "
-        why = r.errors[0] if r.errors else (d.title if d else "")
+        why = r.errors[0] if r.errors else (r.title or "")
         out.write(
             f"{_clip(r.id, id_w):<{id_w}}  {r.category:<18}  {_clip(r.failure_mode, 28):<28}  {conf:>4}  {_clip(why, rest)}\n"
         )
@@ -137,7 +149,7 @@ def write_table(reports: Sequence[Report], out: TextIO, *, width: int | None = N
     out.write("\n")
     cats = ", ".join(f"{c} {n}" for c, n in s["by_category"].items())
     out.write(f"{s['total']} input{'s' if s['total'] != 1 else ''}: {cats}\n")
-    modes = [m for m in s["by_failure_mode"] if m["category"] not in ("error", "pass")]
+    modes = [m for m in s["by_failure_mode"] if m["category"] not in ("error", *QUIET)]
     if modes:
         out.write("by failure mode:\n")
         for m in modes[:20]:
@@ -156,6 +168,8 @@ def write_detail(r: Report, out: TextIO, *, indent: str = "") -> None:
     kb = r.evidence.kb if r.evidence is not None else None
     if kb is not None and kb.summary:
         out.write(f"{indent}knowledge base: {kb.summary}\n")
+    if r.status == "no-failure":
+        out.write(f"{indent}{NO_FAILURE_TITLE}\n")
     if d is None:
         return
     best = d.best
@@ -185,7 +199,7 @@ def write_markdown(reports: Sequence[Report], out: TextIO) -> None:
         best = d.best if d else None
         out.write(
             f"| {cell(r.id)} | {cell(r.category)} | {cell(r.failure_mode)} | "
-            f"{cell(f'{d.confidence:.2f}' if d else '')} | {cell(d.rule if d else '')} | "
+            f"{cell(f'{d.confidence:.2f}' if d and d.findings else '')} | {cell(d.rule if d else '')} | "
             f"{cell(best.fix if best else (r.errors[0] if r.errors else ''))} |\n"
         )
     s = summary(reports)

@@ -52,8 +52,6 @@ def case_log(case_id: str) -> str:
     return str(_cases()[case_id]["log"])
 
 
-
-
 def recording(fixture: str, device_changes: dict[str, Any] | None = None) -> ReplayNvml:
     data = json.loads((NVML / f"{fixture}.json").read_text())
     if device_changes:
@@ -298,7 +296,7 @@ def test_captured_no_library_snapshot_alone_yields_no_finding() -> None:
     assert {"no-nvml", "no-gpu-visible"} <= set(gpu_facts(s).problems)
     report = diagnose.classify_log("", env=s)
     assert report.diagnosis is not None and report.diagnosis.findings == ()
-    assert report.category == "unknown"
+    assert (report.status, report.category) == ("no-failure", "no-failure")  # a snapshot alone: nothing failed
 
 
 def test_interpreter_run_without_gpu_is_not_blamed_on_the_machine() -> None:
@@ -344,4 +342,4 @@ def test_classify_jsonl_record_uses_its_env(tmp_path: Path) -> None:
     assert got["with-env"]["rule"] == "gpu-no-gpu-no-driver"
     assert (got["with-env"]["category"], got["with-env"]["failure_mode"]) == ("environment", "no-gpu-visible")
     assert got["without-env"]["failure_mode"] == "driver-too-old"  # the text alone reads it as an old driver
-    assert got["env-only"]["rule"] is None and got["env-only"]["category"] == "unknown"
+    assert got["env-only"]["rule"] is None and got["env-only"]["status"] == "no-failure"

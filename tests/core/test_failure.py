@@ -1,0 +1,110 @@
+"""Is there a failure at all? (diagnose/failure.py) and the `no-failure` status it gives classify."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.cli import main
+from diagnose.collectors import collect
+from diagnose.failure import failure_signs, has_failure
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+
+
+def case(path: str, cid: str) -> dict:
+    return next(c for c in yaml.safe_load((CORPUS / path).read_text()) if c["id"] == cid)
+
+
+# Single lines written here in the formats the tools print (not copied logs): lines that report a
+# failure, and healthy look-alikes that share a word with them.
+FAILING_LINES = [
+    'a.cu(3): error: identifier "x" is undefined',  # nvcc front end
+    "ptxas fatal   : Unresolved extern function 'foo'",
+    "FAILED tests/test_k.py::test_tail - AssertionError: 2 != 3",  # pytest -rf
+    "========================= 1 failed, 9 passed in 2.10s =========================",
+    "Segmentation fault (core dumped)",
+    "terminate called after throwing an instance of 'c10::Error'",
+    "CUDA error = 999 at main.cu:196 'cudaDeviceSynchronize()'",
+    "cudaSuccess (74 vs. 0) misaligned address",
+    "AssertionError('cannot reassign constexpr in the loop')",
+    "before : [0.9999, 48.2, 50.0, NaN, -0.9999]",
+    "make: *** [Makefile:12: saxpy] Error 1",
+    "host.cpp:3:9: error: unused variable 'n' [-Werror=unused-variable]",  # gcc with -Werror
+]
+HEALTHY_LINES = [
+    "========= ERROR SUMMARY: 0 errors",
+    "max abs error: 0.0",
+    "nvcc -Werror all-warnings -Xptxas -v -o k k.cu",
+    "tests/test_k.py::test_error_handling PASSED                              [ 50%]",
+    "tests/test_k.py::test_fp16_exact XFAIL (fp16 accumulation loses precision)",
+    "===================== 9 passed, 1 xfailed, 2 warnings in 2.10s ======================",
+    "error_count=0 warnings=2",
+    "k.py:3: UserWarning: an error will be raised for this in a future release",
+    "host:1:2 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.",
+    "host:1:2 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object file",
+    "ptxas info    : Used 128 registers, 16 bytes spill stores, 16 bytes spill loads",
+]
+
+
+@pytest.mark.parametrize("line", FAILING_LINES)
+def test_failure_lines_are_failures(line: str) -> None:
+    assert has_failure(collect(line + "\n")), line
+
+
+@pytest.mark.parametrize("line", HEALTHY_LINES)
+def test_healthy_look_alikes_are_not(line: str) -> None:
+    assert failure_signs(collect(line + "\n")) == (), line
+
+
+def test_exit_status_decides_even_when_the_text_is_quiet() -> None:
+    assert failure_signs(collect("step 4 loss 0.95\n", exit_code=1)) == ("exit status 1",)
+    assert failure_signs(collect("step 4 loss 0.95\n", signal="SIGKILL")) == ("signal SIGKILL",)
+    assert failure_signs(collect("step 4 loss 0.95\n", timed_out=True)) == ("timed out",)
+    assert failure_signs(collect("step 4 loss 0.95\n", exit_code=0)) == ()
+
+
+def test_ptxas_verbose_output_and_a_clean_sanitizer_run_are_healthy() -> None:
+    nvcc = case("healthy/captured-nvcc.yaml", "healthy-nvcc-saxpy_ok-sm_80")["log"]
+    ev = collect(nvcc, exit_code=0)
+    assert ev.compiler is not None and ev.compiler.registers  # the facts were read...
+    assert failure_signs(ev) == ()  # ...and are not a failure
+    doc = case("healthy/captured-sanitizer.yaml", "healthy-sanitizer-doc-68-api-error-suppression")["log"]
+    assert failure_signs(collect(doc)) == ()
+
+
+def test_a_failed_ptxas_build_is_a_failure() -> None:
+    # corpus/captured: a static shared array over 48 KiB, compiled by nvcc 13 (real output)
+    cases = yaml.safe_load((CORPUS / "captured" / "cases.yaml").read_text())
+    smem = next(c for c in cases if "too much shared data" in str(c.get("log", "")) + str(c.get("stderr", "")))
+    ev = collect(str(smem.get("log") or smem.get("stderr")))
+    assert any(s.startswith("compiler errors") for s in failure_signs(ev))
+
+
+def run_jsonl(argv: list[str]) -> list[dict]:
+    out, err = io.StringIO(), io.StringIO()
+    assert main(argv, out=out, err=err) == 0, err.getvalue()
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_classify_says_no_failure_for_a_healthy_log_and_unknown_for_an_undecided_failure(tmp_path: Path) -> None:
+    healthy = case("healthy/captured-python.yaml", "healthy-pytest-v-named-after-failures")
+    undecided = case("holdout2/issues.yaml", "raytracing-cuda-999-tdr")  # a CUDA error no rule decides
+    records = [{"id": "healthy", "log": healthy["log"], "exit_code": 0}, {"id": "undecided", "log": undecided["log"]}]
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    got = {r["id"]: r for r in run_jsonl(["classify", str(tmp_path / "r.jsonl"), "--format", "jsonl"])}
+    h = got["healthy"]
+    assert (h["status"], h["category"], h["failure_mode"], h["rule"], h["confidence"]) == (
+        "no-failure",
+        "no-failure",
+        "no-failure",
+        None,
+        None,
+    )
+    assert h["title"].startswith("nothing failed")
+    assert got["undecided"]["status"] in ("unknown", "diagnosed")
+    assert got["undecided"]["status"] != "no-failure"
