@@ -161,3 +161,13 @@ def test_warnings_never_decide_alone() -> None:
             for msg in fam.messages:
                 if msg.sample:
                     assert diagnose(msg.sample)[0] == "unknown"
+
+
+@pytest.mark.parametrize("name", ["healthy-h100.json", "mig-a100.json"])
+def test_nvml_field_errors_in_a_healthy_snapshot_decide_nothing(name: str) -> None:
+    """kdiag's own environment snapshots record per-field NVML errors (NotSupported, NoPermission) routinely."""
+    text = (FIXTURES / "nvml" / name).read_text()
+    assert {"nvml-query-not-supported"} <= set(families(text))
+    report = classify_record(InputRecord(id=name, text=text), MATCHER)
+    assert report.diagnosis is not None
+    assert not [f for f in report.diagnosis.findings if f.rule.startswith("nvml-")]
