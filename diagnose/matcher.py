@@ -15,11 +15,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from diagnose.evidence import SOURCES, Evidence, symbol_source
-from diagnose.rules import Rule, RuleSet
+from diagnose.rules import FamilyCondition, Rule, RuleSet
 
 MIN_CONFIDENCE = 0.4
 CONTESTED_FACTOR = 0.85
@@ -107,33 +108,51 @@ class Diagnosis:
         return self.findings if self.abstained else self.findings[1:]
 
 
+_CONCEPT = frozenset({"concept"})
+
+
 @dataclass
 class Matcher:
     rules: RuleSet
     min_confidence: float = MIN_CONFIDENCE
-    _by_requires: list[tuple[frozenset[str], Rule]] = field(init=False, repr=False)
+    _by_requires: list[tuple[int, frozenset[str], Rule]] = field(init=False, repr=False)
+    # the rules of decided message families, by family id: looked up from the families a log printed
+    # instead of each being tried on every record (there are many, and a log prints few)
+    _by_family: dict[str, list[tuple[int, Rule]]] = field(init=False, repr=False)
+    _family_skips: list[tuple[frozenset[str], str]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._by_requires = [(frozenset(r.requires), r) for r in self.rules]
+        self._by_requires, self._by_family, self._family_skips = [], {}, []
+        for i, r in enumerate(self.rules):
+            requires = frozenset(r.requires)
+            if isinstance(r.compiled, FamilyCondition) and r.precheck is None and requires == _CONCEPT:
+                self._by_family.setdefault(r.compiled.family, []).append((i, r))
+                self._family_skips.append((_CONCEPT, r.failure_mode))
+            else:
+                self._by_requires.append((i, requires, r))
 
     def diagnose(self, evidence: Evidence) -> Diagnosis:
         present = evidence.present()
         context = evidence.context()
-        matched: list[Rule] = []
+        matched: list[tuple[int, Rule]] = []
         errors: list[str] = []
         skipped = 0
         skipped_for: list[tuple[frozenset[str], str]] = []  # (missing sources, failure mode) of skipped rules
-        for requires, rule in self._by_requires:
+        for i, requires, rule in self._by_requires:
             if not requires <= present:
                 skipped += 1
                 skipped_for.append((requires - present, rule.failure_mode))
                 continue
-            try:
-                if rule.matches(context):
-                    matched.append(rule)
-            except Exception as exc:  # a broken rule is reported, the record is still diagnosed
-                errors.append(f"{rule.id}: {type(exc).__name__}: {exc}")
-        findings = _dedupe(sorted((_finding(r, evidence) for r in matched), key=_rank, reverse=True))
+            self._try(i, rule, context, matched, errors)
+        if "concept" in present:
+            for family in dict.fromkeys(context.get("concept_families") or ()):
+                for i, rule in self._by_family.get(family, ()):
+                    self._try(i, rule, context, matched, errors)
+        else:
+            skipped += len(self._family_skips)
+            skipped_for.extend(self._family_skips)
+        matched.sort(key=lambda m: m[0])  # rule-base order, as if every rule had been tried in turn
+        findings = _dedupe(sorted((_finding(r, evidence) for _, r in matched), key=_rank, reverse=True))
         # "could not check" names the evidence that would have decided between this diagnosis and its
         # candidates: sources missing for skipped rules of the same failure modes (all, when none fit)
         modes = {f.failure_mode for f in findings}
@@ -183,6 +202,16 @@ class Matcher:
             rule_errors=tuple(errors),
             contested=contested,
         )
+
+    @staticmethod
+    def _try(
+        i: int, rule: Rule, context: Mapping[str, Any], matched: list[tuple[int, Rule]], errors: list[str]
+    ) -> None:
+        try:
+            if rule.matches(context):
+                matched.append((i, rule))
+        except Exception as exc:  # a broken rule is reported, the record is still diagnosed
+            errors.append(f"{rule.id}: {type(exc).__name__}: {exc}")
 
 
 def _rank(f: Finding) -> tuple[int, int, float]:

@@ -38,7 +38,16 @@ def rules_dir(tmp_path: Path, *specs: dict) -> Path:
     return tmp_path
 
 
-def rule(id: str, *, category="kernel-logic", mode="oob-global-access", conf=0.5, prio=10, requires="cuda", when='cuda_error == "cudaErrorIllegalAddress"') -> dict:
+def rule(
+    id: str,
+    *,
+    category="kernel-logic",
+    mode="oob-global-access",
+    conf=0.5,
+    prio=10,
+    requires="cuda",
+    when='cuda_error == "cudaErrorIllegalAddress"',
+) -> dict:
     return dict(id=id, category=category, mode=mode, conf=conf, prio=prio, requires=requires, when=when)
 
 
@@ -61,8 +70,15 @@ def test_priority_outranks_confidence_and_abstains_below_threshold(tmp_path: Pat
     d = rules_dir(
         tmp_path,
         rule("text-only", conf=0.35, prio=10),
-        rule("with-xid", category="environment", mode="gpu-hardware-fault", conf=0.85, prio=60, requires="cuda, env",
-             when='cuda_error == "cudaErrorIllegalAddress" and 79 in env_xids'),
+        rule(
+            "with-xid",
+            category="environment",
+            mode="gpu-hardware-fault",
+            conf=0.85,
+            prio=60,
+            requires="cuda, env",
+            when='cuda_error == "cudaErrorIllegalAddress" and 79 in env_xids',
+        ),
     )
     m = Matcher(load_rules(d))
     alone = m.diagnose(collect(IMA))
@@ -71,6 +87,7 @@ def test_priority_outranks_confidence_and_abstains_below_threshold(tmp_path: Pat
     assert (both.category, both.rule) == ("environment", "with-xid")
     assert [f.rule for f in both.alternatives] == ["text-only"]
     # the citation names the lines of both sources the rule read
+    assert both.best is not None
     assert {c.line for c in both.best.evidence} == {1, 2}
 
 
@@ -103,3 +120,32 @@ def test_bundled_rules_weigh_evidence_together() -> None:
     )
     assert diagnose.classify_log(mine).failure_mode == "oom-problem-size"
     assert diagnose.classify_log(theirs).failure_mode == "oom-other-process"
+
+
+def test_family_rules_are_looked_up_not_tried_one_by_one() -> None:
+    """The matcher finds the rules of the families a log printed by lookup; its findings are exactly those of
+    trying every rule in turn (on the corpus logs and the tools' own message samples)."""
+    import yaml
+
+    from diagnose.catalogue import default_catalogue
+    from diagnose.matcher import _dedupe, _finding, _rank
+    from diagnose.rules import default_rules
+
+    rules = default_rules()
+    family_ids = {r.id for r in rules if "family" in r.tags}
+    matcher = Matcher(rules)
+    root = Path(diagnose.__file__).resolve().parent.parent
+    texts = [m.sample or m.text for f in default_catalogue().families for m in f.messages]
+    for path in sorted((root / "corpus").rglob("*.yaml")):
+        data = yaml.safe_load(path.read_text())
+        texts += [str(c.get("log") or "") for c in (data if isinstance(data, list) else []) if isinstance(c, dict)]
+    with_family = 0
+    for text in texts:
+        ev = collect(text)
+        present, context = ev.present(), ev.context()
+        every = [r for r in rules if frozenset(r.requires) <= present and r.matches(context)]
+        expected = _dedupe(sorted((_finding(r, ev) for r in every), key=_rank, reverse=True))
+        got = matcher.diagnose(ev).findings
+        assert [(f.rule, f.confidence) for f in got] == [(f.rule, f.confidence) for f in expected], text[:200]
+        with_family += any(r.id in family_ids for r in every)
+    assert with_family > 50
