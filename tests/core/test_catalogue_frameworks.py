@@ -1,0 +1,108 @@
+"""The torch, Triton, CuPy and Numba message families decide real logs of those tools.
+
+The CuPy and Numba logs are real runs on a machine without a GPU (tests/fixtures/cupy, numba; made
+by scripts/capture-cupy-numba-samples); the Triton ones come from scripts/capture-triton-samples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from diagnose.catalogue import default_catalogue
+from diagnose.classify import classify_records
+from diagnose.collectors.families import facts_from
+from diagnose.inputs import read_inputs
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+TOOLS = ("torch", "triton", "cupy", "numba")
+
+
+def diagnose(path: Path):
+    (report,) = classify_records(read_inputs([str(path)]))
+    return report.diagnosis
+
+
+@pytest.mark.parametrize(
+    ("fixture", "rule", "category", "mode"),
+    [
+        ("cupy/nvrtc-undefined-identifier.log", "cupy-nvrtc-source-error", "kernel-logic", "compile-source-error"),
+        ("cupy/nvrtc-arch-too-old.log", "cupy-nvrtc-arch-unsupported", "environment", "ptxas-too-old-for-arch"),
+        ("cupy/driver-library-missing.log", "cupy-driver-library-missing", "environment", "no-gpu-visible"),
+        ("numba/launch-no-driver.log", "numba-driver-not-found", "environment", "no-gpu-visible"),
+        ("numba/cc-below-toolkit-minimum.log", "numba-cc-not-supported-by-toolkit", "environment", None),
+        ("numba/typing-undefined-name.log", "numba-typing-failed", "kernel-logic", "compile-source-error"),
+        ("numba/typing-no-implementation.log", "numba-typing-failed", "kernel-logic", "compile-source-error"),
+        ("numba/local-array-runtime-shape.log", "numba-unsupported-in-kernel", "kernel-logic", "language-misuse"),
+        ("numba/kernel-returns-value.log", "numba-kernel-nonvoid-return", "kernel-logic", "language-misuse"),
+        ("numba/missing-launch-config.log", "numba-missing-launch-config", "kernel-logic", "language-misuse"),
+        ("numba/simulator-oob-tail.log", "numba-simulator-out-of-bounds", "kernel-logic", None),
+    ],
+)
+def test_real_logs_are_decided_by_their_tools_family(fixture: str, rule: str, category: str, mode: str | None) -> None:
+    d = diagnose(FIXTURES / fixture)
+    assert (d.rule, d.category) == (rule, category)
+    if mode is not None:
+        assert d.failure_mode == mode
+
+
+def test_a_warning_alone_decides_nothing() -> None:
+    # the Grid-size NumbaPerformanceWarning is printed on every small launch; it must not make a failure
+    text = (
+        "numba_cuda/numba/cuda/dispatcher.py:748: NumbaPerformanceWarning: Grid size 1 will likely result in "
+        "GPU under-utilization due to low occupancy.\n  warn(errors.NumbaPerformanceWarning(msg))\n"
+    )
+    f = facts_from(default_catalogue(), text)
+    assert f is not None and f.families == ("numba-performance-warning",)
+    assert not f.failed
+
+
+def test_triton_shared_memory_figures_reach_the_concept_rules() -> None:
+    # Required 524288 B is over every GPU's 227 KiB: a config wrong everywhere, not a small-GPU mismatch
+    f = facts_from(default_catalogue(), (FIXTURES / "triton" / "out-of-resources-smem.log").read_text())
+    assert f is not None
+    assert (f.resource, f.requested, f.limit) == ("shared-memory", 524288.0, 232448.0)
+    assert f.over_limit and f.over_every_gpu
+    assert diagnose(FIXTURES / "triton" / "out-of-resources-smem.log").category == "kernel-logic"
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        (
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total capacity "
+            "of 15.78 GiB of which 1.23 GiB is free.",
+            {"resource": "device-memory", "requested": 20 * 2**30, "limit": 15.78 * 2**30, "over_limit": True},
+        ),
+        (
+            "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 1, 0) but found runtime "
+            "version (8, 9, 2). PyTorch already comes bundled with cuDNN.",
+            {"component": "cudnn", "version_too_old": True},
+        ),
+        (
+            "RuntimeError: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU compiler, "
+            "which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device "
+            "is of CUDA capability 6.0",
+            {"need_cc": 7.0, "have_cc": 6.0, "cc_too_low": True},
+        ),
+        (
+            "RuntimeError: expected scalar type Float but found Half",
+            {"expected_dtype": "float32", "found_dtype": "float16", "dtype_mismatch": True},
+        ),
+    ],
+)
+def test_torch_messages_carry_their_values(text: str, values: dict[str, object]) -> None:
+    f = facts_from(default_catalogue(), text)
+    assert f is not None
+    for key, want in values.items():
+        got = getattr(f, key)
+        assert got == pytest.approx(want) if isinstance(want, float) else got == want, key
+
+
+def test_low_confidence_families_stay_candidates() -> None:
+    """A family that fits several owners (confidence below 0.4) never outranks a hand rule with context."""
+    fams = [f for f in default_catalogue().families if f.tool in TOOLS]
+    assert {f.tool for f in fams} == set(TOOLS)
+    low = [f for f in fams if f.decided and f.confidence < 0.4]
+    assert low
+    assert all(f.priority <= 20 for f in low), [f.id for f in low if f.priority > 20]
