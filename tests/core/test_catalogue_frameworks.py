@@ -106,3 +106,38 @@ def test_low_confidence_families_stay_candidates() -> None:
     low = [f for f in fams if f.decided and f.confidence < 0.4]
     assert low
     assert all(f.priority <= 20 for f in low), [f.id for f in low if f.priority > 20]
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "category"),
+    [
+        # ATen's device assertion without the source path the hand rule looks for (a Windows build's
+        # backslashes, a log that kept only the assertion): the catalogue still knows torch's own text
+        (
+            "C:\\actions-runner\\_work\\pytorch\\ScatterGatherKernel.cu:410: block: [2,0,0], thread: [0,0,0] "
+            'Assertion `idx_dim >= 0 && idx_dim < index_size && "index out of bounds"` failed.\n'
+            "torch.AcceleratorError: CUDA error: device-side assert triggered\n",
+            "torch-device-assert-input-range",
+            "runtime-assumption",
+        ),
+        (
+            "RuntimeError: Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+            "torch.cuda.IntTensor instead (while checking arguments for embedding)\n",
+            "torch-tensor-argument-scalar-type",
+            "runtime-assumption",
+        ),
+        (
+            "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+            "functions before calling NumCudaDevices() that might have already set an error? Error 804: forward "
+            "compatibility was attempted on non supported HW\n",
+            "torch-device-count-error",
+            "environment",
+        ),
+    ],
+)
+def test_torch_templates_decide_whatever_wraps_them(text: str, rule: str, category: str, tmp_path: Path) -> None:
+    log = tmp_path / "run.log"
+    log.write_text(text)
+    d = diagnose(log)
+    assert rule in {f.rule for f in d.findings}
+    assert d.category == category
