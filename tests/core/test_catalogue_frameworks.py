@@ -1,7 +1,7 @@
 """The torch, Triton, CuPy and Numba message families decide real logs of those tools.
 
-The CuPy and Numba logs are real runs on a machine without a GPU (tests/fixtures/cupy, numba; made
-by scripts/capture-cupy-numba-samples); the Triton ones come from scripts/capture-triton-samples."""
+The CuPy and Numba logs (and Triton's launcher build) are real runs on a machine without a GPU, made
+by scripts/capture-cupy-numba-samples; the other Triton ones come from scripts/capture-triton-samples."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ def diagnose(path: Path):
         ("numba/kernel-returns-value.log", "numba-kernel-nonvoid-return", "kernel-logic", "language-misuse"),
         ("numba/missing-launch-config.log", "numba-missing-launch-config", "kernel-logic", "language-misuse"),
         ("numba/simulator-oob-tail.log", "numba-simulator-out-of-bounds", "kernel-logic", None),
+        ("triton/launcher-link-no-libcuda.log", "triton-launcher-no-libcuda", "environment", "library-missing"),
     ],
 )
 def test_real_logs_are_decided_by_their_tools_family(fixture: str, rule: str, category: str, mode: str | None) -> None:
