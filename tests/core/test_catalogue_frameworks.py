@@ -38,6 +38,9 @@ def diagnose(path: Path):
         ("numba/missing-launch-config.log", "numba-missing-launch-config", "kernel-logic", "language-misuse"),
         ("numba/simulator-oob-tail.log", "numba-simulator-out-of-bounds", "kernel-logic", None),
         ("triton/launcher-link-no-libcuda.log", "triton-launcher-no-libcuda", "environment", "library-missing"),
+        ("triton/fp8-e4m3-on-sm80.log", "triton-fp8-type-unsupported-arch", "runtime-assumption", None),
+        # num_ctas > 1 only supplies need_cc 9.0 and have_cc sm_80; the concept rule decides
+        ("triton/num-ctas-on-sm80.log", "concept-cc-below-requirement", "runtime-assumption", None),
     ],
 )
 def test_real_logs_are_decided_by_their_tools_family(fixture: str, rule: str, category: str, mode: str | None) -> None:
@@ -67,6 +70,7 @@ def test_triton_shared_memory_figures_reach_the_concept_rules() -> None:
     assert diagnose(FIXTURES / "triton" / "out-of-resources-smem.log").category == "kernel-logic"
 
 
+# the messages below are torch's own templates (see each family's source) filled with values
 @pytest.mark.parametrize(
     ("text", "values"),
     [
