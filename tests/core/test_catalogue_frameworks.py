@@ -61,13 +61,16 @@ def test_a_warning_alone_decides_nothing() -> None:
     assert not f.failed
 
 
-def test_triton_shared_memory_figures_reach_the_concept_rules() -> None:
-    # Required 524288 B is over every GPU's 227 KiB: a config wrong everywhere, not a small-GPU mismatch
-    f = facts_from(default_catalogue(), (FIXTURES / "triton" / "out-of-resources-smem.log").read_text())
+def test_triton_thread_figures_reach_the_concept_rules() -> None:
+    # num_warps=64 asks for 2048 threads per block: over every GPU's 1024, a config wrong everywhere
+    text = (
+        "triton.runtime.errors.OutOfResources: out of resource: threads, Required: 2048, Hardware limit: 1024. "
+        "Reducing block sizes or `num_stages` may help."
+    )
+    f = facts_from(default_catalogue(), text)
     assert f is not None
-    assert (f.resource, f.requested, f.limit) == ("shared-memory", 524288.0, 232448.0)
+    assert (f.resource, f.requested, f.limit) == ("threads-per-block", 2048.0, 1024.0)
     assert f.over_limit and f.over_every_gpu
-    assert diagnose(FIXTURES / "triton" / "out-of-resources-smem.log").category == "kernel-logic"
 
 
 # the messages below are torch's own templates (see each family's source) filled with values
