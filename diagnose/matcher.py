@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from diagnose.evidence import SOURCES, Evidence, symbol_source
-from diagnose.rules import Rule, RuleSet
+from diagnose.rules import FamilyCondition, Rule, RuleSet
 
 MIN_CONFIDENCE = 0.4
 CONTESTED_FACTOR = 0.85
@@ -112,9 +112,22 @@ class Matcher:
     rules: RuleSet
     min_confidence: float = MIN_CONFIDENCE
     _by_requires: list[tuple[frozenset[str], Rule]] = field(init=False, repr=False)
+    # the rules of decided message families, by family id: a record looks up only the families it
+    # printed instead of testing every family's rule (their number grows with the catalogue)
+    _by_family: dict[str, list[tuple[int, Rule]]] = field(init=False, repr=False)
+    _family_rules: int = field(init=False, repr=False)
+    _order: dict[str, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._by_requires = [(frozenset(r.requires), r) for r in self.rules]
+        self._by_requires, self._by_family, self._order = [], {}, {}
+        self._family_rules = 0
+        for i, r in enumerate(self.rules):
+            self._order[r.id] = i
+            if isinstance(r.compiled, FamilyCondition) and tuple(r.requires) == ("concept",):
+                self._by_family.setdefault(r.compiled.family, []).append((i, r))
+                self._family_rules += 1
+            else:
+                self._by_requires.append((frozenset(r.requires), r))
 
     def diagnose(self, evidence: Evidence) -> Diagnosis:
         present = evidence.present()
@@ -133,6 +146,16 @@ class Matcher:
                     matched.append(rule)
             except Exception as exc:  # a broken rule is reported, the record is still diagnosed
                 errors.append(f"{rule.id}: {type(exc).__name__}: {exc}")
+        if "concept" in present:
+            families = context.get("concept_families") or ()
+            hits = [entry for fid in dict.fromkeys(families) for entry in self._by_family.get(fid, ())]
+            if hits:  # in rule-base order, as if every rule had been tested in turn
+                matched.extend(r for _, r in hits)
+                matched.sort(key=lambda r: self._order[r.id])
+        else:
+            # no family printed: their rules are skipped like any rule whose source is absent ("concept"
+            # has no entry in HOW_TO_GET, so they add nothing to "could not check")
+            skipped += self._family_rules
         findings = _dedupe(sorted((_finding(r, evidence) for r in matched), key=_rank, reverse=True))
         # "could not check" names the evidence that would have decided between this diagnosis and its
         # candidates: sources missing for skipped rules of the same failure modes (all, when none fit)
