@@ -25,6 +25,8 @@ def test_precheck_never_changes_a_match() -> None:
             full = rule.matches(ctx, precheck=False)
             fast = rule.matches(ctx)
             assert full == fast, (rule.id, rec.id)
+            if "family" in rule.tags:
+                continue  # a message family's rule is a set lookup, never a rule-engine evaluation
             checked += 1
             pruned += rule.precheck is not None and not rule.precheck(ctx)
     assert pruned > checked // 2  # the point: most evaluations are skipped

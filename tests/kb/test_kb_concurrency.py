@@ -30,13 +30,15 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 STORE_PY = ROOT / "diagnose" / "kb" / "store.py"
 
 WRITER = r"""
-import importlib.util, sys
+import importlib.util, os, sys
 spec = importlib.util.spec_from_file_location("kbstore", sys.argv[1])
 m = importlib.util.module_from_spec(spec); sys.modules["kbstore"] = m; spec.loader.exec_module(m)
-db, wid, n, ack = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+db, wid, stop, ack = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 store = m.Store(db, check=False)
 with open(ack, "a", buffering=1) as out:
-    for i in range(n):
+    i = -1
+    while not os.path.exists(stop):  # write until the test says stop: alive whenever it picks one to kill
+        i += 1
         key = f"{wid}-{i}"
         fp = f"fp{i % 5}"
         obs = m.Observation(key=key, fingerprint=fp, signature=fp, headline=fp, seen_at=f"2026-12-03T00:00:{i % 60:02d}Z",
@@ -54,7 +56,7 @@ PER_WRITER = 400
 
 def _spawn(db: Path, wid: str, acks: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(STORE_PY), str(db), wid, str(PER_WRITER), str(acks / f"{wid}.ack")],
+        [sys.executable, "-c", WRITER, str(STORE_PY), str(db), wid, str(acks / "stop"), str(acks / f"{wid}.ack")],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -72,7 +74,7 @@ def test_eight_writers_forty_sigkills_no_lost_or_doubled_record(tmp_path: Path) 
         procs[f"w{serial}"] = _spawn(db, f"w{serial}", acks)
         serial += 1
     kills = 0
-    deadline = time.monotonic() + 50
+    deadline = time.monotonic() + 120
     while kills < KILLS and time.monotonic() < deadline:
         time.sleep(rng.uniform(0.05, 0.4))
         wid = rng.choice(sorted(procs))
@@ -83,12 +85,13 @@ def test_eight_writers_forty_sigkills_no_lost_or_doubled_record(tmp_path: Path) 
         p.wait()
         procs[f"w{serial}"] = _spawn(db, f"w{serial}", acks)
         serial += 1
+    (acks / "stop").touch()
     for p in procs.values():
         _, stderr = p.communicate(timeout=120)
         assert p.returncode == 0, stderr.decode()[-2000:]
     assert kills == KILLS
 
-    acked = [ln for f in sorted(acks.iterdir()) for ln in f.read_text().splitlines() if ln]
+    acked = [ln for f in sorted(acks.glob("*.ack")) for ln in f.read_text().splitlines() if ln]
     with sqlite3.connect(db) as c:
         assert c.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         keys = [k for (k,) in c.execute("SELECT key FROM observations")]
