@@ -65,7 +65,17 @@ _TEXT_REGEX = re.compile(r'log_text\s*=~~?\s*"((?:[^"\\]|\\.)*)"')
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-DEFAULT_RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
+
+def bundled_rules_dir() -> Path:
+    """Where the bundled rules are: inside the installed package (``diagnose/rulebase/``, a wheel or
+    ``pip install .``), else the top-level ``rules/`` folder next to the package (a checkout or an
+    editable install; the folder the rules are edited in)."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "rulebase"
+    return packaged if packaged.is_dir() else here.parent / "rules"
+
+
+DEFAULT_RULES_DIR = bundled_rules_dir()
 
 
 @dataclass(frozen=True)
