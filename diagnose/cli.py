@@ -140,26 +140,22 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         # delay: only batches that take over a second show a bar
         reports_iter = tqdm(reports_iter, total=total, unit="log", delay=1.0, file=err, leave=False)
     sink = open(args.output, "w", encoding="utf-8") if args.output else out  # noqa: SIM115
-    reports = []
-    try:
-        if args.format == "jsonl":
-            for rep in reports_iter:
-                reports.append(rep)
-                R.write_jsonl([rep], sink, with_evidence=args.with_evidence)
+    try:  # every format streams: no list of all reports is held
+        if args.format == "table":
+            tally = R.write_table(reports_iter, sink, detail=args.verbose)
+        elif args.format == "markdown":
+            tally = R.write_markdown(reports_iter, sink)
+        elif args.format == "json":
+            tally = R.write_json(reports_iter, sink, with_evidence=args.with_evidence)
         else:
-            reports = list(reports_iter)
-            if args.format == "json":
-                R.write_json(reports, sink, with_evidence=args.with_evidence)
-            elif args.format == "markdown":
-                R.write_markdown(reports, sink)
-            else:
-                R.write_table(reports, sink, detail=args.verbose)
+            tally = R.write_jsonl(reports_iter, sink, with_evidence=args.with_evidence)
     finally:
         if sink is not out:
             sink.close()
-    bad = [r for r in reports if r.status == "error"]
-    if bad:
-        err.write(f"kdiag: {len(bad)} of {len(reports)} input(s) could not be classified (see their error entries)\n")
+    if tally.errors:
+        err.write(
+            f"kdiag: {tally.errors} of {tally.total} input(s) could not be classified (see their error entries)\n"
+        )
         return 1
     return 0
 
