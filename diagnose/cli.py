@@ -21,7 +21,7 @@ inputs:
   FILE.jsonl      one failure per line: {"id": ..., "log": ...}, or split fields
                   stdout, stderr, exit_code, compile_log, sanitizer_log, env
   FILE.json       KernelBench eval_results.json, or a list of records
-  FILE.yaml       a list of records (e.g. ../shared/cases/real-dev.yaml)
+  FILE.yaml       a list of records (e.g. corpus/public/real-dev.yaml)
 
 examples:
   kdiag classify failed/                     # a table, then a summary
@@ -68,7 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("rules", help="list, show and lint the rule base")
     rsub = r.add_subparsers(dest="rules_command", metavar="ACTION")
     rl = rsub.add_parser("list", help="one line per rule")
-    rl.add_argument("--format", choices=("table", "json"), default="table")
+    rl.add_argument(
+        "--format", choices=("table", "json", "markdown"), default="table", help="markdown: docs/RULE-CATALOGUE.md"
+    )
     rl.add_argument("--category", help="only this category")
     rs = rsub.add_parser("show", help="one rule in full")
     rs.add_argument("id")
@@ -177,6 +179,10 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.format == "json":
             json.dump([_rule_dict(r, brief=True) for r in chosen], out, indent=2)
             out.write("\n")
+        elif args.format == "markdown":
+            from diagnose.catalogue_md import render
+
+            out.write(render(chosen))
         else:
             out.write(f"{'ID':<44} {'CATEGORY':<18} {'FAILURE MODE':<32} {'CONF':>4} {'PRIO':>4}\n")
             for r in sorted(chosen, key=lambda r: (r.category, r.failure_mode, r.id)):

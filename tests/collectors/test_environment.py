@@ -164,7 +164,7 @@ def test_xid_48_is_hardware() -> None:
     [
         "",
         "\x00\xff junk" * 100,
-        # origin: ../shared/cases/real-dev.yaml fla-rwkv7-ima-fixed-in-kernel
+        # origin: corpus/public/real-dev.yaml fla-rwkv7-ima-fixed-in-kernel
         "CUDA error: an illegal memory access was encountered\n",
         "CUDA_VISIBLE_DEVICES=0,1 python train.py\n",
         "MIGRATION step 3 finished\n",
