@@ -80,6 +80,7 @@ _HINTS = (
     "invalid device function",
     "driver version is insufficient",
     "uncorrectable ECC",
+    "PTX was compiled with an unsupported toolchain",
 )
 # a bare runtime message is trusted anywhere only when it is this long (short ones are too generic)
 _DISTINCTIVE_LEN = 26

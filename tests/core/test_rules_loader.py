@@ -127,3 +127,20 @@ def test_lint_catches_rules_that_break_on_empty_fields(tmp_path: Path, capsys: p
     write(tmp_path, "null-unsafe", text)
     assert main(["rules", "lint", "--rules", str(tmp_path)]) == 1
     assert "rule raises on evidence whose fields are empty" in capsys.readouterr().out
+
+
+def test_lint_flags_two_owners_of_one_diagnosis(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the same illegal address read twice (by name and by message), same category, mode and priority
+    write(tmp_path, "by-name", GOOD.format(id="by-name", when='cuda_error == "cudaErrorIllegalAddress"'))
+    by_message = GOOD.format(id="by-message", when='cuda_message =~~ "illegal memory access"')
+    write(tmp_path, "by-message", by_message)
+    assert main(["rules", "lint", "--rules", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "by-name.yaml:18: by-message (by-message.yaml) also fires on this example" in out
+    assert "by-message.yaml:18: by-name (by-name.yaml) also fires on this example" in out
+    # one more specific than the other (a higher priority): the ranking decides, nothing to merge
+    write(tmp_path, "by-message", by_message.replace("priority: 10", "priority: 12"))
+    assert main(["rules", "lint", "--rules", str(tmp_path)]) == 0
+    # another failure mode: two diagnoses, not one fact twice
+    write(tmp_path, "by-message", by_message.replace("oob-global-access", "illegal-address-other"))
+    assert main(["rules", "lint", "--rules", str(tmp_path)]) == 0
