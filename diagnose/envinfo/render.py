@@ -15,8 +15,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
-from diagnose.envinfo.nvml import LiveNvml, NvmlSource, RecordingNvml, ReplayNvml
-from diagnose.envinfo.snapshot import findings, snapshot
+from diagnose.envinfo.findings import findings
+from diagnose.envinfo.nvml import LiveNvml, NvmlSource
+from diagnose.envinfo.nvml_replay import RecordingNvml, ReplayNvml
+from diagnose.envinfo.snapshot import snapshot
 
 
 def report(snap: Mapping[str, Any]) -> dict[str, Any]:

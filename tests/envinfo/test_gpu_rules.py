@@ -23,7 +23,7 @@ from constructed import software  # tests/envinfo/constructed.py (pytest puts th
 
 import diagnose
 from diagnose.cli import main as kdiag
-from diagnose.envinfo.nvml import ReplayNvml
+from diagnose.envinfo.nvml_replay import ReplayNvml
 from diagnose.envinfo.snapshot import gpu_facts, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
