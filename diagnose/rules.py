@@ -28,7 +28,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -228,19 +228,16 @@ def _example_nodes(node: yaml.Node, kind: str) -> list[int]:
     return []
 
 
-def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | None, list[RuleProblem]]:
-    """Parse and validate one rule file; returns the rule (None if unusable) and every problem found."""
-    shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
-    problems: list[RuleProblem] = []
+_Bad = Callable[[int, str], None]
 
-    def bad(line: int, message: str) -> None:
-        problems.append(RuleProblem(shown, line, message))
 
+def _read_yaml(path: Path, bad: _Bad) -> tuple[dict[str, Any], yaml.Node] | None:
+    """The rule file's mapping and its node tree (for line numbers), or None (a problem is reported)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         bad(1, f"cannot read: {exc}")
-        return None, problems
+        return None
     try:
         # one parse: compose the node tree (its marks give each field's line), then construct from it;
         # libyaml's loader when present (pure-Python YAML was most of the rule base's load time)
@@ -253,15 +250,15 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         bad((mark.line + 1) if mark else 1, f"invalid YAML: {getattr(exc, 'problem', exc)}")
-        return None, problems
+        return None
     if not isinstance(data, dict) or node is None:
         bad(1, "a rule file must be a YAML mapping")
-        return None, problems
-    at = _lines_of(node)
+        return None
+    return data, node
 
-    def line(key: str) -> int:
-        return at.get(key, 1)
 
+def _check_fields(data: dict[str, Any], path: Path, line: Callable[[str], int], bad: _Bad) -> None:
+    """Every top-level field but when, explain and examples."""
     for key in REQUIRED:
         if key not in data:
             bad(1, f"missing required field {key!r}")
@@ -299,12 +296,21 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
     if "requires" in data:
         if not isinstance(requires, list) or not requires or not all(isinstance(s, str) for s in requires):
             bad(line("requires"), "requires must be a non-empty list of evidence sources")
-            requires = []
         else:
             for s in requires:
                 if s not in SOURCES:
                     bad(line("requires"), f"requires: unknown evidence source {s!r} (known: {', '.join(SOURCES)})")
+    refs = data.get("references")
+    if "references" in data and (
+        not isinstance(refs, list) or not refs or not all(isinstance(r, str) and r.strip() for r in refs)
+    ):
+        bad(line("references"), "references must be a non-empty list of strings (URLs or owner/repo#N)")
 
+
+def _check_when(
+    data: dict[str, Any], line: Callable[[str], int], bad: _Bad
+) -> tuple[Any, tuple[str, ...], tuple[str, ...]]:
+    """The compiled expression, the symbols it reads and the regexes it runs over log_text."""
     when = data.get("when")
     compiled = None
     symbols: tuple[str, ...] = ()
@@ -325,7 +331,12 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
                     re.compile(p)
                 except re.error as exc:
                     bad(line("when"), f"when: bad regular expression {p!r}: {exc}")
+    return compiled, symbols, patterns
 
+
+def _check_explain(
+    data: dict[str, Any], line: Callable[[str], int], bad: _Bad, problems: list[RuleProblem]
+) -> Explain | None:
     explain = data.get("explain")
     explain_obj = None
     if "explain" in data:
@@ -340,13 +351,12 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
                     bad(line("explain"), f"explain: unknown field {k!r}")
             if not any(p.line == line("explain") and p.message.startswith("explain") for p in problems):
                 explain_obj = Explain(**{k: str(v).strip() for k, v in explain.items()})
+    return explain_obj
 
-    refs = data.get("references")
-    if "references" in data and (
-        not isinstance(refs, list) or not refs or not all(isinstance(r, str) and r.strip() for r in refs)
-    ):
-        bad(line("references"), "references must be a non-empty list of strings (URLs or owner/repo#N)")
 
+def _check_examples(
+    data: dict[str, Any], node: yaml.Node, line: Callable[[str], int], bad: _Bad
+) -> tuple[list[Example], list[Example]]:
     match_ex: list[Example] = []
     no_match_ex: list[Example] = []
     examples = data.get("examples")
@@ -368,6 +378,30 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
             for k in examples:
                 if k not in ("match", "no_match"):
                     bad(line("examples"), f"examples: unknown field {k!r}")
+    return match_ex, no_match_ex
+
+
+def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | None, list[RuleProblem]]:
+    """Parse and validate one rule file; returns the rule (None if unusable) and every problem found."""
+    shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
+    problems: list[RuleProblem] = []
+
+    def bad(line: int, message: str) -> None:
+        problems.append(RuleProblem(shown, line, message))
+
+    read = _read_yaml(path, bad)
+    if read is None:
+        return None, problems
+    data, node = read
+    at = _lines_of(node)
+
+    def line(key: str) -> int:
+        return at.get(key, 1)
+
+    _check_fields(data, path, line, bad)
+    compiled, symbols, patterns = _check_when(data, line, bad)
+    explain_obj = _check_explain(data, line, bad, problems)
+    match_ex, no_match_ex = _check_examples(data, node, line, bad)
 
     if problems:
         return None, problems
