@@ -182,23 +182,22 @@ def _line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
 
 
-def parse(text: str) -> EnvFacts | None:
-    if not any(n in text for n in _ALL_NEEDLES):
-        return None
-    found: list[tuple[int, str]] = []  # (offset, tag) so tags come out in order of appearance
-    lines: set[int] = set()
+class _Tags:
+    """Tags with the offset they were found at (so they come out in order of appearance) and their lines."""
 
-    def tag(name: str, at: int) -> None:
-        found.append((at, name))
-        lines.add(_line_of(text, at))
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.found: list[tuple[int, str]] = []
+        self.lines: set[int] = set()
 
-    for name, needles in _SIMPLE:
-        hits = [i for i in (text.find(n) for n in needles) if i >= 0]
-        if hits:
-            tag(name, min(hits))
+    def __call__(self, name: str, at: int) -> None:
+        self.found.append((at, name))
+        self.lines.add(_line_of(self.text, at))
 
-    kw: dict[str, Any] = {}
 
+def _xids(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
+    """Kernel-log Xid lines: every number, and what diagnose/data/xid.yaml says each one points at."""
+    lines = tag.lines
     xids: list[int] = []
     if "Xid" in text:
         for xm in _XID.finditer(text):
@@ -220,6 +219,9 @@ def parse(text: str) -> EnvFacts | None:
             kw["xids"] = tuple(dict.fromkeys(xids))
             kw["xid"] = xids[0]
 
+
+def _torch_messages(text: str, kw: dict[str, Any]) -> None:
+    """The figures in PyTorch's driver-too-old and arch-not-compatible messages."""
     if "too old (found version" in text:
         m = _FOUND_VERSION.search(text)
         if m:
@@ -232,6 +234,9 @@ def parse(text: str) -> EnvFacts | None:
         if m:
             kw["supported_archs"] = tuple(m.group(1).split())
 
+
+def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
+    """Missing shared libraries and modules, imports of names that are not there, undefined symbols."""
     if (
         "cannot open shared object file" in text
         or "Could not load library" in text
@@ -258,6 +263,10 @@ def parse(text: str) -> EnvFacts | None:
         if m:
             kw["undefined_symbol"] = m.group(1)
             tag("abi-mismatch", m.start())
+
+
+def _setup(text: str, tag: _Tags) -> None:
+    """How the machine is set up: toolkit versions, device permissions, visible devices, MIG."""
     if "mismatches the version that was used to compile" in text:
         # torch.utils.cpp_extension: "The detected CUDA version (12.2) mismatches the version that was
         # used to compile PyTorch (11.3)": the toolkit that builds an extension is not torch's CUDA
@@ -278,13 +287,27 @@ def parse(text: str) -> EnvFacts | None:
         m = _MIG.search(text)
         if m:
             tag("mig", m.start())
-    if "NVIDIA-SMI" in text:
-        _smi(text, kw, tag, lines)
 
-    if not found and not kw:
+
+def parse(text: str) -> EnvFacts | None:
+    if not any(n in text for n in _ALL_NEEDLES):
         return None
-    issues = tuple(dict.fromkeys(name for _at, name in sorted(found, key=lambda p: p[0])))
-    return EnvFacts(lines=tuple(sorted(lines)), issues=issues, **kw)
+    tag = _Tags(text)
+    for name, needles in _SIMPLE:
+        hits = [i for i in (text.find(n) for n in needles) if i >= 0]
+        if hits:
+            tag(name, min(hits))
+    kw: dict[str, Any] = {}
+    _xids(text, tag, kw)
+    _torch_messages(text, kw)
+    _libraries(text, tag, kw)
+    _setup(text, tag)
+    if "NVIDIA-SMI" in text:
+        _smi(text, kw, tag, tag.lines)
+    if not tag.found and not kw:
+        return None
+    issues = tuple(dict.fromkeys(name for _at, name in sorted(tag.found, key=lambda p: p[0])))
+    return EnvFacts(lines=tuple(sorted(tag.lines)), issues=issues, **kw)
 
 
 def _smi(text: str, kw: dict[str, Any], tag: Any, lines: set[int]) -> None:
