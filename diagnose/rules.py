@@ -37,6 +37,7 @@ import yaml
 
 from diagnose.evidence import SOURCES, rule_types
 from diagnose.prefilter import compile_precheck
+from diagnose.ruleexpr import compile_expression, describe_engine_error
 
 CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
 STATUSES = ("stable", "experimental", "deprecated")
@@ -169,43 +170,6 @@ class RuleSet:
 # --- loading ------------------------------------------------------------------------
 
 
-@functools.cache
-def _context() -> Any:
-    import rule_engine
-
-    return rule_engine.Context(
-        type_resolver=rule_engine.type_resolver_from_dict(rule_types()),
-        default_value=None,
-    )
-
-
-def compile_expression(expr: str) -> Any:
-    """Build a rule-engine Rule over the Evidence types (raises rule_engine errors)."""
-    import rule_engine
-
-    return rule_engine.Rule(expr, context=_context())
-
-
-def _describe_engine_error(exc: Exception, expr: str) -> str:
-    import rule_engine
-    from rule_engine import errors
-
-    if isinstance(exc, rule_engine.SymbolResolutionError):
-        name = exc.symbol_name
-        near = difflib.get_close_matches(name, list(rule_types()), n=3)
-        hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        return f"when: unknown evidence symbol {name!r}{hint}"
-    if isinstance(exc, errors.RegexSyntaxError):
-        return f"when: bad regular expression {exc.value!r}: {exc.error}"
-    if isinstance(exc, errors.SyntaxError | rule_engine.RuleSyntaxError):
-        tok = getattr(exc, "token", None)
-        where = f" near {tok.value!r}" if tok is not None and getattr(tok, "value", None) else ""
-        return f"when: syntax error{where}: {exc.message}"
-    if isinstance(exc, rule_engine.EvaluationError):
-        return f"when: type error: {exc.message}"
-    return f"when: {type(exc).__name__}: {exc}"
-
-
 def _lines_of(node: yaml.Node) -> dict[str, int]:
     """Top-level key → 1-based line of its value."""
     out: dict[str, int] = {}
@@ -322,7 +286,7 @@ def _check_when(
             try:
                 compiled = compile_expression(when)
             except Exception as exc:
-                bad(line("when"), _describe_engine_error(exc, when))
+                bad(line("when"), describe_engine_error(exc, when))
             known = rule_types()
             symbols = tuple(sorted({s for s in _SYMBOL.findall(when) if s in known}))
             patterns = tuple(_unescape(p) for p in _TEXT_REGEX.findall(when))
