@@ -287,8 +287,8 @@ def read_large_json(path: Path, fh: BinaryIO, name: str) -> Iterator[InputRecord
                 yield InputRecord(id=f"problem_{key}", origin=f"{name}[{key}]", error="not a KernelBench problem entry")
                 continue
             yield from _kb_records(key, samples, name)
-    except JSONStreamError as exc:
-        yield InputRecord(id=path.stem, origin=name, error=f"cannot parse json: {exc}")
+    except (JSONStreamError, RecursionError) as exc:  # RecursionError: nesting deeper than json decodes
+        yield InputRecord(id=path.stem, origin=name, error=f"cannot parse json: {exc or type(exc).__name__}")
 
 
 def read_path(path: Path, *, base: Path | None = None, limit: int | None = None) -> Iterator[InputRecord]:
