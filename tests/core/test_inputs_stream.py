@@ -134,3 +134,20 @@ def test_stdin_jsonl_longer_than_the_first_read(tmp_path: Path, low_limit: int) 
     big = ("noise\n" * (low_limit // 3)).encode() + SMEM_LOG.encode()
     (rec,) = inputs.read_stdin(io.BytesIO(big))
     assert rec.text.endswith(SMEM_LOG) and rec.warnings
+
+
+@pytest.mark.parametrize(
+    ("content", "error"),
+    [
+        ('"' + "x" * (2 * LIMIT) + '"', "not a JSON array or object"),
+        ("[" * 200_000 + "]" * 200_000, "cannot parse json"),
+        (json.dumps({"a": "x" * (2 * LIMIT)}), "too large to read as one record"),
+        ("{1: 2}" + " " * (2 * LIMIT), "expected a key"),
+    ],
+    ids=["scalar", "deeply-nested", "one-huge-object", "bad-key"],
+)
+def test_malformed_large_json_is_one_error_record(tmp_path: Path, content: str, error: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    (rec,) = read_inputs([str(path)], limit=LIMIT)
+    assert rec.error is not None and error in rec.error
