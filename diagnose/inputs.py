@@ -383,8 +383,10 @@ def read_inputs(paths: list[str], *, stdin: Any = None, limit: int | None = None
             yield InputRecord(id=p, origin=p, error=f"no such file or directory: {p}")
 
 
-def count_hint(paths: list[str]) -> int | None:
-    """A cheap total for the progress bar (files in the paths; None when unknown)."""
+def count_hint(paths: list[str], *, exact_below: int = 256 << 20) -> int | None:
+    """A cheap total for the progress bar and the choice of worker processes (None when unknown):
+    files in the paths; the lines of a JSON Lines file, counted below ``exact_below`` bytes and
+    estimated from its first MiB above."""
     total = 0
     for p in paths:
         if p == "-":
@@ -392,9 +394,14 @@ def count_hint(paths: list[str]) -> int | None:
         path = Path(p)
         if path.is_dir():
             total += sum(len(files) for _, _, files in os.walk(path))
-        elif path.suffix in (".jsonl", ".ndjson") and path.exists() and path.stat().st_size < (256 << 20):
+        elif path.suffix in (".jsonl", ".ndjson") and path.is_file():
+            size = path.stat().st_size
             with path.open("rb") as fh:
-                total += sum(1 for line in fh if line.strip())
+                if size < exact_below:
+                    total += sum(1 for line in fh if line.strip())
+                else:
+                    head = fh.read(1 << 20)
+                    total += max(1, size * head.count(b"\n") // max(len(head), 1))
         else:
             total += 1
     return total

@@ -151,3 +151,10 @@ def test_malformed_large_json_is_one_error_record(tmp_path: Path, content: str, 
     path.write_text(content)
     (rec,) = read_inputs([str(path)], limit=LIMIT)
     assert rec.error is not None and error in rec.error
+
+
+def test_the_count_hint_estimates_a_large_batch(tmp_path: Path) -> None:
+    path = _batch(tmp_path / "batch.jsonl")
+    assert inputs.count_hint([str(path)]) == N  # counted
+    estimate = inputs.count_hint([str(path)], exact_below=LIMIT)  # estimated from the first MiB
+    assert estimate is not None and 0.9 * N <= estimate <= 1.1 * N
