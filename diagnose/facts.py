@@ -111,7 +111,9 @@ class TritonFacts(Facts):
     limit: float | None = None
     inner_error: str | None = None  # exception type wrapped by InterpreterError / CompilationError
     no_active_driver: bool = False  # "0 active drivers ([]). There should only be one."
-    autotune_failures: int = 0  # configs the autotuner skipped ("Autotuning failed with ...", TRITON_PRINT_AUTOTUNING=1)
+    autotune_failures: int = (
+        0  # configs the autotuner skipped ("Autotuning failed with ...", TRITON_PRINT_AUTOTUNING=1)
+    )
     autotune_best_config: str | None = None  # "BLOCK: 64, num_warps: 4, ..." from "best config selected: ...;"
 
 

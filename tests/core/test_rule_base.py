@@ -28,7 +28,17 @@ def test_size_and_shape_of_the_rule_base() -> None:
     assert cats == {"kernel-logic", "environment", "runtime-assumption"}
     for r in RULES:
         assert r.path.split("/")[0] in {
-            "cuda", "compiler", "triton", "sanitizer", "environment", "numerics", "oom", "process", "python", "gpu", "run"
+            "cuda",
+            "compiler",
+            "triton",
+            "sanitizer",
+            "environment",
+            "numerics",
+            "oom",
+            "process",
+            "python",
+            "gpu",
+            "run",
         }, r.path
         assert r.references and all(ref.startswith(("http", "corpus/")) or "#" in ref for ref in r.references), r.id
 
@@ -36,17 +46,47 @@ def test_size_and_shape_of_the_rule_base() -> None:
 # failure modes of TAXONOMY.md that a log can show; each needs at least one rule
 LOG_VISIBLE_MODES = {
     # kernel-logic
-    "oob-global-read", "oob-global-write", "oob-shared", "race-shared-memory", "race-global",
-    "uninitialized-read", "barrier-divergence-deadlock", "hang", "numerical-instability", "device-assert",
-    "compile-source-error", "language-misuse", "memory-leak", "wrong-result",
+    "oob-global-read",
+    "oob-global-write",
+    "oob-shared",
+    "race-shared-memory",
+    "race-global",
+    "uninitialized-read",
+    "barrier-divergence-deadlock",
+    "hang",
+    "numerical-instability",
+    "device-assert",
+    "compile-source-error",
+    "language-misuse",
+    "memory-leak",
+    "wrong-result",
     # environment
-    "driver-too-old", "no-kernel-image-for-arch", "library-missing", "version-skew", "nvml-driver-mismatch",
-    "no-gpu-visible", "gpu-hardware-fault", "oom-other-process", "exclusive-compute-mode", "mig-config",
-    "permission-denied", "fork-after-cuda-init", "toolchain-missing",
+    "driver-too-old",
+    "no-kernel-image-for-arch",
+    "library-missing",
+    "version-skew",
+    "nvml-driver-mismatch",
+    "no-gpu-visible",
+    "gpu-hardware-fault",
+    "oom-other-process",
+    "exclusive-compute-mode",
+    "mig-config",
+    "permission-denied",
+    "fork-after-cuda-init",
+    "toolchain-missing",
     # runtime-assumption
-    "noncontiguous-input", "dtype-unexpected", "device-mismatch", "misaligned-input", "int32-index-overflow",
-    "grid-dim-limit", "smem-exceeds-device-limit", "too-many-resources", "arch-feature-unavailable",
-    "oom-problem-size", "empty-input", "stream-assumption",
+    "noncontiguous-input",
+    "dtype-unexpected",
+    "device-mismatch",
+    "misaligned-input",
+    "int32-index-overflow",
+    "grid-dim-limit",
+    "smem-exceeds-device-limit",
+    "too-many-resources",
+    "arch-feature-unavailable",
+    "oom-problem-size",
+    "empty-input",
+    "stream-assumption",
 }
 
 

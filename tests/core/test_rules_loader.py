@@ -52,7 +52,7 @@ def test_good_rule_loads(tmp_path: Path) -> None:
 def test_every_offender_is_listed_with_file_line_and_reason(tmp_path: Path) -> None:
     write(tmp_path, "typo-symbol", GOOD.format(id="typo-symbol", when='cuda_eror == "x"'))
     write(tmp_path, "bad-regex", GOOD.format(id="bad-regex", when='log_text =~~ "(unclosed"'))
-    write(tmp_path, "type-error", GOOD.format(id="type-error", when='cuda_error > 3'))
+    write(tmp_path, "type-error", GOOD.format(id="type-error", when="cuda_error > 3"))
     missing = GOOD.format(id="missing-field", when='cuda_error == "x"').replace("priority: 10\n", "")
     write(tmp_path, "missing-field", missing)
     write(tmp_path, "wrong-stem", GOOD.format(id="other-name", when='cuda_error == "x"'))

@@ -50,8 +50,6 @@ def case_log(case_id: str) -> str:
     return str(_cases()[case_id]["log"])
 
 
-
-
 def recording(fixture: str, device_changes: dict[str, Any] | None = None) -> ReplayNvml:
     data = json.loads((NVML / f"{fixture}.json").read_text())
     if device_changes:

@@ -188,6 +188,7 @@ def test_sentinel_and_zero_regions() -> None:
 
 def test_sentinel_bits_agree_with_the_harness() -> None:
     import torch
+
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # harness/ is not installed, it is run by path
     from harness import sentinel
 

@@ -44,8 +44,10 @@ def test_cpu_run_reports_the_missing_gpu_as_information(tmp_path: Path) -> None:
 
     root = Path(__file__).resolve().parent.parent.parent
     out = io.StringIO()
-    code = main(["run", str(root / "corpus" / "kernels" / "vector_add.py"), "--format", "json",
-                 "--runs-dir", str(tmp_path)], out=out)
+    code = main(
+        ["run", str(root / "corpus" / "kernels" / "vector_add.py"), "--format", "json", "--runs-dir", str(tmp_path)],
+        out=out,
+    )
     rep = json.loads(out.getvalue())
     assert code == 0 and rep["verdict"] == "pass" and rep["category"] == "none", rep
     assert rep["machine"] and "no usable GPU" in rep["machine"] and "information" in rep["machine"]
