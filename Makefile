@@ -25,6 +25,7 @@ demo: install
 
 test: install
 	$(BIN)/ruff check diagnose tui harness tests bench scripts
+	$(BIN)/ruff format --check diagnose tui harness tests bench scripts
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest diagnose tests

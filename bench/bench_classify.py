@@ -65,13 +65,17 @@ def main() -> int:
         t_par = time.perf_counter() - t0
     assert n_read == len(reports) == args.records
     diagnosed = sum(r.status == "diagnosed" for r in reports)
-    print(f"records: {args.records} ({size / 1e6:.1f} MB of JSON Lines, {len(cases)} distinct real logs, {len(rules)} rules)")
+    print(
+        f"records: {args.records} ({size / 1e6:.1f} MB of JSON Lines, {len(cases)} distinct real logs, {len(rules)} rules)"
+    )
     print(f"read + parse only: {t_read:.3f} s  ({args.records / t_read:,.0f} records/s)")
     print(f"classify:          {t_full:.3f} s  ({args.records / t_full:,.0f} records/s), {diagnosed} diagnosed")
     print(f"ratio classify / read+parse: {t_full / t_read:.1f}x")
     assert n_par == args.records
-    print(f"classify, {jobs} worker processes: {t_par:.3f} s  ({args.records / t_par:,.0f} records/s), "
-          f"{t_full / t_par:.2f}x the single process (workers' start-up and rule compile included)")
+    print(
+        f"classify, {jobs} worker processes: {t_par:.3f} s  ({args.records / t_par:,.0f} records/s), "
+        f"{t_full / t_par:.2f}x the single process (workers' start-up and rule compile included)"
+    )
     return 0
 
 

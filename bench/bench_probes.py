@@ -67,7 +67,9 @@ def main() -> int:
         if args.shrink:
             took, res = run(path, runs, "quick", True)
             sh = res.get("shrink") or {}
-            print(f"{'':<22} --shrink {took:6.2f} s: {sh.get('smallest')} {sh.get('rules')} ({sh.get('batches')} batches)")
+            print(
+                f"{'':<22} --shrink {took:6.2f} s: {sh.get('smallest')} {sh.get('rules')} ({sh.get('batches')} batches)"
+            )
     return 0
 
 

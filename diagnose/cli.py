@@ -21,7 +21,7 @@ inputs:
   FILE.jsonl      one failure per line: {"id": ..., "log": ...}, or split fields
                   stdout, stderr, exit_code, compile_log, sanitizer_log, env
   FILE.json       KernelBench eval_results.json, or a list of records
-  FILE.yaml       a list of records (e.g. ../shared/cases/real-dev.yaml)
+  FILE.yaml       a list of records (e.g. corpus/public/real-dev.yaml)
 
 examples:
   kdiag classify failed/                     # a table, then a summary
@@ -70,7 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("rules", help="list, show and lint the rule base")
     rsub = r.add_subparsers(dest="rules_command", metavar="ACTION")
     rl = rsub.add_parser("list", help="one line per rule")
-    rl.add_argument("--format", choices=("table", "json"), default="table")
+    rl.add_argument(
+        "--format", choices=("table", "json", "markdown"), default="table", help="markdown: docs/RULE-CATALOGUE.md"
+    )
     rl.add_argument("--category", help="only this category")
     rs = rsub.add_parser("show", help="one rule in full")
     rs.add_argument("id")
@@ -165,20 +167,15 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         # delay: only batches that take over a second show a bar
         reports_iter = tqdm(reports_iter, total=total, unit="log", delay=1.0, file=err, leave=False)
     sink = open(args.output, "w", encoding="utf-8") if args.output else out  # noqa: SIM115
-    reports = []
-    try:
-        if args.format == "jsonl":
-            for rep in reports_iter:
-                reports.append(rep)
-                R.write_jsonl([rep], sink, with_evidence=args.with_evidence)
+    try:  # every format streams: no list of all reports is held
+        if args.format == "table":
+            tally = R.write_table(reports_iter, sink, detail=args.verbose)
+        elif args.format == "markdown":
+            tally = R.write_markdown(reports_iter, sink)
+        elif args.format == "json":
+            tally = R.write_json(reports_iter, sink, with_evidence=args.with_evidence)
         else:
-            reports = list(reports_iter)
-            if args.format == "json":
-                R.write_json(reports, sink, with_evidence=args.with_evidence)
-            elif args.format == "markdown":
-                R.write_markdown(reports, sink)
-            else:
-                R.write_table(reports, sink, detail=args.verbose)
+            tally = R.write_jsonl(reports_iter, sink, with_evidence=args.with_evidence)
     finally:
         if sink is not out:
             sink.close()
@@ -186,9 +183,10 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if recorder.record:
                 err.write(recorder.summary())
             recorder.close()
-    bad = [r for r in reports if r.status == "error"]
-    if bad:
-        err.write(f"kdiag: {len(bad)} of {len(reports)} input(s) could not be classified (see their error entries)\n")
+    if tally.errors:
+        err.write(
+            f"kdiag: {tally.errors} of {tally.total} input(s) could not be classified (see their error entries)\n"
+        )
         return 1
     return 0
 
@@ -216,6 +214,10 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.format == "json":
             json.dump([_rule_dict(r, brief=True) for r in chosen], out, indent=2)
             out.write("\n")
+        elif args.format == "markdown":
+            from diagnose.catalogue_md import render
+
+            out.write(render(chosen))
         else:
             out.write(f"{'ID':<44} {'CATEGORY':<18} {'FAILURE MODE':<32} {'CONF':>4} {'PRIO':>4}\n")
             for r in sorted(chosen, key=lambda r: (r.category, r.failure_mode, r.id)):

@@ -7,16 +7,21 @@ record that cannot be read (binary junk, empty, invalid JSON) comes back with
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-#: files above this are read as head + tail only (the collectors bound text further)
+#: a text log above this is read as head + tail only (the collectors bound text further); no JSON
+#: Lines record or structured file is ever cut: those stream record by record
 READ_LIMIT = 64 << 20
+_CHUNK = 1 << 20
+#: what stdin's first read looks at to tell JSON Lines from a text log
+_PEEK = 64 << 10
 #: split-field JSONL records are joined into one log in this order, each under a header line
 SPLIT_FIELDS = ("compile_log", "stdout", "stderr", "sanitizer_log", "log")
 TEXT_SUFFIXES = {".log", ".txt", ".out", ".err", ""}
@@ -54,27 +59,52 @@ def decode(data: bytes) -> str:
     return text.replace("\r\n", "\n")
 
 
-def _read_bytes(path: Path) -> tuple[bytes, bool]:
-    size = path.stat().st_size
-    with path.open("rb") as fh:
-        if size <= READ_LIMIT:
-            return fh.read(), False
-        half = READ_LIMIT // 2
-        head = fh.read(half)
-        fh.seek(size - half)
-        return head + b"\n[kdiag: middle of file skipped]\n" + fh.read(), True
+def _read_upto(fh: BinaryIO, n: int) -> bytes:
+    """Up to ``n`` bytes (fewer only at the end of the stream; a pipe may answer in pieces)."""
+    parts: list[bytes] = []
+    left = n
+    while left > 0:
+        chunk = fh.read(min(left, _CHUNK))
+        if not chunk:
+            break
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
 
 
-def text_record(rid: str, data: bytes, origin: str, *, truncated: bool = False) -> InputRecord:
+def read_head_tail(fh: BinaryIO, limit: int = READ_LIMIT) -> tuple[bytes, int, bool]:
+    """One text input: all of it when it holds at most ``limit`` bytes, else its first and last
+    ``limit // 2`` bytes around a marker line.  Returns (bytes, the input's size, cut?).  Memory stays
+    under about ``limit`` whatever the size; works on pipes (no seeking)."""
+    data = _read_upto(fh, limit + 1)
+    if len(data) <= limit:
+        return data, len(data), False
+    half = limit // 2
+    head, tail = data[:half], bytearray(data[half:])
+    size = len(data)
+    while chunk := fh.read(_CHUNK):
+        size += len(chunk)
+        tail += chunk
+        if len(tail) > 2 * half:
+            del tail[: len(tail) - half]
+    return head + b"\n[kdiag: middle of input skipped]\n" + bytes(tail[-half:]), size, True
+
+
+def text_record(rid: str, data: bytes, origin: str, *, truncated: bool = False, size: int | None = None) -> InputRecord:
     if not data.strip():
         return InputRecord(id=rid, origin=origin, error="empty input: nothing to classify")
     if looks_binary(data):
         return InputRecord(
             id=rid,
             origin=origin,
-            error=f"binary data, not a text log ({len(data)} bytes; NUL or control bytes in the first 8 KiB)",
+            error=f"binary data, not a text log ({size or len(data)} bytes; NUL or control bytes in the first 8 KiB)",
         )
-    warnings = (f"input is {len(data):,} bytes; only its head and tail were read",) if truncated else ()
+    size = size if size is not None else len(data)
+    warnings = (
+        (f"input is {size:,} bytes; only its head and tail ({len(data) // 2:,} bytes each) were read",)
+        if truncated
+        else ()
+    )
     return InputRecord(id=rid, text=decode(data), origin=origin, warnings=warnings)
 
 
@@ -125,63 +155,88 @@ def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecor
     )
 
 
-def read_jsonl(lines: Iterator[bytes], *, name: str) -> Iterator[InputRecord]:
+def jsonl_lines(fh: BinaryIO, limit: int = READ_LIMIT) -> Iterator[bytes | int]:
+    """The lines of a JSON Lines stream one at a time; a line longer than ``limit`` bytes is skipped
+    in pieces and comes back as its size (an int), so no line is ever held whole beyond the limit."""
+    while raw := fh.readline(limit + 1):
+        if len(raw) <= limit or raw.endswith(b"\n"):
+            yield raw
+            continue
+        size = len(raw)
+        while more := fh.readline(_CHUNK):
+            size += len(more)
+            if more.endswith(b"\n"):
+                break
+        yield size
+
+
+def read_jsonl(lines: Iterable[bytes | int], *, name: str) -> Iterator[InputRecord]:
+    """One record per non-blank line, in order; a line that is not a JSON object becomes an error record."""
     for n, raw in enumerate(lines, 1):
+        rid, origin = f"{Path(name).stem}:{n}", f"{name}:{n}"
+        if isinstance(raw, int):
+            yield InputRecord(
+                id=rid, origin=origin, error=f"line {n}: {raw:,} bytes, over the size limit for one record"
+            )
+            continue
         if not raw.strip():
             continue
-        origin = f"{name}:{n}"
         try:
             obj = json.loads(raw.decode("utf-8", errors="strict"))
         except UnicodeDecodeError as exc:
-            yield InputRecord(id=f"{Path(name).stem}:{n}", origin=origin, error=f"line {n}: not UTF-8 ({exc.reason})")
+            yield InputRecord(id=rid, origin=origin, error=f"line {n}: not UTF-8 ({exc.reason})")
             continue
         except json.JSONDecodeError as exc:
-            yield InputRecord(
-                id=f"{Path(name).stem}:{n}",
-                origin=origin,
-                error=f"line {n}, column {exc.colno}: invalid JSON: {exc.msg}",
-            )
+            yield InputRecord(id=rid, origin=origin, error=f"line {n}, column {exc.colno}: invalid JSON: {exc.msg}")
             continue
-        yield record_from_mapping(obj, default_id=f"{Path(name).stem}:{n}", origin=origin)
+        yield record_from_mapping(obj, default_id=rid, origin=origin)
+
+
+def _kb_samples(v: Any) -> list[dict] | None:
+    """One KernelBench problem's value: its samples, or None when it is not one."""
+    if isinstance(v, list) and all(isinstance(s, dict) for s in v):
+        samples = v
+    elif isinstance(v, dict) and "compiled" in v:
+        samples = [v]
+    else:
+        return None
+    return samples if any("compiled" in s for s in samples) else None
+
+
+def _kb_records(problem: str, samples: list[dict], name: str) -> Iterator[InputRecord]:
+    for s in samples:
+        sid = s.get("sample_id", 0)
+        meta = s.get("metadata") or {}
+        lines = [f"{k}: {v}" for k, v in meta.items()] if isinstance(meta, dict) else [str(meta)]
+        if not s.get("compiled") and not lines:
+            lines.append("compiled: False")
+        yield InputRecord(
+            id=f"problem_{problem}/sample_{sid}",
+            text="\n".join(lines) + "\n",
+            origin=f"{name}[{problem}][{sid}]",
+            passed=bool(s.get("compiled")) and bool(s.get("correctness")),
+        )
 
 
 def read_kernelbench(data: Any, *, name: str) -> Iterator[InputRecord] | None:
     """KernelBench eval_results.json: {problem_id: [ {sample_id, compiled, correctness, metadata, ...} ]}."""
     if not isinstance(data, dict) or not data:
         return None
-
-    def samples(v: Any) -> list[dict] | None:
-        if isinstance(v, list) and all(isinstance(s, dict) for s in v):
-            return v
-        if isinstance(v, dict) and "compiled" in v:
-            return [v]
+    problems = {k: _kb_samples(v) for k, v in data.items()}
+    if any(s is None for s in problems.values()):
         return None
+    return (rec for problem, samples in problems.items() for rec in _kb_records(problem, samples or [], name))
 
-    if not all(samples(v) is not None and any("compiled" in s for s in samples(v) or []) for v in data.values()):
-        return None
 
-    def gen() -> Iterator[InputRecord]:
-        for problem, value in data.items():
-            for s in samples(value) or []:
-                sid = s.get("sample_id", 0)
-                rid = f"problem_{problem}/sample_{sid}"
-                meta = s.get("metadata") or {}
-                passed = bool(s.get("compiled")) and bool(s.get("correctness"))
-                lines = [f"{k}: {v}" for k, v in meta.items()] if isinstance(meta, dict) else [str(meta)]
-                if not s.get("compiled") and not lines:
-                    lines.append("compiled: False")
-                yield InputRecord(
-                    id=rid,
-                    text="\n".join(lines) + "\n",
-                    origin=f"{name}[{problem}][{sid}]",
-                    passed=passed,
-                )
-
-    return gen()
+def _parse_error(exc: Exception, suffix: str) -> str:
+    line = getattr(getattr(exc, "problem_mark", None), "line", None)
+    line = (line + 1) if line is not None else getattr(exc, "lineno", None)
+    where = f" at line {line}" if line else ""
+    return f"cannot parse {suffix[1:]}{where}: {exc}"
 
 
 def read_structured(path: Path, data: bytes, name: str) -> Iterator[InputRecord]:
-    """A .json (KernelBench results, a list of records, one record) or .yaml case list."""
+    """A .json (KernelBench results, a list of records, one record) or .yaml case list, read whole."""
     try:
         if path.suffix in (".yaml", ".yml"):
             import yaml
@@ -190,10 +245,7 @@ def read_structured(path: Path, data: bytes, name: str) -> Iterator[InputRecord]
         else:
             obj = json.loads(decode(data))
     except Exception as exc:
-        line = getattr(getattr(exc, "problem_mark", None), "line", None)
-        line = (line + 1) if line is not None else getattr(exc, "lineno", None)
-        where = f" at line {line}" if line else ""
-        yield InputRecord(id=path.stem, origin=name, error=f"cannot parse {path.suffix[1:]}{where}: {exc}")
+        yield InputRecord(id=path.stem, origin=name, error=_parse_error(exc, path.suffix))
         return
     kb = read_kernelbench(obj, name=name)
     if kb is not None:
@@ -211,38 +263,108 @@ def read_structured(path: Path, data: bytes, name: str) -> Iterator[InputRecord]
     yield InputRecord(id=path.stem, origin=name, error=f"unsupported {path.suffix} content: {type(obj).__name__}")
 
 
-def read_path(path: Path, *, base: Path | None = None) -> Iterator[InputRecord]:
-    name = str(path.relative_to(base)) if base and path.is_relative_to(base) else str(path)
+def read_large_json(path: Path, fh: BinaryIO, name: str) -> Iterator[InputRecord]:
+    """A .json too large to hold: a list of records or KernelBench results, one item at a time."""
+    from diagnose.jsonstream import JSONStreamError, json_items
+
+    kind = ""
     try:
-        data, truncated = _read_bytes(path)
+        for key, value in json_items(fh):
+            if isinstance(key, int):
+                yield record_from_mapping(value, default_id=f"{path.stem}[{key}]", origin=f"{name}[{key}]")
+                continue
+            samples = _kb_samples(value)
+            kind = kind or ("kernelbench" if samples is not None else "object")
+            if kind == "object":
+                yield InputRecord(
+                    id=path.stem,
+                    origin=name,
+                    error=f"{path.stat().st_size:,} bytes: too large to read as one record "
+                    "(large inputs must be JSON Lines, a JSON list or KernelBench results)",
+                )
+                return
+            if samples is None:
+                yield InputRecord(id=f"problem_{key}", origin=f"{name}[{key}]", error="not a KernelBench problem entry")
+                continue
+            yield from _kb_records(key, samples, name)
+    except (JSONStreamError, RecursionError) as exc:  # RecursionError: nesting deeper than json decodes
+        yield InputRecord(id=path.stem, origin=name, error=f"cannot parse json: {exc or type(exc).__name__}")
+
+
+def read_path(path: Path, *, base: Path | None = None, limit: int | None = None) -> Iterator[InputRecord]:
+    """Every record of one file, streamed: JSON Lines line by line, a large .json item by item, a
+    text log whole (head + tail past ``limit`` bytes, with a warning)."""
+    limit = limit or READ_LIMIT
+    name = str(path.relative_to(base)) if base and path.is_relative_to(base) else str(path)
+    suffix = path.suffix.lower()
+    try:
+        with path.open("rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if suffix in (".jsonl", ".ndjson"):
+                yield from read_jsonl(jsonl_lines(fh, limit), name=name)
+            elif suffix == ".json" and size > limit:
+                yield from read_large_json(path, fh, name)
+            elif suffix in (".yaml", ".yml") and size > limit:
+                yield InputRecord(
+                    id=path.stem,
+                    origin=name,
+                    error=f"{size:,} bytes: too large for a YAML case file (write large batches as JSON Lines)",
+                )
+            elif suffix in (".json", ".yaml", ".yml"):
+                yield from read_structured(path, fh.read(), name)
+            else:
+                data, total, cut = read_head_tail(fh, limit)
+                yield text_record(name if base else path.name, data, name, truncated=cut, size=total)
     except OSError as exc:
         yield InputRecord(id=path.name, origin=name, error=f"cannot read: {exc.strerror or exc}")
-        return
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        yield from read_jsonl(iter(data.splitlines()), name=name)
-    elif suffix in (".json", ".yaml", ".yml"):
-        yield from read_structured(path, data, name)
-    else:
-        rid = name if base else path.name
-        yield text_record(rid, data, name, truncated=truncated)
 
 
-def read_stdin(stream: Any = None) -> Iterator[InputRecord]:
+class _Prefixed(io.RawIOBase):
+    """A stream that first gives back bytes already read from it (stdin cannot seek)."""
+
+    def __init__(self, prefix: bytes, rest: BinaryIO) -> None:
+        self._prefix = memoryview(prefix)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        if self._prefix:
+            n = min(len(b), len(self._prefix))
+            b[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        data = self._rest.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+
+def read_stdin(stream: Any = None, *, limit: int | None = None) -> Iterator[InputRecord]:
+    """Standard input: JSON Lines (line by line) when it starts as JSON objects, else one text log."""
+    limit = limit or READ_LIMIT
     stream = stream if stream is not None else sys.stdin.buffer
-    data = stream.read()
-    first = data.lstrip()[:1]
-    if first == b"{" and all(not line.strip() or line.strip().startswith(b"{") for line in data.splitlines()[:50]):
-        yield from read_jsonl(iter(data.splitlines()), name="<stdin>")
+    peek = _read_upto(stream, _PEEK)
+    whole = io.BufferedReader(_Prefixed(peek, stream), buffer_size=_CHUNK)
+    lines = peek.splitlines()
+    if len(peek) == _PEEK:
+        lines = lines[:-1]  # the last may be cut
+    if peek.lstrip()[:1] == b"{" and all(not ln.strip() or ln.strip().startswith(b"{") for ln in lines[:50]):
+        yield from read_jsonl(jsonl_lines(whole, limit), name="<stdin>")
     else:
-        yield text_record("stdin", data, "<stdin>")
+        data, total, cut = read_head_tail(whole, limit)
+        yield text_record("stdin", data, "<stdin>", truncated=cut, size=total)
 
 
-def read_inputs(paths: list[str], *, stdin: Any = None) -> Iterator[InputRecord]:
-    """Every record from every path (``-`` is stdin; directories are walked, sorted)."""
+def read_inputs(paths: list[str], *, stdin: Any = None, limit: int | None = None) -> Iterator[InputRecord]:
+    """Every record from every path, in order (``-`` is stdin; directories are walked, sorted).
+
+    Every input record yields exactly one InputRecord whatever the file's size; memory stays bounded
+    by ``limit`` (default :data:`READ_LIMIT`: the most read of one text log, one JSON line or one
+    structured file read whole)."""
     for p in paths:
         if p == "-":
-            yield from read_stdin(stdin)
+            yield from read_stdin(stdin, limit=limit)
             continue
         path = Path(p)
         if path.is_dir():
@@ -254,15 +376,17 @@ def read_inputs(paths: list[str], *, stdin: Any = None) -> Iterator[InputRecord]
             if not files:
                 yield InputRecord(id=p, origin=p, error="directory holds no files")
             for f in files:
-                yield from read_path(f, base=path)
+                yield from read_path(f, base=path, limit=limit)
         elif path.exists():
-            yield from read_path(path)
+            yield from read_path(path, limit=limit)
         else:
             yield InputRecord(id=p, origin=p, error=f"no such file or directory: {p}")
 
 
-def count_hint(paths: list[str]) -> int | None:
-    """A cheap total for the progress bar (files in the paths; None when unknown)."""
+def count_hint(paths: list[str], *, exact_below: int = 256 << 20) -> int | None:
+    """A cheap total for the progress bar and the choice of worker processes (None when unknown):
+    files in the paths; the lines of a JSON Lines file, counted below ``exact_below`` bytes and
+    estimated from its first MiB above."""
     total = 0
     for p in paths:
         if p == "-":
@@ -270,9 +394,14 @@ def count_hint(paths: list[str]) -> int | None:
         path = Path(p)
         if path.is_dir():
             total += sum(len(files) for _, _, files in os.walk(path))
-        elif path.suffix in (".jsonl", ".ndjson") and path.exists() and path.stat().st_size < (256 << 20):
+        elif path.suffix in (".jsonl", ".ndjson") and path.is_file():
+            size = path.stat().st_size
             with path.open("rb") as fh:
-                total += sum(1 for line in fh if line.strip())
+                if size < exact_below:
+                    total += sum(1 for line in fh if line.strip())
+                else:
+                    head = fh.read(1 << 20)
+                    total += max(1, size * head.count(b"\n") // max(len(head), 1))
         else:
             total += 1
     return total

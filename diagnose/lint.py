@@ -80,8 +80,63 @@ def check_rule(rule: Rule) -> list[RuleProblem]:
     return problems
 
 
+def _fires(rule: Rule, ev: Evidence) -> bool:
+    if not set(rule.requires) <= ev.present():
+        return False
+    try:
+        return bool(rule.matches(ev.context()))
+    except Exception:
+        return False  # check_rule reports rules that raise
+
+
+def check_overlaps(rules: RuleSet) -> list[RuleProblem]:
+    """Two rules that say the same thing (category and failure mode) and both fire on one of their
+    own match examples, with neither more specific (a higher priority, else a higher specificity):
+    one fact with two owners.  Merge them, or make one the more specific.
+
+    A message family's rule (diagnose/data/catalogue/) beside a hand-written rule on the same message
+    is not such a pair: both name the same owner and mode, so the verdict is the same whichever ranks
+    first (the hand rule on a full tie: it comes first in the rule base); the hand rule weighs the
+    context and carries the curated explanation, the family reads the tool's other wordings and
+    carries the concept facts."""
+    groups: dict[tuple[str, str], list[Rule]] = {}
+    for r in rules:
+        if r.status != "deprecated":
+            groups.setdefault((r.category, r.failure_mode), []).append(r)
+    problems: list[RuleProblem] = []
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        for rule in group:
+            rivals = [
+                o
+                for o in group
+                if o is not rule
+                and (o.priority, o.specificity) == (rule.priority, rule.specificity)
+                and ("family" in o.tags) == ("family" in rule.tags)
+            ]
+            for ex in rule.match_examples if rivals else ():
+                try:
+                    ev = example_evidence(ex)
+                except Exception:
+                    continue  # check_rule reports it
+                for other in rivals:
+                    if _fires(other, ev):
+                        problems.append(
+                            RuleProblem(
+                                rule.path,
+                                ex.line,
+                                f"{other.id} ({other.path}) also fires on this example, with the same category, "
+                                f"failure mode, priority ({rule.priority}) and specificity ({rule.specificity}): "
+                                "merge the two rules or make one more specific",
+                            )
+                        )
+    return problems
+
+
 def check_rules(rules: RuleSet) -> list[RuleProblem]:
     out: list[RuleProblem] = []
     for rule in rules:
         out.extend(check_rule(rule))
+    out.extend(check_overlaps(rules))
     return out

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -95,30 +96,68 @@ class Report:
 # --- formats ------------------------------------------------------------------------
 
 
-def write_jsonl(reports: Iterable[Report], out: TextIO, *, with_evidence: bool = False) -> None:
+class Tally:
+    """Counts reports as they stream past: the summary of a batch without holding the batch.
+
+    >>> t = Tally()
+    >>> t.add(Report(id="a", status="error")).total
+    1
+    """
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.errors = 0
+        self.by_cat: Counter[str] = Counter()
+        self.by_mode: Counter[tuple[str, str]] = Counter()
+
+    def add(self, r: Report) -> Tally:
+        self.total += 1
+        self.errors += r.status == "error"
+        self.by_cat[r.category] += 1
+        self.by_mode[(r.category, r.failure_mode)] += 1
+        return self
+
+    def counted(self, reports: Iterable[Report]) -> Iterator[Report]:
+        for r in reports:
+            self.add(r)
+            yield r
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "by_category": dict(self.by_cat.most_common()),
+            "by_failure_mode": [
+                {"category": c, "failure_mode": m, "count": n} for (c, m), n in self.by_mode.most_common()
+            ],
+        }
+
+
+def summary(reports: Iterable[Report]) -> dict[str, Any]:
+    t = Tally()
     for r in reports:
+        t.add(r)
+    return t.summary()
+
+
+def write_jsonl(reports: Iterable[Report], out: TextIO, *, with_evidence: bool = False) -> Tally:
+    t = Tally()
+    for r in t.counted(reports):
         out.write(json.dumps(r.to_dict(with_evidence=with_evidence), ensure_ascii=False) + "\n")
         out.flush()
+    return t
 
 
-def write_json(reports: Sequence[Report], out: TextIO, *, with_evidence: bool = False) -> None:
-    json.dump(
-        {"reports": [r.to_dict(with_evidence=with_evidence) for r in reports], "summary": summary(reports)},
-        out,
-        indent=2,
-        ensure_ascii=False,
-    )
-    out.write("\n")
-
-
-def summary(reports: Sequence[Report]) -> dict[str, Any]:
-    by_cat = Counter(r.category for r in reports)
-    by_mode = Counter((r.category, r.failure_mode) for r in reports)
-    return {
-        "total": len(reports),
-        "by_category": dict(by_cat.most_common()),
-        "by_failure_mode": [{"category": c, "failure_mode": m, "count": n} for (c, m), n in by_mode.most_common()],
-    }
+def write_json(reports: Iterable[Report], out: TextIO, *, with_evidence: bool = False) -> Tally:
+    """``{"reports": [...], "summary": {...}}``, written report by report."""
+    t = Tally()
+    out.write('{\n  "reports": [')
+    for i, r in enumerate(t.counted(reports)):
+        item = json.dumps(r.to_dict(with_evidence=with_evidence), indent=2, ensure_ascii=False)
+        out.write(("," if i else "") + "\n    " + item.replace("\n", "\n    "))
+    out.write("\n  ]," if t.total else "],")
+    summ = json.dumps(t.summary(), indent=2, ensure_ascii=False).replace("\n", "\n  ")
+    out.write(f'\n  "summary": {summ}\n}}\n')
+    return t
 
 
 def _clip(s: str | None, n: int) -> str:
@@ -126,17 +165,25 @@ def _clip(s: str | None, n: int) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def write_table(reports: Sequence[Report], out: TextIO, *, width: int | None = None, detail: bool = False) -> None:
-    """A fixed-width table for people, then a summary by category and failure mode."""
+#: the table's id column is as wide as the longest id among the first this many reports
+_TABLE_LOOKAHEAD = 256
+
+
+def write_table(reports: Iterable[Report], out: TextIO, *, width: int | None = None, detail: bool = False) -> Tally:
+    """A fixed-width table for people, then a summary by category and failure mode (streamed: only
+    the first few reports are held, to size the id column)."""
     if width is None:
         import shutil
 
         width = max(shutil.get_terminal_size((120, 24)).columns, 100)
-    id_w = min(max([len(r.id) for r in reports] + [2]), 36)
+    t = Tally()
+    stream = t.counted(reports)
+    first = list(itertools.islice(stream, _TABLE_LOOKAHEAD))
+    id_w = min(max([len(r.id) for r in first] + [2]), 36)
     head = f"{'ID':<{id_w}}  {'CATEGORY':<18}  {'FAILURE MODE':<28}  {'CONF':>4}  WHY"
     out.write(head + "\n" + "-" * min(width, max(len(head), 80)) + "\n")
     rest = max(width - id_w - 18 - 28 - 4 - 8, 20)
-    for r in reports:
+    for r in itertools.chain(first, stream):
         d = r.diagnosis
         conf = f"{d.confidence:.2f}" if d and r.status in ("diagnosed", "unknown") and d.findings else "  - "
         why = r.errors[0] if r.errors else (r.title or "")
@@ -145,7 +192,7 @@ def write_table(reports: Sequence[Report], out: TextIO, *, width: int | None = N
         )
         if detail:
             write_detail(r, out, indent="    ")
-    s = summary(reports)
+    s = t.summary()
     out.write("\n")
     cats = ", ".join(f"{c} {n}" for c, n in s["by_category"].items())
     out.write(f"{s['total']} input{'s' if s['total'] != 1 else ''}: {cats}\n")
@@ -156,6 +203,7 @@ def write_table(reports: Sequence[Report], out: TextIO, *, width: int | None = N
             out.write(f"  {m['count']:>5}  {m['category']:<18}  {m['failure_mode']}\n")
         if len(modes) > 20:
             out.write(f"  ... and {len(modes) - 20} more\n")
+    return t
 
 
 def write_detail(r: Report, out: TextIO, *, indent: str = "") -> None:
@@ -188,13 +236,14 @@ def write_detail(r: Report, out: TextIO, *, indent: str = "") -> None:
         out.write(f"{indent}rule error: {e}\n")
 
 
-def write_markdown(reports: Sequence[Report], out: TextIO) -> None:
+def write_markdown(reports: Iterable[Report], out: TextIO) -> Tally:
     out.write("| id | category | failure mode | confidence | rule | fix |\n|---|---|---|---|---|---|\n")
 
     def cell(s: Any) -> str:
         return _clip(str(s if s is not None else ""), 160).replace("|", "\\|")
 
-    for r in reports:
+    t = Tally()
+    for r in t.counted(reports):
         d = r.diagnosis
         best = d.best if d else None
         out.write(
@@ -202,5 +251,6 @@ def write_markdown(reports: Sequence[Report], out: TextIO) -> None:
             f"{cell(f'{d.confidence:.2f}' if d and d.findings else '')} | {cell(d.rule if d else '')} | "
             f"{cell(best.fix if best else (r.errors[0] if r.errors else ''))} |\n"
         )
-    s = summary(reports)
+    s = t.summary()
     out.write("\n**Summary:** " + ", ".join(f"{c}: {n}" for c, n in s["by_category"].items()) + "\n")
+    return t

@@ -28,7 +28,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ import yaml
 
 from diagnose.evidence import SOURCES, rule_types
 from diagnose.prefilter import compile_precheck
+from diagnose.ruleexpr import compile_expression, describe_engine_error
 
 CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
 STATUSES = ("stable", "experimental", "deprecated")
@@ -65,7 +66,17 @@ _TEXT_REGEX = re.compile(r'log_text\s*=~~?\s*"((?:[^"\\]|\\.)*)"')
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-DEFAULT_RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
+
+def bundled_rules_dir() -> Path:
+    """Where the bundled rules are: inside the installed package (``diagnose/rulebase/``, a wheel or
+    ``pip install .``), else the top-level ``rules/`` folder next to the package (a checkout or an
+    editable install; the folder the rules are edited in)."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "rulebase"
+    return packaged if packaged.is_dir() else here.parent / "rules"
+
+
+DEFAULT_RULES_DIR = bundled_rules_dir()
 
 
 @dataclass(frozen=True)
@@ -170,43 +181,6 @@ class RuleSet:
 # --- loading ------------------------------------------------------------------------
 
 
-@functools.cache
-def _context() -> Any:
-    import rule_engine
-
-    return rule_engine.Context(
-        type_resolver=rule_engine.type_resolver_from_dict(rule_types()),
-        default_value=None,
-    )
-
-
-def compile_expression(expr: str) -> Any:
-    """Build a rule-engine Rule over the Evidence types (raises rule_engine errors)."""
-    import rule_engine
-
-    return rule_engine.Rule(expr, context=_context())
-
-
-def _describe_engine_error(exc: Exception, expr: str) -> str:
-    import rule_engine
-    from rule_engine import errors
-
-    if isinstance(exc, rule_engine.SymbolResolutionError):
-        name = exc.symbol_name
-        near = difflib.get_close_matches(name, list(rule_types()), n=3)
-        hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        return f"when: unknown evidence symbol {name!r}{hint}"
-    if isinstance(exc, errors.RegexSyntaxError):
-        return f"when: bad regular expression {exc.value!r}: {exc.error}"
-    if isinstance(exc, errors.SyntaxError | rule_engine.RuleSyntaxError):
-        tok = getattr(exc, "token", None)
-        where = f" near {tok.value!r}" if tok is not None and getattr(tok, "value", None) else ""
-        return f"when: syntax error{where}: {exc.message}"
-    if isinstance(exc, rule_engine.EvaluationError):
-        return f"when: type error: {exc.message}"
-    return f"when: {type(exc).__name__}: {exc}"
-
-
 def _lines_of(node: yaml.Node) -> dict[str, int]:
     """Top-level key → 1-based line of its value."""
     out: dict[str, int] = {}
@@ -229,19 +203,16 @@ def _example_nodes(node: yaml.Node, kind: str) -> list[int]:
     return []
 
 
-def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | None, list[RuleProblem]]:
-    """Parse and validate one rule file; returns the rule (None if unusable) and every problem found."""
-    shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
-    problems: list[RuleProblem] = []
+_Bad = Callable[[int, str], None]
 
-    def bad(line: int, message: str) -> None:
-        problems.append(RuleProblem(shown, line, message))
 
+def _read_yaml(path: Path, bad: _Bad) -> tuple[dict[str, Any], yaml.Node] | None:
+    """The rule file's mapping and its node tree (for line numbers), or None (a problem is reported)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         bad(1, f"cannot read: {exc}")
-        return None, problems
+        return None
     try:
         # one parse: compose the node tree (its marks give each field's line), then construct from it;
         # libyaml's loader when present (pure-Python YAML was most of the rule base's load time)
@@ -254,15 +225,15 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         bad((mark.line + 1) if mark else 1, f"invalid YAML: {getattr(exc, 'problem', exc)}")
-        return None, problems
+        return None
     if not isinstance(data, dict) or node is None:
         bad(1, "a rule file must be a YAML mapping")
-        return None, problems
-    at = _lines_of(node)
+        return None
+    return data, node
 
-    def line(key: str) -> int:
-        return at.get(key, 1)
 
+def _check_fields(data: dict[str, Any], path: Path, line: Callable[[str], int], bad: _Bad) -> None:
+    """Every top-level field but when, explain and examples."""
     for key in REQUIRED:
         if key not in data:
             bad(1, f"missing required field {key!r}")
@@ -305,12 +276,21 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
     if "requires" in data:
         if not isinstance(requires, list) or not requires or not all(isinstance(s, str) for s in requires):
             bad(line("requires"), "requires must be a non-empty list of evidence sources")
-            requires = []
         else:
             for s in requires:
                 if s not in SOURCES:
                     bad(line("requires"), f"requires: unknown evidence source {s!r} (known: {', '.join(SOURCES)})")
+    refs = data.get("references")
+    if "references" in data and (
+        not isinstance(refs, list) or not refs or not all(isinstance(r, str) and r.strip() for r in refs)
+    ):
+        bad(line("references"), "references must be a non-empty list of strings (URLs or owner/repo#N)")
 
+
+def _check_when(
+    data: dict[str, Any], line: Callable[[str], int], bad: _Bad
+) -> tuple[Any, tuple[str, ...], tuple[str, ...]]:
+    """The compiled expression, the symbols it reads and the regexes it runs over log_text."""
     when = data.get("when")
     compiled = None
     symbols: tuple[str, ...] = ()
@@ -322,7 +302,7 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
             try:
                 compiled = compile_expression(when)
             except Exception as exc:
-                bad(line("when"), _describe_engine_error(exc, when))
+                bad(line("when"), describe_engine_error(exc, when))
             known = rule_types()
             symbols = tuple(sorted({s for s in _SYMBOL.findall(when) if s in known}))
             patterns = tuple(_unescape(p) for p in _TEXT_REGEX.findall(when))
@@ -331,7 +311,12 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
                     re.compile(p)
                 except re.error as exc:
                     bad(line("when"), f"when: bad regular expression {p!r}: {exc}")
+    return compiled, symbols, patterns
 
+
+def _check_explain(
+    data: dict[str, Any], line: Callable[[str], int], bad: _Bad, problems: list[RuleProblem]
+) -> Explain | None:
     explain = data.get("explain")
     explain_obj = None
     if "explain" in data:
@@ -346,13 +331,12 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
                     bad(line("explain"), f"explain: unknown field {k!r}")
             if not any(p.line == line("explain") and p.message.startswith("explain") for p in problems):
                 explain_obj = Explain(**{k: str(v).strip() for k, v in explain.items()})
+    return explain_obj
 
-    refs = data.get("references")
-    if "references" in data and (
-        not isinstance(refs, list) or not refs or not all(isinstance(r, str) and r.strip() for r in refs)
-    ):
-        bad(line("references"), "references must be a non-empty list of strings (URLs or owner/repo#N)")
 
+def _check_examples(
+    data: dict[str, Any], node: yaml.Node, line: Callable[[str], int], bad: _Bad
+) -> tuple[list[Example], list[Example]]:
     match_ex: list[Example] = []
     no_match_ex: list[Example] = []
     examples = data.get("examples")
@@ -374,6 +358,30 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
             for k in examples:
                 if k not in ("match", "no_match"):
                     bad(line("examples"), f"examples: unknown field {k!r}")
+    return match_ex, no_match_ex
+
+
+def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | None, list[RuleProblem]]:
+    """Parse and validate one rule file; returns the rule (None if unusable) and every problem found."""
+    shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
+    problems: list[RuleProblem] = []
+
+    def bad(line: int, message: str) -> None:
+        problems.append(RuleProblem(shown, line, message))
+
+    read = _read_yaml(path, bad)
+    if read is None:
+        return None, problems
+    data, node = read
+    at = _lines_of(node)
+
+    def line(key: str) -> int:
+        return at.get(key, 1)
+
+    _check_fields(data, path, line, bad)
+    compiled, symbols, patterns = _check_when(data, line, bad)
+    explain_obj = _check_explain(data, line, bad, problems)
+    match_ex, no_match_ex = _check_examples(data, node, line, bad)
 
     if problems:
         return None, problems
@@ -402,7 +410,7 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
         tags=tuple(str(t) for t in tags),
         compiled=compiled,
         precheck=compile_precheck(compiled.statement) if compiled is not None else None,
-        failure_mode_from=str(fm_from) if fm_from else None,
+        failure_mode_from=str(d["failure_mode_from"]) if d.get("failure_mode_from") else None,
     )
     return rule, problems
 

@@ -24,7 +24,9 @@ LABELS = yaml.safe_load((KERNELS / "labels.yaml").read_text())
 
 def run_json(path: Path, tmp_path: Path, *extra: str) -> tuple[int, dict]:
     out, err = io.StringIO(), io.StringIO()
-    code = main(["run", str(path), "--format", "json", "--runs-dir", str(tmp_path), "--timeout", "12", *extra], out=out, err=err)
+    code = main(
+        ["run", str(path), "--format", "json", "--runs-dir", str(tmp_path), "--timeout", "12", *extra], out=out, err=err
+    )
     assert out.getvalue().strip(), err.getvalue()
     return code, json.loads(out.getvalue())
 

@@ -22,7 +22,9 @@ def test_lists_every_runnable_corpus_case() -> None:
 def test_one_case_end_to_end_writes_the_archive(tmp_path: Path) -> None:
     p = subprocess.run(
         [sys.executable, str(SCRIPT), "--out", str(tmp_path), "--only", "vector_add", "--ladder", "none"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert p.returncode == 0, p.stderr
     manifest = json.loads((tmp_path / "manifest.json").read_text())

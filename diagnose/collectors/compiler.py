@@ -48,6 +48,8 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass, field
+from typing import Any
 
 from diagnose.facts import CompilerFacts, Diagnostic
 
@@ -132,54 +134,53 @@ def in_toolkit_header(path: str) -> bool:
     return any(h in p for h in _TOOLKIT_HEADERS)
 
 
-def parse(text: str) -> CompilerFacts | None:
-    if not any(marker in text for marker in _MARKERS):
-        return None
-    starts: list[int] = []
+@dataclass
+class _Scan:
+    """One pass over a log: the diagnostics found (with their offsets) and the line index."""
 
-    def line_of(pos: int) -> int:
-        if not starts:
-            starts.extend([0, *(m.end() for m in re.finditer("\n", text))])
-        return bisect.bisect_right(starts, pos)
+    text: str
+    nvrtc: bool
+    found: list[tuple[int, Diagnostic]] = field(default_factory=list)
+    _starts: list[int] = field(default_factory=list)
 
-    nvrtc = "nvrtc" in text or "NVRTC" in text
-    found: list[tuple[int, Diagnostic]] = []
+    def line_of(self, pos: int) -> int:
+        if not self._starts:
+            self._starts.extend([0, *(m.end() for m in re.finditer("\n", self.text))])
+        return bisect.bisect_right(self._starts, pos)
 
-    def add(pos: int, tool: str, sev: str, msg: str, file: str | None = None, line: str | None = None) -> None:
+    def add(self, pos: int, tool: str, sev: str, msg: str, file: str | None = None, line: str | None = None) -> None:
         if tool != "host-compiler" and "#error" in msg and _HOST_UNSUPPORTED.search(msg):
             tool = "host-compiler"  # the toolkit's host_config.h refusing the host compiler
-        found.append(
-            (pos, Diagnostic(tool, sev, msg.strip(), file, int(line) if line else None, log_line=line_of(pos)))
+        self.found.append(
+            (pos, Diagnostic(tool, sev, msg.strip(), file, int(line) if line else None, log_line=self.line_of(pos)))
         )
 
-    if "): " in text:
-        for m in _EDG.finditer(text):
-            file = m.group("file").strip()
-            # a stray token before the path ("4194304 __nv_nvrtc_builtin_header.h(49099)") is not the path
-            head, _, rest = file.partition(" ")
-            if rest and head.isdigit():
-                file = rest.strip()
-            sev = "fatal" if m.group("sev") == "catastrophic error" else m.group("sev")
-            tool = "host-compiler" if m.group("msvc") else ("nvrtc" if nvrtc else "nvcc")
-            add(m.start(), tool, sev, m.group("msg"), file, m.group("line"))
 
-    summary_count = 0
-    summary_lines: list[int] = []
-    if "detected in the compilation" in text:
-        for m in _SUMMARY.finditer(text):
-            summary_count += int(m.group(1))
-            summary_lines.append(line_of(m.start()))
-
-    if "nvcc" in text:
-        for m in _NVCC_FATAL.finditer(text):
-            add(m.start(), "nvcc", m.group(1), m.group(2))
-    if "nvrtc: " in text:
-        for m in _NVRTC_LINE.finditer(text):
-            add(m.start(), "nvrtc", m.group(1), m.group(2))
-
+@dataclass
+class _Resources:
     registers: int | None = None
-    spill_stores = spill_loads = stack = 0
-    resource_lines: list[int] = []
+    spill_stores: int = 0
+    spill_loads: int = 0
+    stack: int = 0
+    lines: list[int] = field(default_factory=list)
+
+
+def _scan_edg(sc: _Scan) -> None:
+    """EDG front-end diagnostics (nvcc, NVRTC, MSVC): ``file(line): error: message``."""
+    for m in _EDG.finditer(sc.text):
+        file = m.group("file").strip()
+        # a stray token before the path ("4194304 __nv_nvrtc_builtin_header.h(49099)") is not the path
+        head, _, rest = file.partition(" ")
+        if rest and head.isdigit():
+            file = rest.strip()
+        sev = "fatal" if m.group("sev") == "catastrophic error" else m.group("sev")
+        tool = "host-compiler" if m.group("msvc") else ("nvrtc" if sc.nvrtc else "nvcc")
+        sc.add(m.start(), tool, sev, m.group("msg"), file, m.group("line"))
+
+
+def _scan_ptxas(sc: _Scan, res: _Resources) -> None:
+    """ptxas diagnostics, and its -v resource report (registers, spills, stack)."""
+    text = sc.text
     if "ptxas" in text:
         for m in _PTXAS.finditer(text):
             sev, msg = m.group("sev"), m.group("msg")
@@ -187,35 +188,30 @@ def parse(text: str) -> CompilerFacts | None:
                 r = _REGS.search(msg) if "registers" in msg else None
                 if r:
                     n = int(r.group(1))
-                    if registers is None or n > registers:
-                        registers = n
-                        resource_lines.append(line_of(m.start()))
+                    if res.registers is None or n > res.registers:
+                        res.registers = n
+                        res.lines.append(sc.line_of(m.start()))
                 continue
-            add(m.start(), "ptxas", sev, msg, m.group("file"), m.group("line"))
+            sc.add(m.start(), "ptxas", sev, msg, m.group("file"), m.group("line"))
     if "spill stores" in text:
         for m in _SPILLS.finditer(text):
-            stack = max(stack, int(m.group(1)))
-            spill_stores += int(m.group(2))
-            spill_loads += int(m.group(3))
+            res.stack = max(res.stack, int(m.group(1)))
+            res.spill_stores += int(m.group(2))
+            res.spill_loads += int(m.group(3))
             if int(m.group(2)) or int(m.group(3)):
-                resource_lines.append(line_of(m.start()))
+                res.lines.append(sc.line_of(m.start()))
 
-    if ": error" in text or ": fatal error" in text or ": warning" in text:
-        for m in _GCC.finditer(text):
-            add(
-                m.start(),
-                "host-compiler",
-                "fatal" if m.group("sev") == "fatal error" else m.group("sev"),
-                m.group("msg"),
-                m.group("file"),
-                m.group("line"),
-            )
 
-    if not found and not summary_count and registers is None and not resource_lines:
-        return None
+def _scan_gcc(sc: _Scan) -> None:
+    """Host compiler (gcc/clang) diagnostics: ``file:line:col: error: message``."""
+    for m in _GCC.finditer(sc.text):
+        sev = "fatal" if m.group("sev") == "fatal error" else m.group("sev")
+        sc.add(m.start(), "host-compiler", sev, m.group("msg"), m.group("file"), m.group("line"))
 
+
+def _unique(found: list[tuple[int, Diagnostic]]) -> tuple[Diagnostic, ...]:
+    """In log order; the same diagnostic printed twice is one (Triton prints ptxas's log, then raises it)."""
     found.sort(key=lambda pd: pd[0])
-    # the same diagnostic printed twice is one diagnostic (Triton prints ptxas's log, then raises it)
     seen: set[tuple[str, str, str, str | None, int | None]] = set()
     unique = []
     for _, d in found:
@@ -223,34 +219,66 @@ def parse(text: str) -> CompilerFacts | None:
         if key not in seen:
             seen.add(key)
             unique.append(d)
-    diags = tuple(unique)
-    errors = [d for d in diags if d.severity in _ERRORISH]
-    counted = [d for d in errors if not (d.severity == "fatal" and "aborted due to errors" in d.message)]
+    return tuple(unique)
 
-    unknown_arch = feature = target = ptxas_fatal = None
-    smem = smem_limit = None
+
+def _error_details(errors: list[Diagnostic]) -> dict[str, Any]:
+    """What the error messages name: an unknown arch, a feature the target lacks, shared memory over the limit."""
+    out: dict[str, Any] = dict.fromkeys(
+        ("unknown_arch", "unsupported_feature", "target_arch", "ptxas_fatal", "smem_bytes", "smem_limit_bytes")
+    )
     hit: re.Match[str] | None
     for d in errors:
         msg = d.message
-        if d.tool == "ptxas" and d.severity == "fatal" and ptxas_fatal is None:
-            ptxas_fatal = msg
-        if unknown_arch is None and ("gpu-name" in msg or "Unsupported gpu" in msg):
+        if d.tool == "ptxas" and d.severity == "fatal" and out["ptxas_fatal"] is None:
+            out["ptxas_fatal"] = msg
+        if out["unknown_arch"] is None and ("gpu-name" in msg or "Unsupported gpu" in msg):
             hit = _GPU_NAME.search(msg) or _UNSUPPORTED_ARCH.search(msg)
             if hit:
-                unknown_arch = hit.group(1)
-        if feature is None and ".target" in msg:
+                out["unknown_arch"] = hit.group(1)
+        if out["unsupported_feature"] is None and ".target" in msg:
             hit = _NOT_ON_TARGET.search(msg)
             if hit:
-                feature, target = hit.group(1), hit.group(2)
+                out["unsupported_feature"], out["target_arch"] = hit.group(1), hit.group(2)
             else:
                 hit = _REQUIRES_TARGET.search(msg)
                 if hit:
-                    feature = hit.group(1)
-        if smem is None and "too much shared data" in msg:
+                    out["unsupported_feature"] = hit.group(1)
+        if out["smem_bytes"] is None and "too much shared data" in msg:
             hit = _SMEM.search(msg)
             if hit:
-                smem, smem_limit = _num(hit.group(1)), _num(hit.group(2))
+                out["smem_bytes"], out["smem_limit_bytes"] = _num(hit.group(1)), _num(hit.group(2))
+    return out
 
+
+def parse(text: str) -> CompilerFacts | None:
+    if not any(marker in text for marker in _MARKERS):
+        return None
+    sc = _Scan(text, nvrtc="nvrtc" in text or "NVRTC" in text)
+    if "): " in text:
+        _scan_edg(sc)
+    summary_count = 0
+    summary_lines: list[int] = []
+    if "detected in the compilation" in text:
+        for m in _SUMMARY.finditer(text):
+            summary_count += int(m.group(1))
+            summary_lines.append(sc.line_of(m.start()))
+    if "nvcc" in text:
+        for m in _NVCC_FATAL.finditer(text):
+            sc.add(m.start(), "nvcc", m.group(1), m.group(2))
+    if "nvrtc: " in text:
+        for m in _NVRTC_LINE.finditer(text):
+            sc.add(m.start(), "nvrtc", m.group(1), m.group(2))
+    res = _Resources()
+    _scan_ptxas(sc, res)
+    if ": error" in text or ": fatal error" in text or ": warning" in text:
+        _scan_gcc(sc)
+    if not sc.found and not summary_count and res.registers is None and not res.lines:
+        return None
+
+    diags = _unique(sc.found)
+    errors = [d for d in diags if d.severity in _ERRORISH]
+    counted = [d for d in errors if not (d.severity == "fatal" and "aborted due to errors" in d.message)]
     located = [d.file for d in errors if d.file]
     host_unsupported = any(
         _HOST_UNSUPPORTED.search(d.message)
@@ -259,23 +287,18 @@ def parse(text: str) -> CompilerFacts | None:
     )
     cited = [d.log_line for d in diags if d.severity != "note" and d.log_line is not None]
     return CompilerFacts(
-        lines=tuple(sorted({*cited, *summary_lines, *resource_lines}))[:_MAX_CITED],
+        lines=tuple(sorted({*cited, *summary_lines, *res.lines}))[:_MAX_CITED],
         tool=errors[0].tool if errors else (diags[0].tool if diags else "ptxas"),
         error_count=summary_count or len(counted),
         errors=tuple(d.message for d in errors),
         first_error=errors[0].message if errors else None,
         first_error_file=errors[0].file if errors else None,
         errors_in_toolkit_headers=bool(located) and all(in_toolkit_header(f) for f in located),
-        ptxas_fatal=ptxas_fatal,
-        unknown_arch=unknown_arch,
-        unsupported_feature=feature,
-        target_arch=target,
-        smem_bytes=smem,
-        smem_limit_bytes=smem_limit,
-        registers=registers,
-        spill_stores=spill_stores,
-        spill_loads=spill_loads,
-        stack_bytes=stack,
+        registers=res.registers,
+        spill_stores=res.spill_stores,
+        spill_loads=res.spill_loads,
+        stack_bytes=res.stack,
         host_compiler_unsupported=host_unsupported,
         diagnostics=diags,
+        **_error_details(errors),
     )

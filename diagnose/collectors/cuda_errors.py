@@ -49,6 +49,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,6 +81,7 @@ _HINTS = (
     "invalid device function",
     "driver version is insufficient",
     "uncorrectable ECC",
+    "PTX was compiled with an unsupported toolchain",
 )
 # a bare runtime message is trusted anywhere only when it is this long (short ones are too generic)
 _DISTINCTIVE_LEN = 26
@@ -188,6 +190,77 @@ class _Hit:
     api_call: str | None = None
 
 
+_Add = Callable[..., None]
+
+
+def _named_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
+    """``cudaErrorX`` / ``CUDA_ERROR_X`` names (cupy, ``code=N(name)``, raw and driver-API forms);
+    True when the line is settled."""
+    t = tables()
+    m: re.Match[str] | None = _CUPY.search(line)
+    if m:
+        raw = m["name"]
+        add(raw if raw.startswith("cudaError") else name_for_driver(raw), "cupy")
+        return True
+    m = _RAW_CODE.search(line)
+    if m:
+        add(m["name"], "raw", m["call"])
+        return True
+    for m in _RAW_NAME.finditer(line):
+        if m["name"] in t.by_name:
+            add(m["name"], "raw", _api_call(line))
+    numba = "CudaAPIError" in line or "CUresult." in line
+    for m in _DRIVER.finditer(line):
+        add(name_for_driver(m["name"]), "numba" if numba else "driver-api", _api_call(line))
+    return bool(hits)
+
+
+def _library_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
+    """Numba, HIP, legacy Lua torch / THC / Caffe and Triton forms; True when the line is settled."""
+    t = tables()
+    m: re.Match[str] | None
+    if "CudaAPIError" in line:
+        m = _NUMBA_CODE.search(line)
+        if m:
+            code = int(m["code"])
+            add(t.driver_by_code.get(code) or t.by_code.get(code), "numba", m["call"])
+            return True
+    if "hipError" in line:
+        for m in _HIP_NAME.finditer(line):
+            add(name_for_hip(m["name"]), "hip")
+        if hits:
+            return True
+    if "Memory access fault by GPU" in line:
+        add("cudaErrorIllegalAddress", "hip")
+        return True
+    if "untime error (" in line:
+        m = _LEGACY.search(line)
+        if m:
+            add(name_for_message(m["msg"]) or t.by_code.get(int(m["code"])), "legacy")
+            return True
+    if "THCudaCheck FAIL" in line:
+        m = _THC.search(line)
+        if m:
+            add(name_for_message(m["msg"]), "legacy")
+            return True
+    if "Check failed: error ==" in line:
+        m = _CAFFE.search(line)
+        if m:
+            add(name_for_message(m["msg"]) or t.by_code.get(int(m["code"])), "legacy")
+            return True
+    if "CUDA: Error- " in line:
+        m = _OLD_TRITON.search(line)
+        if m:  # triton 1.x named its exceptions after CUresult: invalid_value → CUDA_ERROR_INVALID_VALUE
+            add(name_for_driver("CUDA_ERROR_" + m["what"].strip().upper().replace(" ", "_")), "triton")
+            return True
+    if "Triton Error [" in line:
+        m = _TRITON.search(line)
+        if m:
+            add(name_for_message(m["msg"]), "triton")
+            return True
+    return False
+
+
 def _line_hits(line: str, ln: int) -> list[_Hit]:
     t = tables()
     hits: list[_Hit] = []
@@ -197,63 +270,10 @@ def _line_hits(line: str, ln: int) -> list[_Hit]:
             hits.append(_Hit(name, form, ln, call))
 
     m: re.Match[str] | None
-    if "cudaError" in line or "CUDA_ERROR_" in line:
-        m = _CUPY.search(line)
-        if m:
-            raw = m["name"]
-            add(raw if raw.startswith("cudaError") else name_for_driver(raw), "cupy")
-            return hits
-        m = _RAW_CODE.search(line)
-        if m:
-            add(m["name"], "raw", m["call"])
-            return hits
-        for m in _RAW_NAME.finditer(line):
-            if m["name"] in t.by_name:
-                add(m["name"], "raw", _api_call(line))
-        numba = "CudaAPIError" in line or "CUresult." in line
-        for m in _DRIVER.finditer(line):
-            add(name_for_driver(m["name"]), "numba" if numba else "driver-api", _api_call(line))
-        if hits:
-            return hits
-    if "CudaAPIError" in line:
-        m = _NUMBA_CODE.search(line)
-        if m:
-            code = int(m["code"])
-            add(t.driver_by_code.get(code) or t.by_code.get(code), "numba", m["call"])
-            return hits
-    if "hipError" in line:
-        for m in _HIP_NAME.finditer(line):
-            add(name_for_hip(m["name"]), "hip")
-        if hits:
-            return hits
-    if "Memory access fault by GPU" in line:
-        add("cudaErrorIllegalAddress", "hip")
+    if ("cudaError" in line or "CUDA_ERROR_" in line) and _named_hits(line, add, hits):
         return hits
-    if "untime error (" in line:
-        m = _LEGACY.search(line)
-        if m:
-            add(name_for_message(m["msg"]) or t.by_code.get(int(m["code"])), "legacy")
-            return hits
-    if "THCudaCheck FAIL" in line:
-        m = _THC.search(line)
-        if m:
-            add(name_for_message(m["msg"]), "legacy")
-            return hits
-    if "Check failed: error ==" in line:
-        m = _CAFFE.search(line)
-        if m:
-            add(name_for_message(m["msg"]) or t.by_code.get(int(m["code"])), "legacy")
-            return hits
-    if "CUDA: Error- " in line:
-        m = _OLD_TRITON.search(line)
-        if m:  # triton 1.x named its exceptions after CUresult: invalid_value → CUDA_ERROR_INVALID_VALUE
-            add(name_for_driver("CUDA_ERROR_" + m["what"].strip().upper().replace(" ", "_")), "triton")
-            return hits
-    if "Triton Error [" in line:
-        m = _TRITON.search(line)
-        if m:
-            add(name_for_message(m["msg"]), "triton")
-            return hits
+    if _library_hits(line, add, hits):
+        return hits
     if " error: " in line:
         m = _TORCH.search(line)
         if m:

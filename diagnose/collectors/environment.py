@@ -15,27 +15,20 @@ Tags in ``EnvFacts.issues`` (rule symbol ``env_issues``), in order of first appe
 ``nvml-driver-mismatch``       ``Failed to initialize NVML: Driver/library version mismatch``
 ``nvml-library-not-found``     ``NVMLError_LibraryNotFound``, ``NVML Shared Library Not Found``,
                                ``libnvidia-ml.so.1: cannot open shared object file``
-``driver-too-old``             ``CUDA driver version is insufficient for CUDA runtime version``
-                               (cudaErrorInsufficientDriver), ``The NVIDIA driver on your system is
-                               too old (found version 11040)`` (→ ``found_driver_version``)
+``driver-too-old``             PyTorch's ``The NVIDIA driver on your system is too old (found version
+                               11040)`` (→ ``found_driver_version``)
 ``no-driver``                  ``Found no NVIDIA driver on your system``, ``NVIDIA-SMI has failed
                                because it couldn't communicate with the NVIDIA driver``,
-                               ``CUDA driver is a stub library``, ``libcuda.so.1`` missing
+                               ``libcuda.so.1`` missing
 ``nvidia-smi-not-found``       ``nvidia-smi: command not found`` / ``not found``
-``no-device``                  ``no CUDA-capable device is detected`` (cudaErrorNoDevice)
 ``cuda-visible-devices-empty`` ``CUDA_VISIBLE_DEVICES`` set to ``""``, ``-1``, ``none`` or ``NoDevFiles``
-``invalid-device-ordinal``     ``invalid device ordinal`` (cudaErrorInvalidDevice)
-``no-kernel-image``            ``no kernel image is available for execution on the device``,
-                               ``invalid device function``, ``CUDA_ERROR_NO_BINARY_FOR_GPU``
 ``torch-arch-unsupported``     ``... with CUDA capability sm_120 is not compatible with the current
                                PyTorch installation`` (→ ``gpu_arch``, ``supported_archs``)
 ``fork-after-cuda-init``       ``Cannot re-initialize CUDA in forked subprocess``
 ``torch-cpu-build``            ``Torch not compiled with CUDA enabled``
-``devices-busy``               ``all CUDA-capable devices are busy or unavailable`` (and CUDA 13's
-                               ``CUDA-capable device(s) is/are busy or unavailable``)
 ``exclusive-compute-mode``     nvidia-smi compute mode ``E. Process`` / ``E. Thread``
 ``compute-mode-prohibited``    nvidia-smi compute mode ``Prohibited``
-``ecc-uncorrectable``          ``uncorrectable ECC error encountered``, Xid 48/94/95
+``ecc-uncorrectable``          the kernel log's ``DBE (double bit error)``, Xid 48/94/95
 ``xid``                        any ``NVRM: Xid (PCI:...): N`` line (→ ``xids``, ``xid``); also
 ``xid-hardware``, ``xid-driver``, ``xid-application``, ``xid-mixed`` from diagnose/data/xid.yaml
                                (``xid-application``: 13, 31, 43, 45 - usually the application)
@@ -47,15 +40,20 @@ Tags in ``EnvFacts.issues`` (rule symbol ``env_issues``), in order of first appe
                                ``import_from``)
 ``abi-mismatch``               ``undefined symbol: X`` (→ ``undefined_symbol``)
 ``cuda-toolkit-torch-mismatch`` ``The detected CUDA version (X) mismatches the version that was used to compile PyTorch (Y)``
-``ptx-toolchain-mismatch``     ``the provided PTX was compiled with an unsupported toolchain``
 ``cuda-home-not-set``          ``CUDA_HOME environment variable is not set``
 ``nvcc-not-found``             ``nvcc: not found``, ``nvcc: command not found``,
                                ``No such file or directory: 'nvcc'``
 ``permission-denied``          ``Permission denied`` on ``/dev/nvidia*``; NVML ``Insufficient Permissions``
 ``mig``                        MIG in use: ``MIG-`` device ids, ``MIG mode``, an nvidia-smi MIG table,
                                ``GPU-I:`` in an Xid line
-``launch-timeout``             ``the launch timed out and was terminated`` (display watchdog / TDR)
 =============================  =====================================================================
+
+CUDA errors (``no CUDA-capable device is detected``, ``invalid device ordinal``, ``no kernel image
+...``, ``all CUDA-capable devices are busy or unavailable``, ``uncorrectable ECC error encountered``,
+``the provided PTX was compiled with an unsupported toolchain``, ``the launch timed out ...``,
+``CUDA driver version is insufficient ...``, ``CUDA driver is a stub library``) are the CUDA
+collector's facts (``cuda_error``, ``cuda_errors``), in every surface form; this collector does not
+tag them again, so one line is one fact with one owner.
 
 An ``nvidia-smi`` table fills ``smi_driver``, ``smi_mem_used_mib``/``smi_mem_total_mib`` (the
 first GPU row), ``smi_process_count`` (rows under *Processes*, 0 when none is listed) and
@@ -96,66 +94,26 @@ _SIMPLE: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "driver-too-old",
-        (
-            "CUDA driver version is insufficient for CUDA runtime version",
-            "cudaErrorInsufficientDriver",
-            "CUDA_ERROR_INSUFFICIENT_DRIVER",
-            "NVIDIA driver on your system is too old",
-        ),
+        ("NVIDIA driver on your system is too old",),
     ),
     (
         "no-driver",
         (
             "Found no NVIDIA driver on your system",
             "couldn't communicate with the NVIDIA driver",
-            "CUDA driver is a stub library",
-            "cudaErrorStubLibrary",
             "libcuda.so.1: cannot open shared object",
         ),
     ),
     ("nvidia-smi-not-found", ("nvidia-smi: command not found", "nvidia-smi: not found")),
-    ("no-device", ("no CUDA-capable device is detected", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE")),
-    ("invalid-device-ordinal", ("invalid device ordinal", "CUDA_ERROR_INVALID_DEVICE")),
-    (
-        "no-kernel-image",
-        (
-            "no kernel image is available for execution",
-            "cudaErrorNoKernelImageForDevice",
-            "CUDA_ERROR_NO_BINARY_FOR_GPU",
-            "invalid device function",
-            "cudaErrorInvalidDeviceFunction",
-        ),
-    ),
     ("torch-arch-unsupported", ("is not compatible with the current PyTorch installation",)),
     ("fork-after-cuda-init", ("Cannot re-initialize CUDA in forked subprocess",)),
     ("torch-cpu-build", ("Torch not compiled with CUDA enabled",)),
-    ("devices-busy", ("busy or unavailable", "cudaErrorDevicesUnavailable", "CUDA_ERROR_DEVICES_UNAVAILABLE")),
-    (
-        "ecc-uncorrectable",
-        (
-            "uncorrectable ECC error",
-            "cudaErrorECCUncorrectable",
-            "CUDA_ERROR_ECC_UNCORRECTABLE",
-            "DBE (double bit error)",
-        ),
-    ),
+    ("ecc-uncorrectable", ("DBE (double bit error)",)),
     ("gpu-fallen-off-bus", ("fallen off the bus",)),
-    (
-        "ptx-toolchain-mismatch",
-        (
-            "PTX was compiled with an unsupported toolchain",
-            "cudaErrorUnsupportedPtxVersion",
-            "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
-        ),
-    ),
     ("cuda-home-not-set", ("CUDA_HOME environment variable is not set",)),
     (
         "nvcc-not-found",
         ("nvcc: not found", "nvcc: command not found", "No such file or directory: 'nvcc'", "'nvcc' is not recognized"),
-    ),
-    (
-        "launch-timeout",
-        ("the launch timed out and was terminated", "cudaErrorLaunchTimeout", "CUDA_ERROR_LAUNCH_TIMEOUT"),
     ),
 )
 
@@ -191,7 +149,9 @@ _LIB_NOT_FOUND = re.compile(r"\b(lib[A-Za-z]+\w*) cannot be found")
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 _IMPORT = re.compile(r"cannot import name '([\w.]+)' from '([\w.]+)'")
 # pasted logs wrap long lines: "…gnu.so: undefined\n symbol: _ZN3c10…"
-_CUDA_MISMATCH = re.compile(r"detected CUDA version \(([\d.]+)\)\s+mismatches the version that was used to\s+compile\s+PyTorch \(([\d.]+)\)")
+_CUDA_MISMATCH = re.compile(
+    r"detected CUDA version \(([\d.]+)\)\s+mismatches the version that was used to\s+compile\s+PyTorch \(([\d.]+)\)"
+)
 _UNDEF = re.compile(r"undefined\s+symbol: ?(\S+)")
 _PERM = re.compile(r"/dev/nvidia[\w-]*\S*: Permission denied|Permission denied[^\n]{0,80}/dev/nvidia")
 _CVD = re.compile(r"CUDA_VISIBLE_DEVICES\s*[=:]\s*(?:\"\"|''|-1\b|none\b|NoDevFiles\b|$)", re.MULTILINE | re.IGNORECASE)
@@ -222,23 +182,22 @@ def _line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
 
 
-def parse(text: str) -> EnvFacts | None:
-    if not any(n in text for n in _ALL_NEEDLES):
-        return None
-    found: list[tuple[int, str]] = []  # (offset, tag) so tags come out in order of appearance
-    lines: set[int] = set()
+class _Tags:
+    """Tags with the offset they were found at (so they come out in order of appearance) and their lines."""
 
-    def tag(name: str, at: int) -> None:
-        found.append((at, name))
-        lines.add(_line_of(text, at))
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.found: list[tuple[int, str]] = []
+        self.lines: set[int] = set()
 
-    for name, needles in _SIMPLE:
-        hits = [i for i in (text.find(n) for n in needles) if i >= 0]
-        if hits:
-            tag(name, min(hits))
+    def __call__(self, name: str, at: int) -> None:
+        self.found.append((at, name))
+        self.lines.add(_line_of(self.text, at))
 
-    kw: dict[str, Any] = {}
 
+def _xids(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
+    """Kernel-log Xid lines: every number, and what diagnose/data/xid.yaml says each one points at."""
+    lines = tag.lines
     xids: list[int] = []
     if "Xid" in text:
         for xm in _XID.finditer(text):
@@ -260,6 +219,9 @@ def parse(text: str) -> EnvFacts | None:
             kw["xids"] = tuple(dict.fromkeys(xids))
             kw["xid"] = xids[0]
 
+
+def _torch_messages(text: str, kw: dict[str, Any]) -> None:
+    """The figures in PyTorch's driver-too-old and arch-not-compatible messages."""
     if "too old (found version" in text:
         m = _FOUND_VERSION.search(text)
         if m:
@@ -272,6 +234,9 @@ def parse(text: str) -> EnvFacts | None:
         if m:
             kw["supported_archs"] = tuple(m.group(1).split())
 
+
+def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
+    """Missing shared libraries and modules, imports of names that are not there, undefined symbols."""
     if (
         "cannot open shared object file" in text
         or "Could not load library" in text
@@ -298,6 +263,10 @@ def parse(text: str) -> EnvFacts | None:
         if m:
             kw["undefined_symbol"] = m.group(1)
             tag("abi-mismatch", m.start())
+
+
+def _setup(text: str, tag: _Tags) -> None:
+    """How the machine is set up: toolkit versions, device permissions, visible devices, MIG."""
     if "mismatches the version that was used to compile" in text:
         # torch.utils.cpp_extension: "The detected CUDA version (12.2) mismatches the version that was
         # used to compile PyTorch (11.3)": the toolkit that builds an extension is not torch's CUDA
@@ -318,13 +287,27 @@ def parse(text: str) -> EnvFacts | None:
         m = _MIG.search(text)
         if m:
             tag("mig", m.start())
-    if "NVIDIA-SMI" in text:
-        _smi(text, kw, tag, lines)
 
-    if not found and not kw:
+
+def parse(text: str) -> EnvFacts | None:
+    if not any(n in text for n in _ALL_NEEDLES):
         return None
-    issues = tuple(dict.fromkeys(name for _at, name in sorted(found, key=lambda p: p[0])))
-    return EnvFacts(lines=tuple(sorted(lines)), issues=issues, **kw)
+    tag = _Tags(text)
+    for name, needles in _SIMPLE:
+        hits = [i for i in (text.find(n) for n in needles) if i >= 0]
+        if hits:
+            tag(name, min(hits))
+    kw: dict[str, Any] = {}
+    _xids(text, tag, kw)
+    _torch_messages(text, kw)
+    _libraries(text, tag, kw)
+    _setup(text, tag)
+    if "NVIDIA-SMI" in text:
+        _smi(text, kw, tag, tag.lines)
+    if not tag.found and not kw:
+        return None
+    issues = tuple(dict.fromkeys(name for _at, name in sorted(tag.found, key=lambda p: p[0])))
+    return EnvFacts(lines=tuple(sorted(tag.lines)), issues=issues, **kw)
 
 
 def _smi(text: str, kw: dict[str, Any], tag: Any, lines: set[int]) -> None:

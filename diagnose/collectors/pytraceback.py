@@ -181,6 +181,22 @@ def _message_continuation(body: _Body | list[str], start: int) -> tuple[list[str
     return out, i
 
 
+def _frame(body: _Body, i: int, fm: re.Match[str]) -> Frame:
+    """A ``File "...", line N, in func`` line, with the source line under it when printed."""
+    code = None
+    if body.has(i + 1) and body[i + 1].startswith("    ") and not _FRAME.match(body[i + 1]):
+        code = body[i + 1].strip()
+    return Frame(file=fm["file"], line=int(fm["line"]), func=fm["func"], code=code)
+
+
+def _exception_line(stripped: str, after_frame: bool) -> re.Match[str] | None:
+    """``pkg.Error: message`` that ends a stack; not "raise" / "return" alone (an unindented source line)."""
+    em = _EXC_LINE.match(stripped)
+    if em is not None and after_frame and ":" not in stripped and "." not in em["qual"] and em["qual"].islower():
+        return None
+    return em
+
+
 def _parse_group(lines: list[str], head: int, prefix: str) -> tuple[list[_Section], bool, int]:
     """Parse a traceback group (chain) starting at ``head``; returns sections, chained flag, next index."""
     body = _Body(lines, head, prefix)
@@ -211,11 +227,7 @@ def _parse_group(lines: list[str], head: int, prefix: str) -> tuple[list[_Sectio
             break
         fm = _FRAME.match(s)
         if fm and cur.exc is None:
-            code = None
-            if body.has(i + 1) and body[i + 1].startswith("    ") and not _FRAME.match(body[i + 1]):
-                code = body[i + 1].strip()
-            func = fm["func"]
-            cur.frames.append((Frame(file=fm["file"], line=int(fm["line"]), func=func, code=code), idx[i]))
+            cur.frames.append((_frame(body, i, fm), idx[i]))
             after_frame = True
             i += 1
             continue
@@ -228,15 +240,7 @@ def _parse_group(lines: list[str], head: int, prefix: str) -> tuple[list[_Sectio
             ):
                 i += 1  # source line, caret line (^^^ / ~~~), elision or blank line inside the stack
                 continue
-            em = _EXC_LINE.match(stripped)
-            if (
-                em is not None
-                and after_frame
-                and ":" not in stripped
-                and "." not in em["qual"]
-                and em["qual"].islower()
-            ):
-                em = None  # "raise" / "return" alone: an unindented source line, not an exception
+            em = _exception_line(stripped, after_frame)
             if em is None:
                 if after_frame:  # a source line that lost its indentation (pasted logs)
                     after_frame = False

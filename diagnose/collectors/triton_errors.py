@@ -97,9 +97,7 @@ _AUTOTUNE_BEST = re.compile(r"best config selected: (.*?);?[ \t]*$", re.M)
 _AT = re.compile(r"at (\d+):(\d+):[ \t]*$")
 # three generations of the wording: "shared memory, Required: N, Hardware limit: N" (3.x),
 # "Hardware limitation: N" (2.x), and triton.code_gen's run-together "shared memoryRequired: NHardware limit: N"
-_OOR = re.compile(
-    r"out of resource: ([^,\n]+?),? ?Required: (\d+),? ?Hardware limit(?:ation)?: (\d+)"
-)
+_OOR = re.compile(r"out of resource: ([^,\n]+?),? ?Required: (\d+),? ?Hardware limit(?:ation)?: (\d+)")
 _OOR_RAISED = re.compile(r"\bOutOfResources: out of resource:")
 _PTXAS = re.compile(r"PTXASError: (?:PTXAS error: ?)?(.*)$", re.M)
 _INTERP = re.compile(r"\bInterpreterError: (.*)$", re.M)
@@ -223,12 +221,9 @@ def _ptxas_block(t: _Text, m: re.Match[str]) -> _Found:
     return found
 
 
-def parse(text: str) -> TritonFacts | None:
-    if not any(marker in text for marker in _MARKERS):
-        return None
-    t = _Text(text)
-    raised: list[_Found] = []
-
+def _compile_errors(t: _Text, raised: list[_Found]) -> None:
+    """CompilationError and its subclasses, with the kernel source position when printed."""
+    text = t.text
     if "CompilationError" in text or "CompileTimeAssertionFailure" in text or "UnsupportedLanguageConstruct" in text:
         for m in _COMPILE.finditer(text):
             if "Autotuning failed with" in m.group(0):
@@ -243,6 +238,10 @@ def parse(text: str) -> TritonFacts | None:
                     _Found(m.start(), m.group(1), message=message, inner_error=inner, lines=[t.line_of(m.start())])
                 )
 
+
+def _autotune(t: _Text) -> tuple[int, str | None, list[int]]:
+    """How many autotuner configs failed, the best config it reported, and their lines."""
+    text = t.text
     autotune_failures = 0
     best: str | None = None
     autotune_lines: list[int] = []
@@ -253,8 +252,15 @@ def parse(text: str) -> TritonFacts | None:
         for m in _AUTOTUNE_BEST.finditer(text):
             best = m.group(1).strip()
             autotune_lines.append(t.line_of(m.start()))
+    return autotune_failures, best, autotune_lines
 
-    resource = required = limit = None
+
+def _out_of_resources(t: _Text, raised: list[_Found]) -> tuple[str | None, float | None, float | None]:
+    """The first raised OutOfResources: the resource, what was required and the hardware limit."""
+    text = t.text
+    resource: str | None = None
+    required: float | None = None
+    limit: float | None = None
     if "out of resource:" in text:
         oor = None
         for m in _OOR.finditer(text):
@@ -267,7 +273,12 @@ def parse(text: str) -> TritonFacts | None:
             sentence_end = text.find("\n", oor.start())
             sentence = text[oor.start() : sentence_end if sentence_end >= 0 else len(text)].strip()
             raised.append(_Found(oor.start(), "OutOfResources", message=sentence, lines=[t.line_of(oor.start())]))
+    return resource, required, limit
 
+
+def _other_errors(t: _Text, raised: list[_Found]) -> None:
+    """PTXAS, interpreter, autotuner and MLIR errors."""
+    text = t.text
     if "PTXAS" in text:
         raised.extend(_ptxas_block(t, m) for m in _PTXAS.finditer(text))
 
@@ -285,6 +296,17 @@ def parse(text: str) -> TritonFacts | None:
     if "' op " in text:
         for m in _MLIR.finditer(text):
             raised.append(_Found(m.start(), "MLIRError", message=m.group(1).strip(), lines=[t.line_of(m.start())]))
+
+
+def parse(text: str) -> TritonFacts | None:
+    if not any(marker in text for marker in _MARKERS):
+        return None
+    t = _Text(text)
+    raised: list[_Found] = []
+    _compile_errors(t, raised)
+    autotune_failures, best, autotune_lines = _autotune(t)
+    resource, required, limit = _out_of_resources(t, raised)
+    _other_errors(t, raised)
 
     no_driver = False
     driver_line: int | None = None

@@ -10,9 +10,10 @@ NVML's own error name (``NVMLError_NotSupported``...), which the snapshot keeps 
 
 - :class:`LiveNvml` calls ``pynvml`` (from ``nvidia-ml-py``), imported lazily in :meth:`~LiveNvml.init`.
   NVML creates no CUDA context, so it is safe in kdiag's own process.
-- :class:`ReplayNvml` answers from a recording file (``tests/fixtures/nvml/*.json``).
-- :class:`RecordingNvml` wraps any source and writes down every answer, so a real GPU machine
-  produces a fixture with ``kdiag env --record-nvml FILE``.
+- :class:`~diagnose.envinfo.nvml_replay.ReplayNvml` answers from a recording file
+  (``tests/fixtures/nvml/*.json``).
+- :class:`~diagnose.envinfo.nvml_replay.RecordingNvml` wraps any source and writes down every
+  answer, so a real GPU machine produces a fixture with ``kdiag env --record-nvml FILE``.
 
 A recording, as JSON::
 
@@ -26,6 +27,7 @@ A recording, as JSON::
 
 The real outcome on a machine without a driver, recorded here (``tests/fixtures/nvml/no-library.json``):
 
+>>> from diagnose.envinfo.nvml_replay import ReplayNvml
 >>> rec = ReplayNvml.from_dict({"kdiag_nvml_recording": 1, "init": {"nvml_error": "NVMLError_LibraryNotFound",
 ...     "code": 12, "message": "NVML Shared Library Not Found"}, "system": {}, "devices": []})
 >>> try:
@@ -38,12 +40,8 @@ NVMLError_LibraryNotFound 12 NVML Shared Library Not Found
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
-import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Protocol
 
 RECORDING_VERSION = 1
@@ -380,142 +378,6 @@ _LIVE_DEVICE: dict[str, Callable[[LiveNvml, Any], Any]] = {
 assert set(_LIVE_DEVICE) == set(DEVICE_QUERIES)
 
 
-# --- replay: a recording file ----------------------------------------------------------
-
-
-def _raise_if_error(call: str, answer: Any) -> Any:
-    if isinstance(answer, Mapping) and "nvml_error" in answer:
-        raise NvmlCallError(call, str(answer["nvml_error"]), answer.get("code"), str(answer.get("message") or ""))
-    return answer
-
-
-@dataclass
-class ReplayNvml:
-    """Answers NVML calls from a recording, so recorded machines stand in for the library."""
-
-    recording: dict[str, Any]
-    origin: str = "<dict>"
-    _xids: list[tuple[int, int]] = field(default_factory=list)
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> ReplayNvml:
-        data = json.loads(Path(path).read_text())
-        return cls.from_dict(data, origin=str(path))
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, origin: str = "<dict>") -> ReplayNvml:
-        if data.get("kdiag_nvml_recording") != RECORDING_VERSION:
-            raise ValueError(f"{origin}: not a kdiag NVML recording (version {RECORDING_VERSION})")
-        return cls(dict(data), origin)
-
-    @property
-    def label(self) -> str:
-        return f"replay of {self.origin}"
-
-    def init(self) -> None:
-        if self.recording.get("init") is not None:
-            _raise_if_error("nvmlInit", self.recording["init"])
-        self._xids = [(int(e["device"]), int(e["xid"])) for e in self.recording.get("xid_events", [])]
-
-    def shutdown(self) -> None:
-        pass
-
-    def system(self, query: str) -> Any:
-        fn = SYSTEM_QUERIES[query]
-        system = self.recording.get("system", {})
-        if query not in system:
-            raise NvmlCallError(fn, "NotRecorded", None, f"{self.origin} has no answer for {query}")
-        return _raise_if_error(fn, system[query])
-
-    def device_count(self) -> int:
-        if "device_count" in self.recording:
-            return int(_raise_if_error("nvmlDeviceGetCount", self.recording["device_count"]))
-        return len(self.recording.get("devices", []))
-
-    def device(self, index: int, query: str) -> Any:
-        fn = DEVICE_QUERIES[query]
-        devices = self.recording.get("devices", [])
-        if not 0 <= index < len(devices):
-            raise NvmlCallError("nvmlDeviceGetHandleByIndex", "NVMLError_InvalidArgument", 2, f"no device {index}")
-        dev = devices[index]
-        if query not in dev:
-            raise NvmlCallError(fn, "NotRecorded", None, f"{self.origin} has no answer for device {index} {query}")
-        return _raise_if_error(fn, dev[query])
-
-    def register_xid_events(self) -> None:
-        if "xid_register" in self.recording:
-            _raise_if_error("nvmlDeviceRegisterEvents", self.recording["xid_register"])
-
-    def wait_xid(self, timeout_ms: int) -> tuple[int, int] | None:
-        if self._xids:
-            return self._xids.pop(0)
-        time.sleep(min(timeout_ms, 10) / 1000)  # nothing left: behave like a quiet driver
-        return None
-
-
-# --- recording: write down what a source answered --------------------------------------
-
-
-class RecordingNvml:
-    """Wraps a source and keeps every answer (or failure) in the recording format."""
-
-    def __init__(self, inner: NvmlSource, *, provenance: Mapping[str, Any] | None = None) -> None:
-        self.inner = inner
-        self._rec: dict[str, Any] = {
-            "kdiag_nvml_recording": RECORDING_VERSION,
-            "provenance": dict(provenance or {}),
-            "init": None,
-            "system": {},
-            "devices": [],
-        }
-
-    @property
-    def label(self) -> str:
-        return self.inner.label
-
-    def recording(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self._rec))
-
-    def _keep(self, slot: dict[str, Any], key: str, call: Callable[[], Any]) -> Any:
-        try:
-            slot[key] = value = call()
-        except NvmlCallError as e:
-            slot[key] = e.as_answer()
-            raise
-        return value
-
-    def init(self) -> None:
-        try:
-            self.inner.init()
-        except NvmlCallError as e:
-            self._rec["init"] = e.as_answer()
-            raise
-
-    def shutdown(self) -> None:
-        self.inner.shutdown()
-
-    def system(self, query: str) -> Any:
-        return self._keep(self._rec["system"], query, lambda: self.inner.system(query))
-
-    def device_count(self) -> int:
-        return int(self._keep(self._rec, "device_count", self.inner.device_count))
-
-    def device(self, index: int, query: str) -> Any:
-        devices = self._rec["devices"]
-        while len(devices) <= index:
-            devices.append({})
-        return self._keep(devices[index], query, lambda: self.inner.device(index, query))
-
-    def register_xid_events(self) -> None:
-        self._keep(self._rec, "xid_register", self.inner.register_xid_events)
-
-    def wait_xid(self, timeout_ms: int) -> tuple[int, int] | None:
-        got = self.inner.wait_xid(timeout_ms)
-        if got is not None:
-            self._rec.setdefault("xid_events", []).append({"device": got[0], "xid": got[1]})
-        return got
-
-
 # --- watching Xid events while a target runs -------------------------------------------
 
 
@@ -525,6 +387,8 @@ class XidWatch:
     ``with XidWatch(source) as w: run(...)`` then ``w.result()`` gives the Xids seen and, when the
     driver does not allow watching, why (``w.error``).  The source must be initialised already.
 
+    >>> import time
+    >>> from diagnose.envinfo.nvml_replay import ReplayNvml
     >>> src = ReplayNvml.from_dict({"kdiag_nvml_recording": 1, "devices": [{}], "xid_events": [{"device": 0, "xid": 79}]})
     >>> src.init()
     >>> with XidWatch(src, poll_ms=5) as w:

@@ -15,8 +15,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
-from diagnose.envinfo.nvml import LiveNvml, NvmlSource, RecordingNvml, ReplayNvml
-from diagnose.envinfo.snapshot import findings, snapshot
+from diagnose.envinfo.findings import findings
+from diagnose.envinfo.nvml import LiveNvml, NvmlSource
+from diagnose.envinfo.nvml_replay import RecordingNvml, ReplayNvml
+from diagnose.envinfo.snapshot import snapshot
 
 
 def report(snap: Mapping[str, Any]) -> dict[str, Any]:
@@ -38,7 +40,8 @@ def _gib(n: Any) -> str:
     return "?" if n is None else f"{n / 2**30:.1f}"
 
 
-def _device_lines(d: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _usage_rows(d: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Memory, processes, compute mode."""
     v = lambda k: d.get(k, {}).get("value")  # noqa: E731
     rows: list[tuple[str, str]] = []
     mem = v("memory")
@@ -68,6 +71,13 @@ def _device_lines(d: Mapping[str, Any]) -> list[tuple[str, str]]:
             f"{_val(d.get('compute_mode'))}, persistence {'-' if pers is None else 'on' if pers else 'off'}",
         )
     )
+    return rows
+
+
+def _memory_health_rows(d: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """MIG, ECC, retired pages, row remapping."""
+    v = lambda k: d.get(k, {}).get("value")  # noqa: E731
+    rows: list[tuple[str, str]] = []
     mig = v("mig_mode")
     if mig:
         migs = v("mig_devices") or []
@@ -108,6 +118,13 @@ def _device_lines(d: Mapping[str, Any]) -> list[tuple[str, str]]:
             else _val(d.get("remapped_rows")),
         )
     )
+    return rows
+
+
+def _clock_power_rows(d: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Clocks, throttling, temperature and power, PCIe."""
+    v = lambda k: d.get(k, {}).get("value")  # noqa: E731
+    rows: list[tuple[str, str]] = []
     ck = v("clocks")
     rows.append(
         (
@@ -138,6 +155,10 @@ def _device_lines(d: Mapping[str, Any]) -> list[tuple[str, str]]:
         )
     )
     return rows
+
+
+def _device_lines(d: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return _usage_rows(d) + _memory_health_rows(d) + _clock_power_rows(d)
 
 
 def render_text(snap: Mapping[str, Any], out: TextIO) -> None:

@@ -1,5 +1,5 @@
 """tests for diagnose.collectors.compiler, on real nvcc 13.0 / ptxas / NVRTC / gcc output
-(scripts/capture-compiler-samples) and on the public cases of ../shared/cases/real-dev.yaml."""
+(scripts/capture-compiler-samples) and on the public cases of corpus/public/real-dev.yaml."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from diagnose.collectors import compiler
 from diagnose.facts import CompilerFacts
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-REAL_DEV = Path(__file__).resolve().parents[3] / "shared" / "cases" / "real-dev.yaml"
+REAL_DEV = Path(__file__).resolve().parents[2] / "corpus" / "public" / "real-dev.yaml"
 
 
 class Prefix(str):
@@ -206,8 +206,6 @@ def test_triton_logs_are_not_compiler_errors() -> None:
 
 
 def _real_dev() -> dict[str, str]:
-    if not REAL_DEV.exists():
-        return {}
     return {c["id"]: c["log"] for c in yaml.safe_load(REAL_DEV.read_text())}
 
 
@@ -230,8 +228,6 @@ def _real_dev() -> dict[str, str]:
 )
 def test_real_dev_cases(case_id: str, expected: dict[str, object]) -> None:
     cases = _real_dev()
-    if not cases:
-        pytest.skip("../shared/cases/real-dev.yaml is not on this machine")
     facts = compiler.parse(cases[case_id])
     assert facts is not None
     for field, value in expected.items():
@@ -240,8 +236,6 @@ def test_real_dev_cases(case_id: str, expected: dict[str, object]) -> None:
 
 def test_silent_on_runtime_failures() -> None:
     cases = _real_dev()
-    if not cases:
-        pytest.skip("../shared/cases/real-dev.yaml is not on this machine")
     for case_id in (
         "vina-cuda-grid-params-ima",
         "dest3d-chunk-scan-smem",

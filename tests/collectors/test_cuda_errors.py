@@ -16,14 +16,11 @@ from diagnose.collectors.cuda_errors import name_for_driver, name_for_hip, name_
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "fixtures" / "cuda_errors"
-REAL_DEV = ROOT.parent / "shared" / "cases" / "real-dev.yaml"
+REAL_DEV = ROOT / "corpus" / "public" / "real-dev.yaml"
 DATA = ROOT / "diagnose" / "data" / "cuda_errors.json"
-LIBCUDART = Path("/usr/local/cuda-13.0/lib64/libcudart.so")
 
 
 def real_dev(case_id: str) -> str:
-    if not REAL_DEV.exists():
-        pytest.skip("../shared/cases/real-dev.yaml not present")
     return {c["id"]: c["log"] for c in yaml.safe_load(REAL_DEV.read_text())}[case_id]
 
 
@@ -69,7 +66,7 @@ def test_messages_resolve_inside_longer_lines(message: str, name: str) -> None:
     assert name_for_message(f"[12:00:01] worker 3: {message} (retrying)") == name
 
 
-@pytest.mark.skipif(not LIBCUDART.exists(), reason="CUDA 13.0 toolkit not installed")
+@pytest.mark.toolkit
 def test_generator_reproduces_the_checked_in_table(tmp_path: Path) -> None:
     out = tmp_path / "cuda_errors.json"
     subprocess.run(

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from diagnose.collectors import cuda_errors
 from diagnose.collectors.environment import parse, xid_table
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "environment"
@@ -36,28 +37,12 @@ CASES = [
         dict(missing_library="libnvidia-ml.so.1"),
     ),
     ("captured-torch-cpu-build", ("torch-cpu-build",), {}),
-    ("captured-cupy-insufficient-driver", ("driver-too-old",), {}),
     ("captured-libcudart12-missing", ("missing-library",), dict(missing_library="libcudart.so.12")),
     ("captured-no-module-triton", ("missing-module",), dict(missing_module="triton")),
     ("captured-nvcc-not-found-sh", ("nvcc-not-found",), {}),
     ("captured-nvcc-not-found-subprocess", ("nvcc-not-found",), {}),
     ("captured-cuda-home-not-set", ("cuda-home-not-set",), {}),
     ("captured-nvidia-smi-not-found", ("nvidia-smi-not-found",), {}),
-    (
-        "captured-cudart13-error-strings",
-        (
-            "driver-too-old",
-            "no-device",
-            "invalid-device-ordinal",
-            "no-kernel-image",
-            "ecc-uncorrectable",
-            "ptx-toolchain-mismatch",
-            "devices-busy",
-            "launch-timeout",
-            "no-driver",
-        ),
-        {},
-    ),
     (
         "case-crosse-oom-memory-held-by-unknown",
         (),
@@ -69,8 +54,6 @@ CASES = [
             smi_compute_mode="Default",
         ),
     ),
-    ("case-cutorch-mac-driver-insufficient", ("driver-too-old",), {}),
-    ("case-remode-driver-insufficient-340", ("driver-too-old",), {}),
     ("case-faceswap-nvml-lib-not-found", ("nvml-library-not-found", "missing-library"), {}),
     ("case-nvsentinel-fallen-off-bus-dmesg", ("gpu-fallen-off-bus",), dict(xids=(), xid=None)),
     ("case-rtx5090-xid79-fallen-off-bus", ("xid", "xid-hardware", "gpu-fallen-off-bus"), dict(xids=(79,), xid=79)),
@@ -79,7 +62,6 @@ CASES = [
         ("import-mismatch",),
         dict(import_name="AttrsDescriptor", import_from="triton.compiler.compiler"),
     ),
-    ("case-whisper-win-tdr-launch-timeout", ("launch-timeout",), {}),
     ("issue-shine-cluster-30-nvml-mismatch", ("nvml-driver-mismatch",), {}),
     ("issue-tinygrad-ogkm-47-nvml-mismatch", ("nvml-driver-mismatch",), {}),
     (
@@ -89,7 +71,7 @@ CASES = [
     ),
     (
         "issue-sd-webui-nix-9-sm120-no-kernel-image",
-        ("torch-arch-unsupported", "no-kernel-image"),
+        ("torch-arch-unsupported",),
         dict(gpu_arch="sm_120"),
     ),
     ("issue-fooocus-1313-driver-too-old", ("driver-too-old",), dict(found_driver_version=11040, smi_driver="470.86")),
@@ -102,7 +84,7 @@ CASES = [
     ("issue-self-hosted-runners-40-smi-failed", ("no-driver",), {}),
     (
         "issue-digits-2005-busy-exclusive",
-        ("devices-busy", "exclusive-compute-mode"),
+        ("exclusive-compute-mode",),
         dict(smi_compute_mode="Exclusive_Process", smi_mem_used_mib=74.0, smi_mem_total_mib=11439.0),
     ),
     (
@@ -126,6 +108,57 @@ def test_fixture(stem: str, issues: tuple[str, ...], attrs: dict[str, object]) -
     assert f.lines and all(1 <= n <= text.count("\n") + 1 for n in f.lines)
 
 
+# CUDA errors are the CUDA collector's facts: the environment collector does not tag them again
+# (one line, one fact, one owner), whichever surface form the log uses
+CUDA_OWNED = [
+    ("captured-cupy-insufficient-driver", ("cudaErrorInsufficientDriver",)),
+    (
+        "captured-cudart13-error-strings",
+        (
+            "cudaErrorInsufficientDriver",
+            "cudaErrorNoDevice",
+            "cudaErrorInvalidDevice",
+            "cudaErrorNoKernelImageForDevice",
+            "cudaErrorInvalidDeviceFunction",
+            "cudaErrorECCUncorrectable",
+            "cudaErrorUnsupportedPtxVersion",
+            "cudaErrorInvalidPtx",
+            "cudaErrorDevicesUnavailable",
+            "cudaErrorLaunchTimeout",
+            "cudaErrorAssert",
+            "cudaErrorUnknown",
+            "cudaErrorInitializationError",
+            "cudaErrorStubLibrary",
+        ),
+    ),
+    ("case-cutorch-mac-driver-insufficient", ("cudaErrorInsufficientDriver",)),
+    ("case-remode-driver-insufficient-340", ("cudaErrorInsufficientDriver",)),
+    ("case-whisper-win-tdr-launch-timeout", ("cudaErrorLaunchTimeout",)),
+    ("issue-sd-webui-nix-9-sm120-no-kernel-image", ("cudaErrorNoKernelImageForDevice",)),
+    ("issue-digits-2005-busy-exclusive", ("cudaErrorDevicesUnavailable",)),
+]
+CUDA_ERROR_TAGS = {
+    "no-device",
+    "invalid-device-ordinal",
+    "no-kernel-image",
+    "devices-busy",
+    "ptx-toolchain-mismatch",
+    "launch-timeout",
+    "driver-too-old",
+    "no-driver",
+    "ecc-uncorrectable",
+}
+
+
+@pytest.mark.parametrize(("stem", "errors"), CUDA_OWNED, ids=[c[0] for c in CUDA_OWNED])
+def test_cuda_errors_have_one_owner(stem: str, errors: tuple[str, ...]) -> None:
+    text = load(stem)
+    cuda = cuda_errors.parse(text)
+    assert cuda is not None and cuda.errors == errors
+    env = parse(text)
+    assert env is None or not (set(env.issues) & CUDA_ERROR_TAGS), env.issues
+
+
 def test_xid_lines_are_cited() -> None:
     text = load("case-rtx5090-xid79-fallen-off-bus")
     f = parse(text)
@@ -139,11 +172,9 @@ def test_xid_lines_are_cited() -> None:
         # short excerpts of real messages; origins named on each line
         ("pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded", "nvml-driver-not-loaded"),  # nvidia-ml-py's error class
         ("RuntimeError: Found no NVIDIA driver on your system.", "no-driver"),  # torch c10/cuda message
-        ("RuntimeError: CUDA error: invalid device ordinal", "invalid-device-ordinal"),  # cudaGetErrorString(101)
         ("CUDA_VISIBLE_DEVICES=\n", "cuda-visible-devices-empty"),
         ("export CUDA_VISIBLE_DEVICES=-1", "cuda-visible-devices-empty"),
         ("CUDA_VISIBLE_DEVICES=MIG-GPU-0b6b7808-c002-f593-ac86-cd8e57757b94/1/0", "mig"),
-        ("RuntimeError: CUDA error: invalid device function", "no-kernel-image"),  # cudaGetErrorString(98)
         ("NVRM: Xid (PCI:0000:3b:00): 48, pid=1234, DBE (double bit error) ECC error", "ecc-uncorrectable"),
         ("failed to open /dev/nvidiactl: Permission denied", "permission-denied"),
         ("Could not load library cudnn_ops_infer64_8.dll. Error code 126", "missing-library"),
@@ -164,7 +195,7 @@ def test_xid_48_is_hardware() -> None:
     [
         "",
         "\x00\xff junk" * 100,
-        # origin: ../shared/cases/real-dev.yaml fla-rwkv7-ima-fixed-in-kernel
+        # origin: corpus/public/real-dev.yaml fla-rwkv7-ima-fixed-in-kernel
         "CUDA error: an illegal memory access was encountered\n",
         "CUDA_VISIBLE_DEVICES=0,1 python train.py\n",
         "MIGRATION step 3 finished\n",

@@ -11,7 +11,7 @@ from diagnose.collectors.exit_status import merge, normalise_signal, parse
 from diagnose.facts import ExitFacts
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "exit_status"
-REAL_DEV = Path(__file__).resolve().parents[3] / "shared" / "cases" / "real-dev.yaml"
+REAL_DEV = Path(__file__).resolve().parents[2] / "corpus" / "public" / "real-dev.yaml"
 
 
 def load(stem: str) -> str:
@@ -45,8 +45,6 @@ def test_real_captures(stem: str, code: int | None, signal: str | None, timed_ou
 
 
 def test_core_dumped_real_dev() -> None:
-    if not REAL_DEV.exists():
-        pytest.skip("real-dev.yaml not present")
     log = {c["id"]: c["log"] for c in yaml.safe_load(REAL_DEV.read_text())}["vina-cuda-grid-params-ima"]
     f = parse(log)
     assert f is not None and (f.signal, f.core_dumped) == ("SIGABRT", True)

@@ -11,7 +11,7 @@ import yaml
 from diagnose.collectors.pytraceback import parse
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "pytraceback"
-REAL_DEV = Path(__file__).resolve().parents[3] / "shared" / "cases" / "real-dev.yaml"
+REAL_DEV = Path(__file__).resolve().parents[2] / "corpus" / "public" / "real-dev.yaml"
 
 
 def load(name: str) -> str:
@@ -19,8 +19,6 @@ def load(name: str) -> str:
 
 
 def real_dev(case_id: str) -> str:
-    if not REAL_DEV.exists():
-        pytest.skip("../shared/cases/real-dev.yaml not present")
     cases = {c["id"]: c["log"] for c in yaml.safe_load(REAL_DEV.read_text())}
     return cases[case_id]
 

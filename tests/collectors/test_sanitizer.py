@@ -230,7 +230,7 @@ def test_tool_from_the_command_line() -> None:
 
 
 def test_headerless_fragment_without_prefix() -> None:
-    # origin: ../shared/cases/real-dev.yaml gkeyll-reduction-oob-read, prefix removed as people paste it
+    # origin: corpus/public/real-dev.yaml gkeyll-reduction-oob-read, prefix removed as people paste it
     text = "\n".join(line.replace("=========", "", 1) for line in load("case-gkeyll-reduction-oob-read").splitlines())
     f = parse(text)
     assert f is not None and f.first_kind == "invalid-global-access" and f.out_of_bounds
@@ -244,7 +244,7 @@ def test_headerless_fragment_without_prefix() -> None:
     [
         "",
         "\x00\xff binary junk \x00" * 50,
-        # origin: ../shared/cases/real-dev.yaml fla-rwkv7-ima-fixed-in-kernel
+        # origin: corpus/public/real-dev.yaml fla-rwkv7-ima-fixed-in-kernel
         "CUDA error: an illegal memory access was encountered\n",
         # pytest's own separators use the same character
         "============================= test session starts ==============================\n"

@@ -22,7 +22,9 @@ SMEM_LOG = (
 )
 
 
-def run(argv: list[str], stdin: bytes | None = None, monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[int, str, str]:
+def run(
+    argv: list[str], stdin: bytes | None = None, monkeypatch: pytest.MonkeyPatch | None = None
+) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     if stdin is not None and monkeypatch is not None:
         monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin)))
@@ -40,7 +42,10 @@ def test_directory_with_bad_records_goes_on(tmp_path: Path) -> None:
     (tmp_path / "c-binary.bin").write_bytes(bytes(range(256)) * 64)
     (tmp_path / "d-huge.log").write_text(("x" * 99 + "\n") * 530_000 + SMEM_LOG)  # ~53 MB, the error at the end
     (tmp_path / "e.jsonl").write_text(
-        json.dumps({"id": "ok-1", "log": SMEM_LOG}) + "\n{not json\n" + json.dumps({"id": "split", "stderr": DRIVER_LOG, "exit_code": 1}) + "\n"
+        json.dumps({"id": "ok-1", "log": SMEM_LOG})
+        + "\n{not json\n"
+        + json.dumps({"id": "split", "stderr": DRIVER_LOG, "exit_code": 1})
+        + "\n"
     )
     code, out, err = run(["classify", str(tmp_path), "--format", "jsonl"])
     assert code == 1 and "could not be classified" in err
@@ -49,7 +54,11 @@ def test_directory_with_bad_records_goes_on(tmp_path: Path) -> None:
     assert recs["a-driver.log"]["category"] == "environment"
     assert recs["b-empty.log"]["status"] == "error" and "empty" in recs["b-empty.log"]["errors"][0]
     assert recs["c-binary.bin"]["status"] == "error" and "binary" in recs["c-binary.bin"]["errors"][0]
-    assert recs["e:2"]["status"] == "error" and "line 2" in recs["e:2"]["errors"][0] and recs["e:2"]["origin"] == "e.jsonl:2"
+    assert (
+        recs["e:2"]["status"] == "error"
+        and "line 2" in recs["e:2"]["errors"][0]
+        and recs["e:2"]["origin"] == "e.jsonl:2"
+    )
     assert recs["ok-1"]["category"] == "runtime-assumption"
     assert recs["split"]["category"] == "environment"
     # the huge log is still diagnosed from its tail, and says it was cut
@@ -71,7 +80,9 @@ def test_jsonl_record_has_the_contract_fields(tmp_path: Path) -> None:
 def test_stdin_text_and_jsonl(monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, _ = run(["classify", "-", "--format", "jsonl"], stdin=DRIVER_LOG.encode(), monkeypatch=monkeypatch)
     assert code == 0 and jsonl(out)[0]["category"] == "environment"
-    lines = (json.dumps({"id": "one", "log": SMEM_LOG}) + "\n" + json.dumps({"id": "two", "log": DRIVER_LOG}) + "\n").encode()
+    lines = (
+        json.dumps({"id": "one", "log": SMEM_LOG}) + "\n" + json.dumps({"id": "two", "log": DRIVER_LOG}) + "\n"
+    ).encode()
     code, out, _ = run(["classify", "-", "--format", "jsonl"], stdin=lines, monkeypatch=monkeypatch)
     assert [r["id"] for r in jsonl(out)] == ["one", "two"]
 
@@ -93,8 +104,26 @@ def test_table_json_and_markdown(tmp_path: Path) -> None:
 def test_kernelbench_eval_results(tmp_path: Path) -> None:
     # the layout KernelBench's scripts/eval_from_generations.py writes (add_to_eval_results_file)
     results = {
-        "1": [{"sample_id": 0, "compiled": True, "correctness": True, "metadata": {"hardware": "NVIDIA H100"}, "runtime": 1.2, "runtime_stats": {}}],
-        "2": [{"sample_id": 0, "compiled": False, "correctness": False, "metadata": {"other_error": "error: " + SMEM_LOG.strip()}, "runtime": -1.0, "runtime_stats": {}}],
+        "1": [
+            {
+                "sample_id": 0,
+                "compiled": True,
+                "correctness": True,
+                "metadata": {"hardware": "NVIDIA H100"},
+                "runtime": 1.2,
+                "runtime_stats": {},
+            }
+        ],
+        "2": [
+            {
+                "sample_id": 0,
+                "compiled": False,
+                "correctness": False,
+                "metadata": {"other_error": "error: " + SMEM_LOG.strip()},
+                "runtime": -1.0,
+                "runtime_stats": {},
+            }
+        ],
     }
     path = tmp_path / "eval_results.json"
     path.write_text(json.dumps(results))

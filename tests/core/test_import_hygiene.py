@@ -36,9 +36,6 @@ def test_classifying_a_log_loads_no_ui_and_no_gpu_framework() -> None:
 
 
 def test_cli_env_and_rules_load_no_gpu_framework() -> None:
-    code = (
-        "import io\nfrom diagnose.cli import main\n"
-        "assert main(['rules', 'list'], out=io.StringIO()) == 0\n"
-    )
+    code = "import io\nfrom diagnose.cli import main\nassert main(['rules', 'list'], out=io.StringIO()) == 0\n"
     mods = loaded_after(code)
     assert not [m for m in FORBIDDEN if m in mods]

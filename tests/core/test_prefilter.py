@@ -34,6 +34,7 @@ def test_precheck_never_changes_a_match() -> None:
 
 def test_precheck_shapes() -> None:
     ctx = {"cuda_error": "cudaErrorIllegalAddress", "env_issues": ("xid",), "log_text": "boom", "exit_timed_out": False}
+
     def pre(expr: str):
         return compile_precheck(compile_expression(expr).statement)
 
@@ -42,7 +43,7 @@ def test_precheck_shapes() -> None:
     assert pre('"xid" in env_issues or log_text =~~ "nothing"')(ctx) is True
     assert pre('log_text =~ "oom"')(ctx) is False
     # no necessary condition can be derived from a negation or an arithmetic test
-    assert pre('not exit_timed_out') is None
-    assert pre('(oom_total_bytes ?? 0) > 3') is None
+    assert pre("not exit_timed_out") is None
+    assert pre("(oom_total_bytes ?? 0) > 3") is None
     # one side of an `or` without a pre-check: the whole `or` has none
     assert pre('cuda_error == "x" or not exit_timed_out') is None

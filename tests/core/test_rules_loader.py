@@ -52,7 +52,7 @@ def test_good_rule_loads(tmp_path: Path) -> None:
 def test_every_offender_is_listed_with_file_line_and_reason(tmp_path: Path) -> None:
     write(tmp_path, "typo-symbol", GOOD.format(id="typo-symbol", when='cuda_eror == "x"'))
     write(tmp_path, "bad-regex", GOOD.format(id="bad-regex", when='log_text =~~ "(unclosed"'))
-    write(tmp_path, "type-error", GOOD.format(id="type-error", when='cuda_error > 3'))
+    write(tmp_path, "type-error", GOOD.format(id="type-error", when="cuda_error > 3"))
     missing = GOOD.format(id="missing-field", when='cuda_error == "x"').replace("priority: 10\n", "")
     write(tmp_path, "missing-field", missing)
     write(tmp_path, "wrong-stem", GOOD.format(id="other-name", when='cuda_error == "x"'))
@@ -127,3 +127,20 @@ def test_lint_catches_rules_that_break_on_empty_fields(tmp_path: Path, capsys: p
     write(tmp_path, "null-unsafe", text)
     assert main(["rules", "lint", "--rules", str(tmp_path)]) == 1
     assert "rule raises on evidence whose fields are empty" in capsys.readouterr().out
+
+
+def test_lint_flags_two_owners_of_one_diagnosis(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the same illegal address read twice (by name and by message), same category, mode and priority
+    write(tmp_path, "by-name", GOOD.format(id="by-name", when='cuda_error == "cudaErrorIllegalAddress"'))
+    by_message = GOOD.format(id="by-message", when='cuda_message =~~ "illegal memory access"')
+    write(tmp_path, "by-message", by_message)
+    assert main(["rules", "lint", "--rules", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "by-name.yaml:18: by-message (by-message.yaml) also fires on this example" in out
+    assert "by-message.yaml:18: by-name (by-name.yaml) also fires on this example" in out
+    # one more specific than the other (a higher priority): the ranking decides, nothing to merge
+    write(tmp_path, "by-message", by_message.replace("priority: 10", "priority: 12"))
+    assert main(["rules", "lint", "--rules", str(tmp_path)]) == 0
+    # another failure mode: two diagnoses, not one fact twice
+    write(tmp_path, "by-message", by_message.replace("oob-global-access", "illegal-address-other"))
+    assert main(["rules", "lint", "--rules", str(tmp_path)]) == 0

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from diagnose.envinfo.nvml import LiveNvml, RecordingNvml
+from diagnose.envinfo.nvml import LiveNvml
+from diagnose.envinfo.nvml_replay import RecordingNvml
 from diagnose.envinfo.snapshot import gpu_facts, snapshot
 
 

@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 from constructed import software  # tests/envinfo/constructed.py (pytest puts this folder on sys.path)
 
-from diagnose.envinfo.nvml import RecordingNvml, ReplayNvml, XidWatch
-from diagnose.envinfo.snapshot import arch_runs, findings, gpu_facts, snapshot, visible
+from diagnose.envinfo.findings import arch_runs, findings, visible
+from diagnose.envinfo.nvml import XidWatch
+from diagnose.envinfo.nvml_replay import RecordingNvml, ReplayNvml
+from diagnose.envinfo.snapshot import gpu_facts, snapshot
 from diagnose.evidence import Evidence
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "nvml"
@@ -25,8 +27,6 @@ FIX = Path(__file__).resolve().parents[1] / "fixtures" / "nvml"
 
 def replay(name: str) -> ReplayNvml:
     return ReplayNvml.from_file(FIX / f"{name}.json")
-
-
 
 
 def snap(name: str, *, env: dict[str, str] | None = None, **soft: Any) -> dict[str, Any]:

@@ -4,7 +4,7 @@ Each snapshot is built by the collector from a recording in tests/fixtures/nvml/
 captured on this machine; the others CONSTRUCTED from NVML's documented fields, see their
 .source.yaml), with a CONSTRUCTED software part (the shape stack.collect() reports) so the outcome
 does not depend on what this machine has installed.  The failure logs are real: fixture files
-(each with its .source.yaml) and ../shared/cases/real-dev.yaml cases, named where they are used.
+(each with its .source.yaml) and corpus/public/real-dev.yaml cases, named where they are used.
 Pairing a log with a snapshot is the test's doing; the pair says "this failure on that machine".
 """
 
@@ -23,13 +23,13 @@ from constructed import software  # tests/envinfo/constructed.py (pytest puts th
 
 import diagnose
 from diagnose.cli import main as kdiag
-from diagnose.envinfo.nvml import ReplayNvml
+from diagnose.envinfo.nvml_replay import ReplayNvml
 from diagnose.envinfo.snapshot import gpu_facts, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "fixtures"
 NVML = FIX / "nvml"
-CASES = ROOT.parent / "shared" / "cases" / "real-dev.yaml"
+CASES = ROOT / "corpus" / "public" / "real-dev.yaml"
 
 
 # --- inputs ------------------------------------------------------------------------------
@@ -47,8 +47,6 @@ def _cases() -> dict[str, dict[str, Any]]:
 
 
 def case_log(case_id: str) -> str:
-    if not CASES.exists():
-        pytest.skip(f"{CASES} is not here")
     return str(_cases()[case_id]["log"])
 
 

@@ -18,7 +18,11 @@ def _matrix(out: dict) -> dict[str, dict]:
 def test_block_multiple_only_breaks_only_outside_its_sizes(tmp_path: Path) -> None:
     code, out, _ = kdiag_runner(tmp_path)(str(CORPUS / "block_multiple_only.py"))
     assert (code, out["verdict"], out["category"], out["failure_mode"]) == (
-        1, "assumption", "runtime-assumption", "shape-not-multiple-of-block")
+        1,
+        "assumption",
+        "runtime-assumption",
+        "shape-not-multiple-of-block",
+    )
     assert all(s["ok"] for s in out["sizes"])  # the contract holds
     m = _matrix(out)
     p = m["n=4097"]
@@ -33,7 +37,11 @@ def test_block_multiple_only_breaks_only_outside_its_sizes(tmp_path: Path) -> No
 def test_a_kernel_ignoring_strides_is_a_noncontiguous_assumption(tmp_path: Path) -> None:
     code, out, _ = kdiag_runner(tmp_path)(str(CORPUS / "ignores_strides.py"))
     assert (code, out["verdict"], out["category"], out["failure_mode"]) == (
-        1, "assumption", "runtime-assumption", "noncontiguous-input")
+        1,
+        "assumption",
+        "runtime-assumption",
+        "noncontiguous-input",
+    )
     m = _matrix(out)
     assert all(p["verdict"] == "ok" for p in m.values() if p["kind"] in ("nonmultiple", "size-one"))
     bad = [p for p in m.values() if p["verdict"] == "mismatch"]
@@ -63,7 +71,13 @@ def test_a_failure_inside_the_contract_outranks_the_probe_and_shrinks(tmp_path: 
     repro = Path(sh["repro"])
     assert repro.parent == Path(out["run_dir"])
     # the repro runs without kdiag: from another folder, with the venv's python
-    got = subprocess.run([sys.executable, str(repro)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                         env={"PATH": "/usr/bin:/bin"})
+    got = subprocess.run(
+        [sys.executable, str(repro)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin"},
+    )
     assert got.returncode == 1, got.stdout + got.stderr
     assert "written past its end" in got.stdout and "TRITON_INTERPRET=1" in got.stdout

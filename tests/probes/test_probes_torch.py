@@ -36,7 +36,11 @@ def test_full_probes_reject_skip_and_crash(tmp_path: Path) -> None:
     path.write_text(textwrap.dedent(STRICT).lstrip())
     code, out, _ = kdiag_runner(tmp_path)(str(path), "--probes", "full")
     assert (code, out["verdict"], out["category"], out["failure_mode"]) == (
-        1, "assumption", "runtime-assumption", "empty-input")
+        1,
+        "assumption",
+        "runtime-assumption",
+        "empty-input",
+    )
     probes = json.loads((Path(out["run_dir"]) / "probes.json").read_text())["probes"]
     by_kind: dict[str, set[str]] = {}
     for p in probes:

@@ -13,9 +13,18 @@ def _entry(label: str, size: dict, tensors: dict, struct: dict) -> dict:
 
 
 def test_size_probes_come_from_sizes_and_make_inputs_defaults() -> None:
-    m = {"kind": "kernel-module", "size_params": {"rows": 64, "cols": 4096},
-         "sizes": [_entry("rows=37,cols=3000", {"rows": 37, "cols": 3000},
-                          {"in0": {"dtype": "float32", "shape": [37, 3000]}}, {"tuple": [{"t": "in0"}]})]}
+    m = {
+        "kind": "kernel-module",
+        "size_params": {"rows": 64, "cols": 4096},
+        "sizes": [
+            _entry(
+                "rows=37,cols=3000",
+                {"rows": 37, "cols": 3000},
+                {"in0": {"dtype": "float32", "shape": [37, 3000]}},
+                {"tuple": [{"t": "in0"}]},
+            )
+        ],
+    }
     labels = [p.label for p in P.derive(m, "quick", seed=0)]
     assert labels[:3] == ["rows=36,cols=3000", "rows=38,cols=3000", "rows=41,cols=3000"]
     assert "rows=37,cols=3001" in labels and "rows=1,cols=3000" in labels and "rows=37,cols=1" in labels
@@ -25,7 +34,10 @@ def test_size_probes_come_from_sizes_and_make_inputs_defaults() -> None:
 
 def test_kernelbench_probes_vary_the_batch_of_the_forward_inputs_only() -> None:
     struct = {"dict": {"init": {"list": [{"v": 32}]}, "args": {"list": [{"t": "in0"}]}}}
-    m = {"kind": "kernelbench", "sizes": [_entry("default", {}, {"in0": {"dtype": "float32", "shape": [16, 32]}}, struct)]}
+    m = {
+        "kind": "kernelbench",
+        "sizes": [_entry("default", {}, {"in0": {"dtype": "float32", "shape": [16, 32]}}, struct)],
+    }
     got = {p.label: p for p in P.derive(m, "full", seed=0, interpreter=True)}
     assert {"batch=15", "batch=17", "batch=19", "batch=1", "batch=0"} <= set(got)
     assert got["batch=17"].values == {"batch": 17, "from": 16}

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH"),
-]
+pytestmark = [pytest.mark.slow, pytest.mark.toolkit]
 
 SOURCES = {
     # a name the kernel never declared: the source is wrong for every target

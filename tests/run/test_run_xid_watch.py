@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from diagnose.envinfo import nvml as N
+from diagnose.envinfo.nvml_replay import ReplayNvml
 from diagnose.run import session as S
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "nvml"
@@ -15,7 +16,7 @@ def test_xid_during_attempt_reaches_gpu_facts(tmp_path: Path, monkeypatch) -> No
     # the constructed healthy-H100 recording, plus an Xid 79 event: it stands in for the driver
     recording = json.loads((FIXTURES / "healthy-h100.json").read_text())
     recording["xid_events"] = [{"device": 0, "xid": 79}]
-    monkeypatch.setattr(N, "LiveNvml", lambda: N.ReplayNvml.from_dict(recording))
+    monkeypatch.setattr(N, "LiveNvml", lambda: ReplayNvml.from_dict(recording))
     ctx = S._Ctx.__new__(S._Ctx)
     ctx.gpu, ctx.snapshot, ctx.rd, ctx.notes, ctx.gpu_facts = True, {"nvml": {}}, tmp_path, [], None
     with S._xid_watch(ctx):
@@ -43,8 +44,10 @@ def test_cpu_run_reports_the_missing_gpu_as_information(tmp_path: Path) -> None:
 
     root = Path(__file__).resolve().parent.parent.parent
     out = io.StringIO()
-    code = main(["run", str(root / "corpus" / "kernels" / "vector_add.py"), "--format", "json",
-                 "--runs-dir", str(tmp_path)], out=out)
+    code = main(
+        ["run", str(root / "corpus" / "kernels" / "vector_add.py"), "--format", "json", "--runs-dir", str(tmp_path)],
+        out=out,
+    )
     rep = json.loads(out.getvalue())
     assert code == 0 and rep["verdict"] == "pass" and rep["category"] == "none", rep
     assert rep["machine"] and "no usable GPU" in rep["machine"] and "information" in rep["machine"]

@@ -6,11 +6,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
 # harness/ is the children's package, not installed with kdiag: import it from the checkout
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from harness import canary  # noqa: E402
+from harness import canary
 
 
 @pytest.fixture(autouse=True)

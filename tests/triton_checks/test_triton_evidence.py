@@ -19,9 +19,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _write(tmp: Path, **data: Any) -> Path:
-    base: dict[str, Any] = {"schema": 1, "finished": True, "interpreter": True, "target_gpu": "H100",
-                            "target_arch": "sm_90", "smem_limit_bytes": 232448, "calls": 1, "launches": [],
-                            "oob": [], "canaries": None, "hook_errors": []}
+    base: dict[str, Any] = {
+        "schema": 1,
+        "finished": True,
+        "interpreter": True,
+        "target_gpu": "H100",
+        "target_arch": "sm_90",
+        "smem_limit_bytes": 232448,
+        "calls": 1,
+        "launches": [],
+        "oob": [],
+        "canaries": None,
+        "hook_errors": [],
+    }
     base.update(data)
     p = tmp / "triton_checks.json"
     p.write_text(json.dumps(base))
@@ -72,12 +82,21 @@ def test_compile_failure_and_smem_texts_go_to_the_collectors(tmp_path: Path) -> 
 
     # the text of a real 8x8 tl.dot compile for sm_90 (tests/fixtures/triton/compile-dot-k-too-small.log)
     err = (ROOT / "tests/fixtures/triton/compile-dot-k-too-small.log").read_text()
-    oor = ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 262144, "
-           "Hardware limit: 232448. Reducing block sizes or `num_stages` may help.")
+    oor = (
+        "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 262144, "
+        "Hardware limit: 232448. Reducing block sizes or `num_stages` may help."
+    )
     launches = [
         _launch("small_dot", ok=False, error_type="CompilationError", error_text=err, registers=None),
-        _launch("matmul", shared=262144, registers=128, spill_stores=8, spill_loads=12, launch_error_text=oor,
-                log="ptxas info    : Used 128 registers"),
+        _launch(
+            "matmul",
+            shared=262144,
+            registers=128,
+            spill_stores=8,
+            spill_loads=12,
+            launch_error_text=oor,
+            log="ptxas info    : Used 128 registers",
+        ),
     ]
     f = te.read(_write(tmp_path, calls=2, launches=launches))
     assert f["compile_failed"] and f["compiled_shared_bytes"] == 262144.0
@@ -102,8 +121,15 @@ def test_autotuner_trials_do_not_count_when_the_kernel_also_ran_for_real(tmp_pat
 
 
 def test_canaries_unfinished_runs_and_hook_errors(tmp_path: Path) -> None:
-    hit = {"name": "out", "side": "after", "first_offset_bytes": 0, "first_offset_elems": 0,
-           "corrupted_bytes": 96, "extent_bytes": 96, "guard_bytes": 65632}
+    hit = {
+        "name": "out",
+        "side": "after",
+        "first_offset_bytes": 0,
+        "first_offset_elems": 0,
+        "corrupted_bytes": 96,
+        "extent_bytes": 96,
+        "guard_bytes": 65632,
+    }
     f = te.read(_write(tmp_path, finished=False, canaries=[hit], hook_errors=["check load: ValueError()"]))
     assert f["canary_corrupted"] and f["canary_tensor"] == "out"
     assert len(f["notes"]) == 2  # type: ignore[arg-type]

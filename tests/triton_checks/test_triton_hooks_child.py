@@ -42,8 +42,9 @@ def children(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Child]:
     kids = {name: start_kernel(name, module, sizes, base=base) for name, (module, sizes) in specs.items()}
     kids["canary"] = start("canary", CANARY_CHILD, str(KERNELS), base=base)
     # no interpreter, no GPU: the launch itself fails ("0 active drivers"), after it was captured
-    kids["no_driver"] = start_kernel("no_driver", "vector_add.py", [{"n": 1000}], target="A10", base=base,
-                                     interpret=False)
+    kids["no_driver"] = start_kernel(
+        "no_driver", "vector_add.py", [{"n": 1000}], target="A10", base=base, interpret=False
+    )
     return kids
 
 
@@ -109,7 +110,9 @@ def test_declared_sizes_clean_but_a_probe_finds_the_block_assumption(children: d
     assert declared["oob"] == [] and declared["calls"] == 2
     probe = children["block_probe"].checks()
     assert {(r["kind"], r["arg"], r["lanes"]) for r in probe["oob"]} == {
-        ("load", "x_ptr", 24), ("load", "y_ptr", 24), ("store", "out_ptr", 24)
+        ("load", "x_ptr", 24),
+        ("load", "y_ptr", 24),
+        ("store", "out_ptr", 24),
     }
     assert _diagnose(_facts(children["block_declared"])) is None
 

@@ -121,8 +121,16 @@ def start(name: str, code: str, *args: str, base: Path | None = None, interpret:
     return Child(name, out, proc)
 
 
-def start_kernel(name: str, module: str, sizes: list[dict[str, int]] | None = None, *, target: str = "H100",
-                 guard: bool = False, base: Path | None = None, interpret: bool = True) -> Child:
+def start_kernel(
+    name: str,
+    module: str,
+    sizes: list[dict[str, int]] | None = None,
+    *,
+    target: str = "H100",
+    guard: bool = False,
+    base: Path | None = None,
+    interpret: bool = True,
+) -> Child:
     path = KERNELS / module
     if sizes is None:
         sizes = _declared_sizes(path)
@@ -131,8 +139,17 @@ def start_kernel(name: str, module: str, sizes: list[dict[str, int]] | None = No
     except ImportError:  # the comparison's own table, as of this writing
         DEFAULT_TOLERANCE = {"float32": (1e-4, 1e-4), "float16": (1e-3, 2e-3)}
     tolerance = json.dumps(DEFAULT_TOLERANCE)
-    return start(name, CHILD, str(path), json.dumps(sizes), target, "1" if guard else "0", tolerance, base=base,
-                 interpret=interpret)
+    return start(
+        name,
+        CHILD,
+        str(path),
+        json.dumps(sizes),
+        target,
+        "1" if guard else "0",
+        tolerance,
+        base=base,
+        interpret=interpret,
+    )
 
 
 def _declared_sizes(path: Path) -> list[dict[str, int]]:
