@@ -266,7 +266,7 @@ def write_probes(res: RunResult, out: TextIO) -> None:
         for line in _probe_lines(m):
             out.write(line + "\n")
         d = res.diagnosis
-        probe_alt = [f for f in (d.findings if d else ()) if str(f.rule).startswith("run-probe-")]
+        probe_alt = [f for f in (d.findings if d else ()) if f.speaks_about == "probe"]
         if res.verdict == "fail" and probe_alt:
             f = probe_alt[0]
             out.write(f"  outside the contract too: {f.category} / {f.failure_mode} ({f.confidence:.2f}, {f.rule})\n")

@@ -28,7 +28,7 @@ from typing import Any
 from diagnose import facts as F
 from diagnose.collectors import collect
 from diagnose.evidence import SOURCES, Evidence
-from diagnose.matcher import CONTESTED_FACTOR, MIN_CONFIDENCE, Diagnosis, Matcher
+from diagnose.matcher import Diagnosis, Matcher
 from diagnose.rules import RuleSet, default_rules
 from diagnose.run import arrays as A
 from diagnose.run import compare as C
@@ -691,7 +691,7 @@ def _run_kernel_target(ctx: _Ctx) -> RunResult:
         facts = dataclasses.replace(facts, **P.facts(matrix))
         ev = _evidence(ctx, text, outcome, facts, numerics, extra)
         verdict = probe_verdict(verdict, matrix)
-    diag = contract_first(ctx.matcher.diagnose(ev), verdict)
+    diag = ctx.matcher.diagnose(ev, lead="probe" if verdict == "assumption" else "contract")
     shrunk = _shrink_and_repro(ctx, manifest, sizes, matrix, verdict, ev.run or facts)
     res = _finish(ctx, verdict, diag, ev, tuple(sizes))
     return dataclasses.replace(res, probes=matrix, shrunk=shrunk)
@@ -710,42 +710,12 @@ def probe_verdict(declared: str, matrix: P.Matrix | None) -> str:
     return "assumption" if P.assumption_failed(matrix) else "pass"
 
 
-def _is_probe_finding(f: Any) -> bool:
-    return str(f.rule).startswith("run-probe-") and f.category == "runtime-assumption"
-
-
-def contract_first(diag: Diagnosis, verdict: str) -> Diagnosis:
-    """Order the findings so that a failure inside the contract outranks a probe finding (and the probe
-    finding is still listed, as an alternative); for ``assumption`` the probe finding leads."""
-    probe = [f for f in diag.findings if _is_probe_finding(f)]
-    if not probe:
-        return diag
-    rest = [f for f in diag.findings if not _is_probe_finding(f)]
-    lead = probe if verdict == "assumption" else rest
-    ordered = tuple(lead + (rest if verdict == "assumption" else probe))
-    if not lead:  # a declared failure no rule explains: abstain, the probe findings are the candidates
-        return dataclasses.replace(
-            diag, category="unknown", failure_mode="unmatched", rule=None, confidence=0.0,
-            title="No rule explains the failure at the declared sizes", findings=ordered, abstained=True,
-            contested=False,
-        )  # fmt: skip
-    top = lead[0]
-    contested = any(f.category != top.category and f.priority >= top.priority for f in lead[1:])
-    confidence = round(top.confidence * (CONTESTED_FACTOR if contested else 1.0), 3)
-    if confidence < MIN_CONFIDENCE:
-        return dataclasses.replace(
-            diag, category="unknown", failure_mode="ambiguous", rule=top.rule, confidence=confidence,
-            title=f"Not enough evidence to decide (best guess: {top.title})", findings=ordered, abstained=True,
-            contested=contested,
-        )  # fmt: skip
-    return dataclasses.replace(
-        diag, category=top.category, failure_mode=top.failure_mode, rule=top.rule, confidence=confidence,
-        title=top.title, findings=ordered, abstained=False, contested=contested,
-    )  # fmt: skip
-
-
 def _shrink_and_repro(
-    ctx: _Ctx, manifest: Mapping[str, Any], sizes: list[C.SizeResult], matrix: P.Matrix | None, verdict: str,
+    ctx: _Ctx,
+    manifest: Mapping[str, Any],
+    sizes: list[C.SizeResult],
+    matrix: P.Matrix | None,
+    verdict: str,
     facts: F.RunFacts,
 ) -> Any:
     """The failing input, shrunk when --shrink asks (diagnose/run/shrink.py), and repro.py for it."""

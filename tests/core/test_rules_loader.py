@@ -52,7 +52,7 @@ def test_good_rule_loads(tmp_path: Path) -> None:
 def test_every_offender_is_listed_with_file_line_and_reason(tmp_path: Path) -> None:
     write(tmp_path, "typo-symbol", GOOD.format(id="typo-symbol", when='cuda_eror == "x"'))
     write(tmp_path, "bad-regex", GOOD.format(id="bad-regex", when='log_text =~~ "(unclosed"'))
-    write(tmp_path, "type-error", GOOD.format(id="type-error", when='cuda_error > 3'))
+    write(tmp_path, "type-error", GOOD.format(id="type-error", when="cuda_error > 3"))
     missing = GOOD.format(id="missing-field", when='cuda_error == "x"').replace("priority: 10\n", "")
     write(tmp_path, "missing-field", missing)
     write(tmp_path, "wrong-stem", GOOD.format(id="other-name", when='cuda_error == "x"'))
@@ -127,3 +127,20 @@ def test_lint_catches_rules_that_break_on_empty_fields(tmp_path: Path, capsys: p
     write(tmp_path, "null-unsafe", text)
     assert main(["rules", "lint", "--rules", str(tmp_path)]) == 1
     assert "rule raises on evidence whose fields are empty" in capsys.readouterr().out
+
+
+def test_speaks_about_defaults_to_the_contract_and_is_checked(tmp_path: Path) -> None:
+    write(tmp_path, "plain-rule", GOOD.format(id="plain-rule", when='cuda_error == "cudaErrorIllegalAddress"'))
+    assert [r.speaks_about for r in load_rules(tmp_path)] == ["contract"]
+    probe = GOOD.format(id="probe-rule", when='cuda_error == "x"').replace("status:", "speaks_about: probe\nstatus:")
+    write(tmp_path, "probe-rule", probe.replace("category: kernel-logic", "category: runtime-assumption"))
+    assert {r.id: r.speaks_about for r in load_rules(tmp_path)}["probe-rule"] == "probe"
+    write(tmp_path, "bad-about", GOOD.format(id="bad-about", when='cuda_error == "x"').replace(
+        "status:", "speaks_about: probes\nstatus:"))  # fmt: skip
+    write(tmp_path, "probe-logic", probe.replace("id: probe-rule", "id: probe-logic"))
+    with pytest.raises(RuleLoadError) as info:
+        load_rules(tmp_path)
+    messages = sorted(f"{p.path}: {p.message}" for p in info.value.problems)
+    assert len(messages) == 2, messages
+    assert "bad-about.yaml: speaks_about must be one of contract, probe; got 'probes'" in messages[0]
+    assert "probe-logic.yaml: speaks_about: probe goes with category runtime-assumption" in messages[1]
