@@ -316,7 +316,7 @@ class NumericsFacts(Facts):
     growth_position: float | None = None  # median rel error, last quarter of the last axis / first quarter
     error_grows: bool = False  # error_growth >= 2 or growth_position >= 2
     reduction_lens: tuple[int, ...] = ()  # input elements per output element at each compared size
-    nondeterministic: bool = False  # identical runs of the kernel gave other bits (same as run_nondeterministic)
+    nondeterministic: bool = False  # identical runs of the kernel gave other bits
     expected_variation: bool = False  # outputs differ from the reference, all within tolerance: a pass
     exact: bool = False  # every compared element bitwise equal to the reference's
 
@@ -390,7 +390,6 @@ class RunFacts(Facts):
     sizes_failed: tuple[str, ...] = ()  # the declared sizes whose outputs did not match
     rungs: tuple[str, ...] = ()  # ladder rungs that ran: plain, launch-blocking, memcheck, ...
     rungs_unavailable: tuple[str, ...] = ()  # rungs that could not run here, and why: "memcheck: no GPU"
-    nondeterministic: bool = False  # identical runs disagreed
     device: str | None = None  # where the kernel ran: cpu | cuda
     compiled: bool = False  # cuda-file: nvcc built the binary
     sizes_missing: tuple[str, ...] = ()  # declared sizes the kernel child wrote no output for
@@ -398,10 +397,6 @@ class RunFacts(Facts):
     unwritten_elems: int = 0  # output elements still holding the allocation sentinel (never written)
     unwritten_fraction: float | None = None  # of the output elements at the first size that has any
     unwritten_pattern: str | None = None  # all | tail | head | scattered
-    nan_outputs: int = 0  # NaN in an output where the reference has none
-    inf_outputs: int = 0
-    max_ulp: float | None = None  # largest ULP distance over finite elements of the failing size
-    mismatch_pattern: str | None = None  # where the wrong elements are: tail | head | rows | everywhere | scattered
     exact_fraction: float | None = None  # of the failing output's elements, bitwise equal to the reference's
     values_permuted: bool = False  # the failing output holds the reference's values, some in the wrong places
     kernel_raised: bool = False  # the kernel raised an exception at some size

@@ -10,13 +10,18 @@
   below ``min_confidence``, the category is ``unknown`` (the candidates are still listed).
 - When the runner-up is as strong (same priority) but names another category, the text
   fits several owners: the diagnosis' confidence is lowered by :data:`CONTESTED_FACTOR`.
+- ``lead`` (``kdiag run``): a rule says whether it speaks about the target's declared contract or
+  about a probe outside it (``speaks_about``).  When some finding speaks about a probe, the findings
+  that speak about the lead rank first, the others follow as alternatives, and only the leading
+  ones decide (contested, abstain); when none speaks about it the matcher abstains: no rule
+  explains the failure at the declared sizes.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from diagnose.evidence import SOURCES, Evidence, symbol_source
@@ -61,6 +66,7 @@ class Finding:
     fix: str
     caveats: str | None = None
     references: tuple[str, ...] = ()
+    speaks_about: str = "contract"  # contract | probe (diagnose.rules.Rule.speaks_about)
 
     def to_dict(self, *, full: bool = True) -> dict:
         out = {
@@ -131,7 +137,7 @@ class Matcher:
             else:
                 self._by_requires.append((i, requires, r))
 
-    def diagnose(self, evidence: Evidence) -> Diagnosis:
+    def diagnose(self, evidence: Evidence, *, lead: str | None = None) -> Diagnosis:
         present = evidence.present()
         context = evidence.context()
         matched: list[tuple[int, Rule]] = []
@@ -161,47 +167,8 @@ class Matcher:
             if not modes or mode in modes:
                 missing |= absent
         unchecked = tuple(HOW_TO_GET[k] for k in HOW_TO_GET if k in missing)
-        if not findings:
-            return Diagnosis(
-                category="unknown",
-                failure_mode="unmatched",
-                rule=None,
-                confidence=0.0,
-                title="No rule matched this failure",
-                findings=(),
-                unchecked=unchecked,
-                skipped_rules=skipped,
-                rule_errors=tuple(errors),
-            )
-        top = findings[0]
-        contested = any(f.category != top.category and f.priority >= top.priority for f in findings[1:])
-        confidence = top.confidence * (CONTESTED_FACTOR if contested else 1.0)
-        if confidence < self.min_confidence:
-            return Diagnosis(
-                category="unknown",
-                failure_mode="ambiguous",
-                rule=top.rule,
-                confidence=round(confidence, 3),
-                title=f"Not enough evidence to decide (best guess: {top.title})",
-                findings=tuple(findings),
-                unchecked=unchecked,
-                skipped_rules=skipped,
-                rule_errors=tuple(errors),
-                contested=contested,
-                abstained=True,
-            )
-        return Diagnosis(
-            category=top.category,
-            failure_mode=top.failure_mode,
-            rule=top.rule,
-            confidence=round(confidence, 3),
-            title=top.title,
-            findings=tuple(findings),
-            unchecked=unchecked,
-            skipped_rules=skipped,
-            rule_errors=tuple(errors),
-            contested=contested,
-        )
+        diag = decide(findings, lead=lead, min_confidence=self.min_confidence)
+        return replace(diag, unchecked=unchecked, skipped_rules=skipped, rule_errors=tuple(errors))
 
     @staticmethod
     def _try(
@@ -212,6 +179,35 @@ class Matcher:
                 matched.append((i, rule))
         except Exception as exc:  # a broken rule is reported, the record is still diagnosed
             errors.append(f"{rule.id}: {type(exc).__name__}: {exc}")
+
+
+def decide(
+    findings: Iterable[Finding], *, lead: str | None = None, min_confidence: float = MIN_CONFIDENCE
+) -> Diagnosis:
+    """The diagnosis from ranked, deduplicated findings; ``lead`` (contract | probe) ranks first the
+    findings that speak about it, and only those decide."""
+    ranked = list(findings)
+    if not any(f.speaks_about == "probe" for f in ranked):
+        lead = None  # nothing outside the contract was found: the plain ranking
+    if lead is not None:
+        ranked.sort(key=lambda f: f.speaks_about == lead, reverse=True)  # stable: keeps the rank within each
+    leading = [f for f in ranked if lead is None or f.speaks_about == lead]
+    if not ranked:
+        return Diagnosis("unknown", "unmatched", None, 0.0, "No rule matched this failure", ())
+    if not leading:  # a failure no rule explains at the declared sizes: the probe findings are the candidates
+        title = "No rule explains the failure at the declared sizes"
+        return Diagnosis("unknown", "unmatched", None, 0.0, title, tuple(ranked), abstained=True)
+    top = leading[0]
+    contested = any(f.category != top.category and f.priority >= top.priority for f in leading[1:])
+    confidence = round(top.confidence * (CONTESTED_FACTOR if contested else 1.0), 3)
+    if confidence < min_confidence:
+        title = f"Not enough evidence to decide (best guess: {top.title})"
+        return Diagnosis(
+            "unknown", "ambiguous", top.rule, confidence, title, tuple(ranked), contested=contested, abstained=True
+        )
+    return Diagnosis(
+        top.category, top.failure_mode, top.rule, confidence, top.title, tuple(ranked), contested=contested
+    )
 
 
 def _rank(f: Finding) -> tuple[int, int, float]:
@@ -245,6 +241,7 @@ def _finding(rule: Rule, evidence: Evidence) -> Finding:
         fix=rule.explain.fix,
         caveats=rule.explain.caveats,
         references=rule.references,
+        speaks_about=rule.speaks_about,
     )
 
 

@@ -13,9 +13,15 @@ A rule file looks like this (``rules/cuda/cuda-illegal-address-text-only.yaml``)
     when: cuda_error == "cudaErrorIllegalAddress"   # a rule-engine expression over Evidence
     explain: {what: ..., why: ..., fix: ..., caveats: ...}
     references: [https://...]
+    speaks_about: contract                    # optional: contract (default) | probe, see below
     examples:
       match:    [{log: "..."}]                # each runs through the collectors and must match
       no_match: [{log: "..."}]
+
+``speaks_about`` says what a finding of the rule is about: the target's declared contract (its own
+sizes and inputs, the default), or a *probe* of ``kdiag run`` (an input outside that contract).  The
+matcher ranks a run's findings with it: a failure inside the contract outranks a probe's finding,
+and for a run that passed at its declared sizes the probe's finding leads.
 
 Everything that can be wrong with a rule is found when it loads — a missing or unknown
 field, a typo'd evidence symbol, a type error, a bad regex — and reported with the
@@ -55,7 +61,8 @@ REQUIRED = (
     "references",
     "examples",
 )
-OPTIONAL = ("tags", "notes", "failure_mode_from")
+OPTIONAL = ("tags", "notes", "failure_mode_from", "speaks_about")
+SPEAKS_ABOUT = ("contract", "probe")
 EXPLAIN_REQUIRED = ("what", "why", "fix")
 EXPLAIN_OPTIONAL = ("caveats", "example")
 EXAMPLE_KEYS = ("log", "exit_code", "signal", "timed_out", "evidence", "note", "origin")
@@ -138,6 +145,7 @@ class Rule:
     symbols: tuple[str, ...]  # evidence symbols `when` reads
     text_patterns: tuple[str, ...]  # regexes `when` runs over log_text (to cite the lines they hit)
     tags: tuple[str, ...] = ()
+    speaks_about: str = "contract"  # contract | probe: what the finding is about (ranking, diagnose.matcher)
     compiled: Any = field(default=None, compare=False, repr=False)  # rule_engine.Rule
     precheck: Any = field(default=None, compare=False, repr=False)  # diagnose.prefilter: a necessary condition
     # an evidence symbol whose value, when set, is the finding's failure mode (``kb_label_mode``: a person's
@@ -268,6 +276,11 @@ def _check_fields(data: dict[str, Any], path: Path, line: Callable[[str], int], 
         not isinstance(fm_from, str) or getattr(rule_types().get(fm_from), "name", None) != "STRING"
     ):
         bad(line("failure_mode_from"), f"failure_mode_from must name a string evidence symbol, got {fm_from!r}")
+    about = data.get("speaks_about", "contract")
+    if about not in SPEAKS_ABOUT:
+        bad(line("speaks_about"), f"speaks_about must be one of {', '.join(SPEAKS_ABOUT)}; got {about!r}")
+    elif about == "probe" and data.get("category") != "runtime-assumption":
+        bad(line("speaks_about"), "speaks_about: probe goes with category runtime-assumption (outside the contract)")
     prio = data.get("priority")
     if "priority" in data and (not isinstance(prio, int) or isinstance(prio, bool)):
         bad(line("priority"), f"priority must be an integer, got {prio!r}")
@@ -408,6 +421,7 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
         symbols=symbols,
         text_patterns=patterns,
         tags=tuple(str(t) for t in tags),
+        speaks_about=str(d.get("speaks_about", "contract")),
         compiled=compiled,
         precheck=compile_precheck(compiled.statement) if compiled is not None else None,
         failure_mode_from=str(d["failure_mode_from"]) if d.get("failure_mode_from") else None,

@@ -6,7 +6,7 @@ element is close when ``|out - ref| <= atol + rtol * |ref|``; NaN matches only N
 only the same infinity; integers and bool must be equal.  :mod:`diagnose.run.numerics` measures the
 rest: absolute, relative and ULP distances (on the dtype's own bits), NaN/+Inf/-Inf counted apart,
 a ULP histogram, the first bad indices with got/expected, *where* the bad elements are and what
-the output holds instead; :func:`numerics_facts` turns it into the ``numerics`` facts rules read.
+the output holds instead; :func:`diagnose.run.runfacts.numerics_facts` turns it into the ``numerics`` facts rules read.
 
 Default tolerances (``DEFAULT_TOLERANCE``), and why.  eps is the spacing of the dtype at 1.0:
 
@@ -44,7 +44,7 @@ variation* and gives the figures (max abs, max ULP) — never a finding.
 (True, 0, 1.0, (0, 8, 0, 0, 0, 0, 0))
 >>> bad = np.ones(8, np.float32); bad[6:] = np.nan
 >>> r = compare_arrays(bad, np.ones(8, np.float32), "float32", "float32", None)
->>> r.ok, r.mismatched, r.nan_count, r.pattern, r.first_bad_at
+>>> r.ok, r.mismatched, r.nan_count, r.where, r.first_bad_at
 (False, 2, 2, 'tail', ((6,), (7,)))
 >>> tolerance_for("float16", with_override({"fp16": {"atol": 0.5}}, None, 0.1))
 (0.5, 0.1)
@@ -57,7 +57,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from diagnose import facts as F
 from diagnose.run import arrays as A
 
 #: dtype -> (atol, rtol); the table above says why
@@ -97,7 +96,6 @@ class LeafResult:
     inf_count: int = 0  # +Inf and -Inf together (posinf_count + neginf_count)
     shape_mismatch: bool = False
     dtype_mismatch: bool = False
-    pattern: str | None = None  # coarse: tail | head | rows | everywhere | scattered (RunFacts.mismatch_pattern)
     first_bad: int | None = None  # flat index
     exact: int = 0  # elements bitwise equal to the reference's (wrong indexing often leaves some right)
     permuted: bool = False  # every value is right, but some are in the wrong place
@@ -250,7 +248,6 @@ def compare_arrays(out: Any, ref: Any, out_dtype: str, ref_dtype: str, tolerance
         max_ulp=c.max_ulp,
         nan_count=c.nan,
         inf_count=c.posinf + c.neginf,
-        pattern=where(c.bad) if mismatched else None,
         first_bad=int(N.np.ravel_multi_index(c.first_bad[0][0], ref.shape)) if c.first_bad else None,
         exact=c.exact,
         permuted=permuted,
@@ -284,8 +281,10 @@ def compare_arrays(out: Any, ref: Any, out_dtype: str, ref_dtype: str, tolerance
 
 
 def _compare_complex(out: Any, ref: Any, dtype: str, atol: float | None, rtol: float | None, name: str) -> LeafResult:
-    """Complex outputs: the tolerance on the complex difference; no ULP, no location analysis beyond the pattern."""
+    """Complex outputs: the tolerance on the complex difference; no ULP, where the bad elements are (numerics.locate)."""
     import numpy as np
+
+    from diagnose.run import numerics as N
 
     o, r = out.astype(np.complex128), ref.astype(np.complex128)
     total = int(r.size)
@@ -300,7 +299,7 @@ def _compare_complex(out: Any, ref: Any, dtype: str, atol: float | None, rtol: f
         name=name, ok=mismatched == 0, dtype=dtype, shape=tuple(int(n) for n in ref.shape), total=total,
         mismatched=mismatched, max_abs=float(diff[fin].max()) if fin.any() else None,
         max_rel=float(rel[fin].max()) if fin.any() else None, nan_count=int((np.isnan(o) & ~np.isnan(r)).sum()),
-        pattern=where(bad) if mismatched else None,
+        where=N.locate(bad)["where"] if mismatched else None,
         first_bad=int(np.flatnonzero(bad.reshape(-1))[0]) if mismatched else None,
         exact=int((o == r).sum()), atol=atol, rtol=rtol, fraction=(mismatched / total) if total else None,
     )  # fmt: skip
@@ -320,30 +319,6 @@ def _same_values(out: Any, ref: Any, atol: float | None, rtol: float | None) -> 
         return bool(np.array_equal(o, r, equal_nan=True))
     with np.errstate(invalid="ignore"):
         return bool(np.allclose(o, r, atol=atol, rtol=rtol, equal_nan=True))
-
-
-def where(bad: Any) -> str:
-    """Where the bad elements are, coarsely: everywhere | tail | head | rows | scattered (numerics.locate is finer)."""
-    import numpy as np
-
-    flat = bad.reshape(-1)
-    n, k = flat.size, int(flat.sum())
-    if k == n:
-        return "everywhere"
-    idx = np.flatnonzero(flat)
-    if idx[-1] - idx[0] + 1 == k:
-        if idx[-1] == n - 1:
-            return "tail"
-        if idx[0] == 0:
-            return "head"
-    if bad.ndim >= 2:
-        rows = bad.reshape(bad.shape[0], -1)
-        hit = rows.any(axis=1)
-        if rows[hit].all() and hit.sum() < rows.shape[0]:
-            return "rows"
-    if k / n > 0.5:
-        return "everywhere"
-    return "scattered"
 
 
 def _struct_shape(s: Any) -> Any:
@@ -440,94 +415,3 @@ def _elems(inputs: Mapping[str, Any] | None) -> int | None:
             n *= d
         total += n
     return total
-
-
-# --- the facts rules read --------------------------------------------------------------------
-
-GROWTH_MIN = 2.0  # error ratio (longest reduction / shortest) that counts as growing
-GROWTH_POSITION_MIN = 2.0  # along the last axis: the last quarter against the first (sqrt growth: ~2.6)
-
-
-def _reduction_len(s: SizeResult, leaf: LeafResult) -> int | None:
-    if s.input_elems is None or not leaf.total:
-        return None
-    return max(1, round(s.input_elems / leaf.total))
-
-
-def _growth(sizes: tuple[SizeResult, ...] | list[SizeResult]) -> tuple[float | None, tuple[int, ...]]:
-    """Median relative error (+ half a ULP) at the longest reduction / at the shortest, over sizes whose first
-    output compares; None unless two sizes' reduction lengths differ by 2x or more."""
-    from diagnose.run import numerics as N
-
-    points = []
-    for s in sizes:
-        leaf = s.leaves[0] if s.leaves else None
-        if leaf is None or leaf.shape_mismatch or leaf.dtype_mismatch:
-            continue
-        n = _reduction_len(s, leaf)
-        if n is not None and leaf.median_rel is not None:
-            # half a ULP of the dtype added: an exact small size does not make any error "infinite growth"
-            points.append((n, leaf.median_rel + 2.0 ** -N.SIGNIFICAND_BITS.get(leaf.dtype or "", 53)))
-    lens = tuple(sorted({n for n, _ in points}))
-    if len(lens) < 2 or lens[-1] < 2 * lens[0]:
-        return None, lens
-    lo = [e for n, e in points if n == lens[0]]
-    hi = [e for n, e in points if n == lens[-1]]
-    return round(max(hi) / min(lo), 3), lens
-
-
-def numerics_facts(sizes: tuple[SizeResult, ...] | list[SizeResult]) -> F.NumericsFacts | None:
-    """The ``numerics`` facts of a run: the first failing output's figures (or, when all pass, the largest)."""
-    compared = [leaf for s in sizes for leaf in s.leaves]
-    if not compared:
-        return None
-    bad_leaf = next((leaf for leaf in compared if not leaf.ok), None)
-    worst = bad_leaf or max(compared, key=lambda x: (x.max_ulp or 0.0, x.max_abs or 0.0))
-    growth, lens = _growth(sizes)
-    gp = worst.growth_position
-    grows = bool((growth is not None and growth >= GROWTH_MIN) or (gp is not None and gp >= GROWTH_POSITION_MIN))
-    differs = any((leaf.max_abs or 0.0) > 0 or leaf.mismatched for leaf in compared)
-    nonfinite = worst.nan_count + worst.inf_count
-    from diagnose.run import numerics as N
-
-    return F.NumericsFacts(
-        mismatch=bad_leaf is not None,
-        mismatched=worst.mismatched,
-        total=worst.total,
-        fraction=(worst.mismatched / worst.total) if worst.total else None,
-        max_abs=max((leaf.max_abs or 0.0 for leaf in compared), default=None) if bad_leaf is None else worst.max_abs,
-        max_rel=worst.max_rel,
-        nan_in_output=worst.nan_count > 0,
-        shape_mismatch=any(leaf.shape_mismatch for leaf in compared),
-        dtype_mismatch=any(leaf.dtype_mismatch for leaf in compared),
-        dtype=worst.dtype,
-        significand_bits=N.SIGNIFICAND_BITS.get(worst.dtype or ""),
-        where=worst.where,
-        tail_block=worst.tail_block,
-        tail_blocks=worst.tail_blocks,
-        tail_axis=worst.tail_axis,
-        period=worst.period,
-        bad_rows=worst.bad_rows,
-        bad_cols=worst.bad_cols,
-        transposed=worst.transposed,
-        shift=worst.shift,
-        shift_axis=worst.shift_axis,
-        sentinel_elems=worst.sentinel_count,
-        zero_elems=worst.zero_count,
-        nan_new=worst.nan_count,
-        posinf_new=worst.posinf_count,
-        neginf_new=worst.neginf_count,
-        nonfinite_lost=worst.lost_count,
-        nonfinite_computed=max(0, nonfinite - worst.sentinel_count),
-        max_ulp=worst.max_ulp if bad_leaf is not None else max((x.max_ulp or 0.0 for x in compared), default=None),
-        ulp_hist=worst.ulp_hist,
-        median_rel=worst.median_rel,
-        precision_bits=worst.precision_bits,
-        error_growth=growth,
-        growth_position=gp,
-        error_grows=grows,
-        reduction_lens=lens,
-        nondeterministic=any(s.nondeterministic for s in sizes),
-        expected_variation=bad_leaf is None and differs and all(s.ok for s in sizes),
-        exact=not differs,
-    )

@@ -424,19 +424,7 @@ def compare(out: Any, ref: Any, dtype: str, atol: float | None, rtol: float | No
         (tuple(int(j) for j in np.unravel_index(int(i), ref.shape)), _value(fo[i]), _value(fr[i])) for i in flat_bad
     )
     info: dict[str, Any] = locate(bad) if mismatched else {"where": "none"}
-    extra: dict[str, Any] = {}
-    if mismatched:
-        extra["sentinel"] = count_sentinel(out, bad, dtype)
-        zero = (out == 0) & (ref != 0) & bad
-        extra["zeros"] = int(zero.sum())
-        extra["transposed"] = is_transposed(out, ref, atol, rtol)
-        shift = find_shift(out, ref, atol, rtol) if not extra["transposed"] else None
-        if shift is not None:
-            extra["shift"], extra["shift_axis"] = shift
-    if median_rel is not None:
-        extra["precision_bits"] = _bits(median_rel, dtype)
-    if rel is not None and ref.ndim >= 1 and ref.shape[-1] >= 8:
-        extra["growth_position"] = _growth_along(rel, ref, dtype)
+    extra = _instead(out, ref, bad, dtype, atol, rtol, rel, median_rel)
     return Comparison(
         total=total,
         mismatched=mismatched,
@@ -456,6 +444,27 @@ def compare(out: Any, ref: Any, dtype: str, atol: float | None, rtol: float | No
         **info,
         **extra,
     )
+
+
+def _instead(
+    out: Any, ref: Any, bad: Any, dtype: str, atol: float | None, rtol: float | None, rel: Any, median_rel: float | None
+) -> dict[str, Any]:
+    """What the output holds instead (sentinel, zeros, the reference transposed or shifted), the bits it
+    keeps and how the error grows along the last axis."""
+    extra: dict[str, Any] = {}
+    if bad.any():
+        extra["sentinel"] = count_sentinel(out, bad, dtype)
+        zero = (out == 0) & (ref != 0) & bad
+        extra["zeros"] = int(zero.sum())
+        extra["transposed"] = is_transposed(out, ref, atol, rtol)
+        shift = find_shift(out, ref, atol, rtol) if not extra["transposed"] else None
+        if shift is not None:
+            extra["shift"], extra["shift_axis"] = shift
+    if median_rel is not None:
+        extra["precision_bits"] = _bits(median_rel, dtype)
+    if rel is not None and ref.ndim >= 1 and ref.shape[-1] >= 8:
+        extra["growth_position"] = _growth_along(rel, ref, dtype)
+    return extra
 
 
 def _bits(median_rel: float, dtype: str) -> float:

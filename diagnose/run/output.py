@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any, TextIO
 
-from diagnose.run.session import RunResult
+from diagnose.run.result import RunResult
 
 VERDICT_WORDS = {
     "pass": "PASS",
@@ -200,7 +200,7 @@ def _bad_figures(b: Any) -> str:
                                        (b.lost_count, "ref NaN/Inf lost")) if c]  # fmt: skip
     frac = f" ({100 * b.fraction:.3g}%)" if b.fraction is not None else ""
     return (
-        f"{b.mismatched}/{b.total}{frac} outside atol {_fmt(b.atol)} rtol {_fmt(b.rtol)}, where: {b.where or b.pattern}; "
+        f"{b.mismatched}/{b.total}{frac} outside atol {_fmt(b.atol)} rtol {_fmt(b.rtol)}, where: {b.where}; "
         f"max abs {_fmt(b.max_abs)}, max rel {_fmt(b.max_rel)}, max ulp {_fmt(b.max_ulp)}"
         + (f", {', '.join(special)}" if special else "")
     )
@@ -266,7 +266,7 @@ def write_probes(res: RunResult, out: TextIO) -> None:
         for line in _probe_lines(m):
             out.write(line + "\n")
         d = res.diagnosis
-        probe_alt = [f for f in (d.findings if d else ()) if str(f.rule).startswith("run-probe-")]
+        probe_alt = [f for f in (d.findings if d else ()) if f.speaks_about == "probe"]
         if res.verdict == "fail" and probe_alt:
             f = probe_alt[0]
             out.write(f"  outside the contract too: {f.category} / {f.failure_mode} ({f.confidence:.2f}, {f.rule})\n")

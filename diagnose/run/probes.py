@@ -45,124 +45,33 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from diagnose.run import arrays as A
-from diagnose.run import compare as C
+from diagnose.run.probe_judge import judge, run_matrix, tolerance_of
+from diagnose.run.probe_types import (
+    CONTRACT_KINDS,
+    FAIL_VERDICTS,
+    FULL_KINDS,
+    LEVELS,
+    MAX_SIZE_PROBES,
+    MIN_LAYOUT_ELEMS,
+    OTHER_FLOATS,
+    QUICK_KINDS,
+    REPEATS,
+    Batch,
+    Matrix,
+    Probe,
+    ProbeResult,
+    Runner,
+    tensor_names,
+)
 
-LEVELS = ("none", "quick", "full")
-QUICK_KINDS = ("nonmultiple", "size-one", "noncontiguous", "misaligned")
-FULL_KINDS = (*QUICK_KINDS, "empty", "dtype", "large", "repeat", "seed")
-#: kinds whose inputs stay inside the declared contract: a failure there is the kernel's (kernel-logic)
-CONTRACT_KINDS = ("repeat", "seed")
-FAIL_VERDICTS = ("oob", "mismatch", "crash")
-MAX_SIZE_PROBES = 18  # n-1, n+1, a prime, for up to 6 (size, kwarg) pairs
-OTHER_FLOATS = {"float32": ("float16", "bfloat16"), "float16": ("bfloat16", "float32"), "bfloat16": ("float16", "float32")}
-REPEATS = 3
-MIN_LAYOUT_ELEMS = 16  # layout probes start from a declared size whose tensors have at least this many elements
-
-
-@dataclass(frozen=True)
-class Probe:
-    label: str  # unique in a run: "n=4097", "transposed in0 @ rows=64,cols=4096"
-    kind: str
-    what: str  # what changed against the declared input, in words
-    base: str  # the declared size it was derived from
-    size: Mapping[str, Any] = field(default_factory=dict)  # make_inputs' size kwargs
-    seed: int = 0
-    values: Mapping[str, Any] | None = None  # value change the inputs child applies (harness.probes)
-    layout: Mapping[str, Any] | None = None  # layout the kernel child applies
-    repeat: int | None = None
-
-    @property
-    def contract(self) -> bool:
-        return self.kind in CONTRACT_KINDS
-
-    def entry(self) -> dict[str, Any]:
-        """The inputs child's probe entry (see harness/probes.py)."""
-        d: dict[str, Any] = {"label": self.label, "kind": self.kind, "size": dict(self.size), "seed": self.seed}
-        if self.values:
-            d["values"] = dict(self.values)
-        if self.layout:
-            d["layout"] = {"kind": self.layout["kind"], "tensors": list(self.layout["tensors"])}
-        if self.repeat:
-            d["repeat"] = self.repeat
-        return d
-
-    def key(self) -> str:
-        e = self.entry()
-        e.pop("label")
-        e.pop("kind")
-        return json.dumps(e, sort_keys=True, default=str)
-
-
-@dataclass(frozen=True)
-class ProbeResult:
-    probe: Probe
-    verdict: str  # ok | mismatch | oob | crash | rejected | skipped-outside-contract
-    figures: Mapping[str, Any] = field(default_factory=dict)
-    detail: str = ""
-
-    @property
-    def failed(self) -> bool:
-        return self.verdict in FAIL_VERDICTS
-
-    def to_dict(self) -> dict[str, Any]:
-        p = self.probe
-        return {
-            "label": p.label,
-            "kind": p.kind,
-            "what": p.what,
-            "base": p.base,
-            "inside_contract": p.contract,
-            "entry": p.entry(),
-            "verdict": self.verdict,
-            "figures": dict(self.figures),
-            "detail": self.detail,
-        }
-
-
-@dataclass(frozen=True)
-class Batch:
-    """What the children left for a list of entries: the inputs manifest, every kernel record, the references."""
-
-    manifest: Mapping[str, Any]
-    kernel: Mapping[str, Mapping[str, Any]]  # label -> the kernel child's record (``_folder``: where its outputs are)
-    reference: Mapping[str, Mapping[str, Any]]  # label -> the reference child's record
-    reference_dir: Path
-    children: tuple[Mapping[str, Any], ...] = ()  # each child: name, exit, signal, timed out, seconds
-    lost: Mapping[str, str] = field(default_factory=dict)  # label -> why the kernel child left no record
-    took_s: float = 0.0
-
-
-Runner = Callable[[str, Sequence[Mapping[str, Any]]], Batch]
-
-
-@dataclass(frozen=True)
-class Matrix:
-    level: str
-    results: tuple[ProbeResult, ...] = ()
-    took_s: float = 0.0
-    children: tuple[Mapping[str, Any], ...] = ()
-    notes: tuple[str, ...] = ()
-
-    @property
-    def failures(self) -> tuple[ProbeResult, ...]:
-        return tuple(r for r in self.results if r.failed)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "level": self.level,
-            "took_s": round(self.took_s, 3),
-            "children": [dict(c) for c in self.children],
-            "notes": list(self.notes),
-            "probes": [r.to_dict() for r in self.results],
-        }
-
-    def write(self, path: Path) -> None:
-        path.write_text(json.dumps(self.to_dict(), indent=1, default=str))
+__all__ = [
+    "CONTRACT_KINDS", "FAIL_VERDICTS", "FULL_KINDS", "LEVELS", "QUICK_KINDS", "Batch", "Matrix", "Probe",
+    "ProbeResult", "Runner", "assumption_failed", "contract_failed", "derive", "facts", "judge", "run_matrix",
+    "table", "tolerance_of",
+]  # fmt: skip
 
 
 # --- deriving the probes ------------------------------------------------------------------------
@@ -190,25 +99,6 @@ def size_kwargs(size: Mapping[str, Any]) -> list[str]:
     return [k for k, v in size.items() if isinstance(v, int) and not isinstance(v, bool) and k != "seed"]
 
 
-def tensor_names(struct: Any, *, args_only: bool = False) -> list[str]:
-    """Tensor leaf names of a structure; KernelBench (``args_only``): those of the forward's inputs."""
-    if not isinstance(struct, Mapping):
-        return []
-    if args_only and isinstance(struct.get("dict"), Mapping) and "args" in struct["dict"]:
-        return tensor_names(struct["dict"]["args"])
-    if "t" in struct:
-        return [str(struct["t"])]
-    out: list[str] = []
-    for key in ("tuple", "list"):
-        if isinstance(struct.get(key), list):
-            for s in struct[key]:
-                out += tensor_names(s)
-    if isinstance(struct.get("dict"), Mapping):
-        for s in struct["dict"].values():
-            out += tensor_names(s)
-    return out
-
-
 def _label(size: Mapping[str, Any]) -> str:
     return ",".join(f"{k}={v}" for k, v in size.items()) or "default"
 
@@ -229,7 +119,11 @@ def _smallest_tensor(entry: Mapping[str, Any]) -> int:
 
 
 def derive(
-    manifest: Mapping[str, Any], level: str, *, seed: int, passed: Sequence[str] | None = None,
+    manifest: Mapping[str, Any],
+    level: str,
+    *,
+    seed: int,
+    passed: Sequence[str] | None = None,
     interpreter: bool = False,
 ) -> list[Probe]:
     """The probes of ``level`` for the declared inputs in ``manifest`` (the inputs child's)."""
@@ -272,6 +166,17 @@ def derive(
     names = tensor_names(base_entry.get("structure"), args_only=args_only)
     tensors = base_entry.get("tensors") or {}
 
+    _layout_probes(add, names, tensors, base_label, base_size, seed, level)
+    if level == "full":
+        _value_probes(add, names, tensors, base_label, base_size, seed, interpreter)
+        _inside_probes(add, declared[0], seed)
+    return out
+
+
+def _layout_probes(
+    add: Callable[[Probe], bool], names: list[str], tensors: Mapping[str, Any], base_label: str,
+    base_size: Mapping[str, Any], seed: int, level: str,
+) -> None:  # fmt: skip
     def shape(n: str) -> list[int]:
         return [int(d) for d in tensors.get(n, {}).get("shape") or []]
 
@@ -296,9 +201,12 @@ def derive(
         add(Probe(f"misaligned {','.join(any_elems)} @ {base_label}", "misaligned",
                   f"{', '.join(any_elems)} start 1 element into a larger buffer (not 16-byte aligned)",
                   base_label, base_size, seed, layout={"kind": "offset1", "tensors": any_elems}))  # fmt: skip
-    if level != "full":
-        return out
 
+
+def _value_probes(
+    add: Callable[[Probe], bool], names: list[str], tensors: Mapping[str, Any], base_label: str,
+    base_size: Mapping[str, Any], seed: int, interpreter: bool,
+) -> None:  # fmt: skip
     floats = sorted({str(tensors[n]["dtype"]) for n in names if tensors.get(n, {}).get("dtype") in OTHER_FLOATS})
     for src in floats:
         for dst in OTHER_FLOATS[src]:
@@ -311,13 +219,15 @@ def derive(
                   base_label, base_size, seed, values={"scale": 1e4}))  # fmt: skip
         add(Probe(f"near-max @ {base_label}", "large", "float inputs scaled to a quarter of the dtype's max",
                   base_label, base_size, seed, values={"near_max": 0.25}))  # fmt: skip
-    first = declared[0]
+
+
+def _inside_probes(add: Callable[[Probe], bool], first: Mapping[str, Any], seed: int) -> None:
+    """Inside the contract: the first declared size repeated, and with inputs from two other seeds."""
     add(Probe(f"repeat x{REPEATS} @ {_label(first)}", "repeat", f"the same inputs {REPEATS} times: same bits?",
               _label(first), first, seed, repeat=REPEATS))  # fmt: skip
     for s in (seed + 1, seed + 2):
         add(Probe(f"seed={s} @ {_label(first)}", "seed", f"inputs from seed {s} (declared size)",
                   _label(first), first, s))  # fmt: skip
-    return out
 
 
 def _size_probes(add: Callable[[Probe], bool], declared: list[dict[str, Any]], level: str, seed: int) -> None:
@@ -361,140 +271,6 @@ def _batch_probes(add: Callable[[Probe], bool], entry: Mapping[str, Any], label:
             continue
         add(Probe(f"batch={new}", kind, f"first dimension {new} (declared {b})", label, {}, seed,
                   values={"batch": new, "from": b}))  # fmt: skip
-
-
-# --- judging them --------------------------------------------------------------------------------
-
-
-def tolerance_of(probe: Probe, base: Any) -> Any:
-    """The tolerance a probe is judged with: the declared one, loosened where the probe changes the scale."""
-    values = probe.values or {}
-    if not values or not ({"scale", "near_max", "cast"} & set(values)):
-        return base
-    out: dict[str, dict[str, float]] = {}
-    for dtype, default in C.DEFAULT_TOLERANCE.items():
-        atol, rtol = C.tolerance_for(dtype, base) or default
-        if "scale" in values:
-            atol *= float(values["scale"])
-        elif "near_max" in values:
-            atol = math.inf  # only NaN / Inf the reference does not have count
-        elif "cast" in values:
-            atol, rtol = max(atol, default[0]), max(rtol, default[1])
-        out[dtype] = {"atol": atol, "rtol": rtol}
-    return out
-
-
-def judge(probe: Probe, batch: Batch, tolerance: Any) -> ProbeResult:
-    ref = batch.reference.get(probe.label)
-    inp = next((e for e in batch.manifest.get("sizes", []) if e.get("label") == probe.label), None)
-    if inp is None or inp.get("error"):
-        why = (inp or {}).get("error") or "no inputs were made"
-        return ProbeResult(probe, "skipped-outside-contract", {}, f"make_inputs does not accept it: {why}"[:300])
-    if ref is None or ref.get("error"):
-        why = (ref or {}).get("error") or "the reference wrote no result"
-        return ProbeResult(probe, "skipped-outside-contract", {}, f"the reference rejects it: {why}"[:300])
-    rec = batch.kernel.get(probe.label)
-    if rec is None:
-        return ProbeResult(probe, "crash", {"lost": True}, batch.lost.get(probe.label, "the kernel child left no record"))
-    figures: dict[str, Any] = {}
-    oob = rec.get("oob") if isinstance(rec.get("oob"), Mapping) else None
-    canary = [c for c in rec.get("canary") or [] if isinstance(c, Mapping)]
-    if oob:
-        figures.update(oob_loads=oob.get("loads", 0), oob_stores=oob.get("stores", 0), oob_arg=oob.get("arg"),
-                       oob_distance_elems=oob.get("distance_elems"))  # fmt: skip
-    if canary:
-        figures["canary"] = [f"{c.get('name')} {c.get('side')}" for c in canary]
-    if rec.get("error"):
-        err = str(rec["error"])
-        figures["error"] = err[:200]
-        if rec.get("raised_in_submission") and err.split(":")[0] in ("AssertionError", "NotImplementedError"):
-            return ProbeResult(probe, "rejected", figures, f"the submission refuses it: {err[:200]}")
-        return ProbeResult(probe, "crash", figures, f"the kernel raised: {err[:200]}")
-    folder = Path(str(rec.get("_folder", "")))
-    res = C.compare_size(probe.label, rec, folder / "outputs" / str(rec.get("dir")), ref,
-                         batch.reference_dir / str(ref.get("dir")), tolerance)  # fmt: skip
-    if probe.kind == "dtype":
-        res = _cast_compare(res, rec, folder / "outputs" / str(rec.get("dir")), ref,
-                            batch.reference_dir / str(ref.get("dir")), tolerance, figures)  # fmt: skip
-    bad = [leaf for leaf in res.leaves if not leaf.ok]
-    worst = bad[0] if bad else max(res.leaves, key=lambda x: x.max_abs or 0.0, default=None)
-    if worst is not None:
-        figures.update(mismatched=worst.mismatched, total=worst.total, max_abs=worst.max_abs,
-                       max_ulp=worst.max_ulp, pattern=worst.pattern)  # fmt: skip
-        if worst.first_bad is not None:
-            figures["first_bad"] = worst.first_bad
-        if worst.nan_count:
-            figures["nan"] = worst.nan_count
-    if res.unwritten:
-        figures["unwritten"] = {k: v.get("count") for k, v in res.unwritten.items() if isinstance(v, Mapping)}
-    if res.mutated:
-        figures["mutated"] = list(res.mutated)
-    if res.nondeterministic:
-        figures["nondeterministic"] = True
-    if oob or canary:
-        parts = [f"{oob.get('loads', 0)} loads / {oob.get('stores', 0)} stores out of bounds"] if oob else []
-        parts += ["canary hit on " + ", ".join(figures["canary"])] if canary else []
-        where = "; ".join(parts)
-        right = " (the in-range values are right)" if res.ok else ""
-        return ProbeResult(probe, "oob", figures, where + right)
-    if not res.ok:
-        why = res.invalid or (bad[0].problem if bad and bad[0].problem else "")
-        if bad and not why:
-            b = bad[0]
-            why = f"{b.mismatched}/{b.total} wrong ({b.pattern}), max abs {_g(b.max_abs)}, max ulp {_g(b.max_ulp)}"
-        if res.unwritten:
-            why += ("; " if why else "") + "output partly unwritten"
-        if res.mutated:
-            why += ("; " if why else "") + f"changed its inputs {', '.join(res.mutated)}"
-        return ProbeResult(probe, "mismatch", figures, why)
-    if res.nondeterministic:
-        return ProbeResult(probe, "ok", figures, "matches, but the bits differ between identical runs")
-    return ProbeResult(probe, "ok", figures, "")
-
-
-def _cast_compare(
-    res: C.SizeResult, rec: Mapping[str, Any], kdir: Path, ref: Mapping[str, Any], rdir: Path, tol: Any,
-    figures: dict[str, Any],
-) -> C.SizeResult:
-    """A dtype probe: an output in another dtype than the reference's is compared after the cast (a choice,
-    not a failure); the values decide."""
-    if not any(leaf.dtype_mismatch for leaf in res.leaves):
-        return res
-    leaves = []
-    try:
-        for leaf in res.leaves:
-            if not leaf.dtype_mismatch:
-                leaves.append(leaf)
-                continue
-            kent, rent = rec["tensors"][leaf.name], _ref_entry(ref, len(leaves))
-            out, expected = A.load(kdir, kent), A.load(rdir, rent)
-            figures["output_dtype"] = f"{kent['dtype']} (reference {rent['dtype']})"
-            leaves.append(C.compare_arrays(out, expected, rent["dtype"], rent["dtype"], tol, name=leaf.name))
-    except (A.ResultInvalid, KeyError, TypeError, ValueError):
-        return res
-    ok = all(leaf.ok for leaf in leaves) and not res.mutated and not res.unwritten
-    return C.SizeResult(res.label, ok, leaves=tuple(leaves), mutated=res.mutated, unwritten=res.unwritten,
-                        nondeterministic=res.nondeterministic, kernel_s=res.kernel_s)  # fmt: skip
-
-
-def _ref_entry(ref: Mapping[str, Any], index: int) -> Any:
-    names = tensor_names(ref.get("structure"))
-    return ref["tensors"][names[index]]
-
-
-def _g(x: float | None) -> str:
-    return "-" if x is None else f"{x:.3g}"
-
-
-# --- the whole matrix -----------------------------------------------------------------------------
-
-
-def run_matrix(probes: Sequence[Probe], runner: Runner, level: str, tolerance: Any) -> Matrix:
-    if not probes:
-        return Matrix(level, notes=("no probe applies: no size kwargs and no tensor inputs",))
-    batch = runner("probes", [p.entry() for p in probes])
-    results = tuple(judge(p, batch, tolerance_of(p, tolerance)) for p in probes)
-    return Matrix(level, results, batch.took_s, batch.children)
 
 
 def facts(matrix: Matrix | None) -> dict[str, Any]:

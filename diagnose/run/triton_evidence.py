@@ -94,7 +94,30 @@ def read(path: Path) -> dict[str, object]:
         out["smem_limit_bytes"] = float(limit)
     out["launches"] = _int(data.get("calls")) or 0
 
-    # --- bounds checks -----------------------------------------------------------------------
+    out.update(_bounds(data))
+    out.update(_compiles(data, notes))
+    out.update(_canaries(data))
+    if not data.get("finished"):
+        notes.append("the child stopped before triton_hooks.finish(): the checks cover what ran until then")
+    errs = data.get("hook_errors")
+    if isinstance(errs, list) and errs:
+        notes.append(f"{len(errs)} hook error(s) in the child")
+    out["notes"] = tuple(notes)
+    return out
+
+
+def run_fields(facts: dict[str, object]) -> dict[str, object]:
+    """``read``'s result without ``EXTRA_KEYS``: what goes into ``RunFacts(**...)``.
+
+    >>> run_fields({"oob_loads": 1, "compile_errors": ("x",)})
+    {'oob_loads': 1}
+    """
+    return {k: v for k, v in facts.items() if k not in EXTRA_KEYS}
+
+
+def _bounds(data: dict[str, Any]) -> dict[str, object]:
+    """The bounds checks: out-of-bounds loads and stores, the first one's kernel and distance."""
+    out: dict[str, object] = {}
     oob = _records(data, "oob")
     loads = sum(_int(r.get("ops")) or 0 for r in oob if r.get("kind") == "load")
     stores = sum(_int(r.get("ops")) or 0 for r in oob if r.get("kind") in ("store", "atomic"))
@@ -107,14 +130,20 @@ def read(path: Path) -> dict[str, object]:
         if dist is not None:
             out["oob_distance_elems"] = dist
         out["oob_records"] = tuple(oob)
+    return out
 
-    # --- compiles for the target --------------------------------------------------------------
+
+def _compiles(data: dict[str, Any], notes: list[str]) -> dict[str, object]:
+    """The compiles for the target: shared memory, registers, spills, errors and ptxas logs."""
+    out: dict[str, object] = {}
     launches = _records(data, "launches")
     compiles: list[tuple[dict[str, Any], dict[str, Any]]] = [
         (rec, rec["compile"]) for rec in launches if isinstance(rec.get("compile"), dict)
     ]
     real_kernels = {rec.get("kernel") for rec, _ in compiles if not rec.get("autotune_trial")}
-    counted = [(rec, c) for rec, c in compiles if not rec.get("autotune_trial") or rec.get("kernel") not in real_kernels]
+    counted = [
+        (rec, c) for rec, c in compiles if not rec.get("autotune_trial") or rec.get("kernel") not in real_kernels
+    ]
     skipped = len(compiles) - len(counted)
     if skipped:
         notes.append(f"{skipped} autotuner trial compile(s) not counted")
@@ -140,8 +169,12 @@ def read(path: Path) -> dict[str, object]:
             logs.append(c["log"])
     out["compile_errors"] = tuple(errors)
     out["ptxas_logs"] = tuple(logs)
+    return out
 
-    # --- canary guards ---------------------------------------------------------------------------
+
+def _canaries(data: dict[str, Any]) -> dict[str, object]:
+    """The canary guards around runner-made inputs."""
+    out: dict[str, object] = {}
     canaries = _records(data, "canaries")
     if canaries:
         out["canary_corrupted"] = True
@@ -149,20 +182,4 @@ def read(path: Path) -> dict[str, object]:
         if isinstance(name, str):
             out["canary_tensor"] = name
         out["canaries"] = tuple(canaries)
-
-    if not data.get("finished"):
-        notes.append("the child stopped before triton_hooks.finish(): the checks cover what ran until then")
-    errs = data.get("hook_errors")
-    if isinstance(errs, list) and errs:
-        notes.append(f"{len(errs)} hook error(s) in the child")
-    out["notes"] = tuple(notes)
     return out
-
-
-def run_fields(facts: dict[str, object]) -> dict[str, object]:
-    """``read``'s result without ``EXTRA_KEYS``: what goes into ``RunFacts(**...)``.
-
-    >>> run_fields({"oob_loads": 1, "compile_errors": ("x",)})
-    {'oob_loads': 1}
-    """
-    return {k: v for k, v in facts.items() if k not in EXTRA_KEYS}

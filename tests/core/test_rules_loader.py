@@ -144,3 +144,20 @@ def test_lint_flags_two_owners_of_one_diagnosis(tmp_path: Path, capsys: pytest.C
     # another failure mode: two diagnoses, not one fact twice
     write(tmp_path, "by-message", by_message.replace("oob-global-access", "illegal-address-other"))
     assert main(["rules", "lint", "--rules", str(tmp_path)]) == 0
+
+
+def test_speaks_about_defaults_to_the_contract_and_is_checked(tmp_path: Path) -> None:
+    write(tmp_path, "plain-rule", GOOD.format(id="plain-rule", when='cuda_error == "cudaErrorIllegalAddress"'))
+    assert [r.speaks_about for r in load_rules(tmp_path)] == ["contract"]
+    probe = GOOD.format(id="probe-rule", when='cuda_error == "x"').replace("status:", "speaks_about: probe\nstatus:")
+    write(tmp_path, "probe-rule", probe.replace("category: kernel-logic", "category: runtime-assumption"))
+    assert {r.id: r.speaks_about for r in load_rules(tmp_path)}["probe-rule"] == "probe"
+    write(tmp_path, "bad-about", GOOD.format(id="bad-about", when='cuda_error == "x"').replace(
+        "status:", "speaks_about: probes\nstatus:"))  # fmt: skip
+    write(tmp_path, "probe-logic", probe.replace("id: probe-rule", "id: probe-logic"))
+    with pytest.raises(RuleLoadError) as info:
+        load_rules(tmp_path)
+    messages = sorted(f"{p.path}: {p.message}" for p in info.value.problems)
+    assert len(messages) == 2, messages
+    assert "bad-about.yaml: speaks_about must be one of contract, probe; got 'probes'" in messages[0]
+    assert "probe-logic.yaml: speaks_about: probe goes with category runtime-assumption" in messages[1]

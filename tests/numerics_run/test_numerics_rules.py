@@ -15,6 +15,7 @@ from diagnose.rules import default_rules
 from diagnose.run import arrays as A
 from diagnose.run import compare as C
 from diagnose.run import numerics as N
+from diagnose.run import runfacts as R
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +25,7 @@ def matcher() -> Matcher:
 
 def diagnose(matcher: Matcher, out: np.ndarray, ref: np.ndarray, dtype: str = "float32", **size: object) -> tuple:
     leaf = C.compare_arrays(out, ref, dtype, dtype, None)
-    facts = C.numerics_facts([C.SizeResult("n", leaf.ok, leaves=(leaf,), **size)])  # type: ignore[arg-type]
+    facts = R.numerics_facts([C.SizeResult("n", leaf.ok, leaves=(leaf,), **size)])  # type: ignore[arg-type]
     best = matcher.diagnose(Evidence(numerics=facts)).best
     return (None, None) if best is None else (best.failure_mode, best.rule)
 

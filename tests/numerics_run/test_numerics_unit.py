@@ -11,6 +11,7 @@ import pytest
 from diagnose.run import arrays as A
 from diagnose.run import compare as C
 from diagnose.run import numerics as N
+from diagnose.run import runfacts as R
 
 F32 = "float32"
 
@@ -223,7 +224,7 @@ def test_precision_bits_and_growth_along_the_last_axis() -> None:
         out[:, j] = acc
     r = cmp(out, ref)
     assert r.precision_bits is not None and r.precision_bits < 14  # of float32's 24
-    assert r.growth_position is not None and r.growth_position >= C.GROWTH_POSITION_MIN
+    assert r.growth_position is not None and r.growth_position >= R.GROWTH_POSITION_MIN
     good = cmp(np.cumsum(x, axis=1, dtype=np.float32), ref)
     assert good.ok and good.precision_bits is not None and good.precision_bits > 20
 
@@ -243,17 +244,17 @@ def test_numerics_facts_error_growth_across_sizes_and_expected_variation() -> No
         for j in range(0, k, 64):
             acc = (acc + x[:, j : j + 64].astype(np.float32).sum(axis=1).astype(np.float16)).astype(np.float16)
         sizes.append(_size(f"cols={k}", acc.astype(np.float32), ref, x.size))
-    f = C.numerics_facts(sizes)
+    f = R.numerics_facts(sizes)
     assert f is not None and f.mismatch and f.reduction_lens == (256, 4096)
-    assert f.error_growth is not None and f.error_growth >= C.GROWTH_MIN and f.error_grows
+    assert f.error_growth is not None and f.error_growth >= R.GROWTH_MIN and f.error_grows
     assert f.significand_bits == 24 and (f.precision_bits or 99) < 18
     # within tolerance: a pass with figures
     ok = [_size("n=8", np.float32([1, 2, 3]) * (1 + 1e-7), np.float32([1, 2, 3]), 3)]
-    f = C.numerics_facts(ok)
+    f = R.numerics_facts(ok)
     assert f is not None and not f.mismatch and f.expected_variation and (f.max_ulp or 0) >= 1
-    exact = C.numerics_facts([_size("n=3", np.float32([1, 2, 3]), np.float32([1, 2, 3]), 3)])
+    exact = R.numerics_facts([_size("n=3", np.float32([1, 2, 3]), np.float32([1, 2, 3]), 3)])
     assert exact is not None and exact.exact and not exact.expected_variation
-    assert C.numerics_facts([]) is None
+    assert R.numerics_facts([]) is None
 
 
 def test_numerics_facts_nonfinite_computed_excludes_the_sentinel() -> None:
@@ -261,5 +262,5 @@ def test_numerics_facts_nonfinite_computed_excludes_the_sentinel() -> None:
     out = ref.copy()
     out[:3] = np.nan
     out[90:] = np.array([N.SENTINEL_BITS["float32"]], np.uint32).view(np.float32)[0]
-    f = C.numerics_facts([C.SizeResult("n=100", False, leaves=(cmp(out, ref),))])
+    f = R.numerics_facts([C.SizeResult("n=100", False, leaves=(cmp(out, ref),))])
     assert f is not None and (f.nan_new, f.sentinel_elems, f.nonfinite_computed) == (13, 10, 3)

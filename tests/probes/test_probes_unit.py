@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from diagnose.matcher import Diagnosis, Finding
+from diagnose.matcher import Finding, decide
+from diagnose.rules import default_rules
 from diagnose.run import probes as P
 from diagnose.run import shrink as S
-from diagnose.run.session import contract_first, probe_verdict
+from diagnose.run.session import probe_verdict
 
 
 def _entry(label: str, size: dict, tensors: dict, struct: dict) -> dict:
@@ -54,18 +55,19 @@ def test_probe_verdicts_and_contract_first() -> None:
     assert probe_verdict("fail", assume) == "fail"
     assert P.facts(assume)["probe_nonmultiple_failed"] and P.facts(assume)["probe_oob"]
 
-    def finding(rule: str, category: str, priority: int) -> Finding:
-        return Finding(rule, rule, category, rule, 0.8, priority, 1, (), "", "", "")
+    def finding(rule: str, category: str, priority: int, about: str = "contract") -> Finding:
+        return Finding(rule, rule, category, rule, 0.8, priority, 1, (), "", "", "", speaks_about=about)
 
-    probe_f = finding("run-probe-shape-not-multiple-of-block", "runtime-assumption", 14)
+    probe_f = finding("run-probe-shape-not-multiple-of-block", "runtime-assumption", 14, "probe")
     exit_f = finding("exit-nonzero", "kernel-logic", 5)
-    diag = Diagnosis("runtime-assumption", "x", probe_f.rule, 0.8, "t", (probe_f, exit_f))
-    failed = contract_first(diag, "fail")
+    assert default_rules().get(probe_f.rule).speaks_about == "probe"  # the rule file says so
+    failed = decide((probe_f, exit_f), lead="contract")  # the matcher's ranking, a run that failed
     assert failed.rule == "exit-nonzero" and [f.rule for f in failed.alternatives] == [probe_f.rule]
-    assumed = contract_first(Diagnosis("kernel-logic", "x", "exit-nonzero", 0.8, "t", (exit_f, probe_f)), "assumption")
+    assumed = decide((exit_f, probe_f), lead="probe")  # passed at the declared sizes, a probe failed
     assert assumed.rule == probe_f.rule and assumed.category == "runtime-assumption"
-    alone = contract_first(Diagnosis("runtime-assumption", "x", probe_f.rule, 0.8, "t", (probe_f,)), "fail")
+    alone = decide((probe_f,), lead="contract")
     assert alone.category == "unknown" and alone.best is None and alone.alternatives == (probe_f,)
+    assert decide((exit_f,), lead="probe").rule == "exit-nonzero"  # no probe finding: the plain ranking
 
 
 def test_shrink_candidates_and_rules() -> None:

@@ -85,4 +85,4 @@ def test_gpumode_pair_with_task_yml_fails_at_a_test_size(write, tmp_path: Path, 
     assert [s["label"] for s in out["sizes"]] == ["size=64,seed=1", "size=100,seed=2"]
     # the output buffer passed in `data` is the protocol's, not a mutated input
     assert all(s["mutated"] == [] for s in out["sizes"])
-    assert out["sizes"][0]["outputs"][0]["pattern"] == "tail"
+    assert out["sizes"][0]["outputs"][0]["where"] == "tail"

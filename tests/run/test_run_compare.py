@@ -30,11 +30,11 @@ def test_where_the_errors_are() -> None:
     ref = np.zeros((4, 8), np.float32)
     tail = ref.copy()
     tail[3, 5:] = 1
-    assert C.compare_arrays(tail, ref, "float32", "float32", None).pattern == "tail"
+    assert C.compare_arrays(tail, ref, "float32", "float32", None).where == "tail"
     rows = ref.copy()
     rows[1] = 1
-    assert C.compare_arrays(rows, ref, "float32", "float32", None).pattern == "rows"
-    assert C.compare_arrays(ref + 1, ref, "float32", "float32", None).pattern == "everywhere"
+    assert C.compare_arrays(rows, ref, "float32", "float32", None).where == "rows"
+    assert C.compare_arrays(ref + 1, ref, "float32", "float32", None).where == "everywhere"
 
 
 def test_shape_dtype_nan_inf_and_tolerance_override() -> None:

@@ -100,7 +100,7 @@ def test_wrong_result_at_a_declared_size_is_kernel_logic(write, tmp_path: Path, 
     ok = {s["label"]: s["ok"] for s in out["sizes"]}
     assert ok == {"n=4096": True, "n=1000": False}
     ev = json.loads((Path(out["run_dir"]) / "evidence.json").read_text())["evidence"]
-    assert ev["run"]["sizes_failed"] == ["n=1000"] and ev["run"]["mismatch_pattern"] == "tail"
+    assert ev["run"]["sizes_failed"] == ["n=1000"] and ev["numerics"]["where"] == "tail"
     assert ev["numerics"]["mismatch"] is True
     # the run's own comparison explains it: no reason to climb the ladder
     assert [r["name"] for r in out["rungs"]] == ["plain"] and out["rungs"][0]["explained"] is True

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from diagnose.envinfo import nvml as N
 from diagnose.envinfo.nvml_replay import ReplayNvml
-from diagnose.run import session as S
+from diagnose.run.children import xid_watch
+from diagnose.run.context import RunLog
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "nvml"
 
@@ -17,23 +18,21 @@ def test_xid_during_attempt_reaches_gpu_facts(tmp_path: Path, monkeypatch) -> No
     recording = json.loads((FIXTURES / "healthy-h100.json").read_text())
     recording["xid_events"] = [{"device": 0, "xid": 79}]
     monkeypatch.setattr(N, "LiveNvml", lambda: ReplayNvml.from_dict(recording))
-    ctx = S._Ctx.__new__(S._Ctx)
-    ctx.gpu, ctx.snapshot, ctx.rd, ctx.notes, ctx.gpu_facts = True, {"nvml": {}}, tmp_path, [], None
-    with S._xid_watch(ctx):
+    log = RunLog(snapshot={"nvml": {}})
+    with xid_watch(True, tmp_path, log):
         import time
 
         time.sleep(0.5)
-    assert ctx.snapshot["nvml"]["xid_events"] == [{"device": 0, "xid": 79}]
-    assert ctx.gpu_facts is not None and 79 in ctx.gpu_facts.xids
+    assert log.snapshot is not None and log.snapshot["nvml"]["xid_events"] == [{"device": 0, "xid": 79}]
+    assert log.gpu_facts is not None and 79 in log.gpu_facts.xids
     assert json.loads((tmp_path / "env.json").read_text())["nvml"]["xid_events"][0]["xid"] == 79
 
 
 def test_no_gpu_no_watch(tmp_path: Path) -> None:
-    ctx = S._Ctx.__new__(S._Ctx)
-    ctx.gpu, ctx.snapshot, ctx.rd, ctx.notes, ctx.gpu_facts = False, {"nvml": {}}, tmp_path, [], None
-    with S._xid_watch(ctx):
+    log = RunLog(snapshot={"nvml": {}})
+    with xid_watch(False, tmp_path, log):
         pass
-    assert "xid_events" not in ctx.snapshot["nvml"] and not ctx.notes
+    assert "xid_events" not in log.snapshot["nvml"] and not log.notes
 
 
 def test_cpu_run_reports_the_missing_gpu_as_information(tmp_path: Path) -> None:

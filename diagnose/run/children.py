@@ -1,0 +1,133 @@
+"""The children of a run: every attempt goes through :func:`attempt` (the runner, an Xid watch on a
+GPU), and the kernel protocols' three roles (inputs, reference, kernel: ``python -m harness.<role>``)
+through :func:`child`, for the ladder and the probes alike."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from diagnose.run import arrays as A
+from diagnose.run.context import Background, RunContext, RunLog
+from diagnose.run.result import KdiagError
+from diagnose.runner import Outcome, RunRequest, child_env, run
+
+
+def attempt(
+    ctx: RunContext, folder: Path, argv: Sequence[str], overrides: Mapping[str, str], timeout: float | None = None
+) -> Outcome:
+    folder.mkdir(parents=True, exist_ok=True)
+    changes = {**ctx.common, **overrides}
+    env = child_env(ctx.base_env, changes, run_dir=ctx.rd, seed=ctx.opts.seed)
+    req = RunRequest(
+        argv=tuple(argv),
+        cwd=Path.cwd(),
+        env=env,
+        stdout_path=folder / "stdout",
+        stderr_path=folder / "stderr",
+        timeout=timeout if timeout is not None else ctx.opts.timeout,
+        env_overrides=dict(changes),
+    )
+    with xid_watch(ctx.gpu, ctx.rd, ctx.log):
+        out = run(req)
+    if out.runner_error and not out.started:
+        raise KdiagError(f"the runner failed: {out.runner_error}")
+    if out.spawn_error and argv[0] == sys.executable:
+        raise KdiagError(f"cannot start a child python: {out.spawn_error}")
+    return out
+
+
+@contextlib.contextmanager
+def xid_watch(gpu: bool, rd: Path, log: RunLog) -> Iterator[None]:
+    """Watch NVML for Xid critical errors while an attempt runs (on a GPU, where the driver allows it).
+
+    Events found go into the log's snapshot (``nvml.xid_events``) and the GPU facts rules see, so a
+    hardware Xid during the run (79 fallen off the bus, 48/94/95 ECC) is weighed with the failure.
+    """
+    if not gpu or log.snapshot is None:
+        yield
+        return
+    try:
+        from diagnose.envinfo import nvml as N
+
+        source = N.LiveNvml()
+        source.init()
+    except Exception as e:  # no NVML: nothing to watch, and the snapshot already says why
+        log.note(f"Xid watch: not started ({type(e).__name__}: {e})")
+        yield
+        return
+    watch = N.XidWatch(source)
+    try:
+        with watch:
+            yield
+    finally:
+        if watch.error is not None:
+            log.note(f"Xid watch: the driver does not allow it ({watch.error})")
+        if watch.events:
+            log.xid_events(list(watch.events), rd)
+        with contextlib.suppress(Exception):
+            source.shutdown()
+
+
+def spec(ctx: RunContext, path: Path, **fields: Any) -> Path:
+    """The spec.json a harness child reads: the target, the device, the seed, where to read and write."""
+    t = ctx.target
+    data = {
+        "kind": t.kind,
+        "submission": str(t.path.resolve()) if t.path else None,
+        "reference": str(t.reference.resolve()) if t.reference else None,
+        "device": ctx.device,
+        "seed": ctx.opts.seed,
+        "sizes": [dict(s) for s in t.sizes] if t.sizes else None,
+        "inputs_dir": str(ctx.rd / "inputs"),
+        "target_gpu": ctx.target_gpu,
+        "uses_triton": t.uses_triton,
+        # a second run on fresh copies: races on a GPU; on CPU (the interpreter is sequential) state a
+        # kernel carries from call to call (a cached buffer never cleared), when probes are wanted
+        "repeat": 2 if ctx.gpu or ctx.opts.probes != "none" else 1,
+        **fields,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1))
+    return path
+
+
+def child(
+    ctx: RunContext, role: str, folder: Path, *, env: Mapping[str, str] | None = None,
+    wrap: Sequence[str] = (), timeout: float | None = None, **fields: Any,
+) -> tuple[list[str], Outcome]:  # fmt: skip
+    """Run ``python -m harness.<role>`` with its spec in ``folder`` (``wrap``: a sanitizer in front)."""
+    path = spec(ctx, folder / "spec.json", **fields)
+    argv = [*wrap, sys.executable, "-P", "-m", f"harness.{role}", str(path)]
+    return argv, attempt(ctx, folder, argv, env or {}, timeout=timeout)
+
+
+def beside(ctx: RunContext, folder: Path, name: str, **kw: Any) -> Background[tuple[list[str], Outcome]]:
+    """The reference child, in a thread of its own beside the kernel children."""
+    return Background(lambda: child(ctx, "reference", folder, **kw), name)
+
+
+def read_json(ctx: RunContext, path: Path, what: str) -> dict[str, Any] | None:
+    try:
+        return A.read_json(path)
+    except A.ResultInvalid as e:
+        ctx.log.note(f"{what}: {e}")
+        return None
+
+
+def text(outcome: Outcome, *extra: tuple[str, str]) -> str:
+    """What the collectors read: extra sections (a compile log), stderr, stdout, then the rest."""
+    parts = [body for name, body in extra if name == "compile" and body]
+    parts.append(outcome.stderr.read_text())
+    parts.append(outcome.stdout.read_text())
+    parts += [body for name, body in extra if name != "compile" and body]
+    return "\n".join(p.rstrip("\n") for p in parts if p) + "\n"
+
+
+def harness_broken(outcome: Outcome) -> bool:
+    err = outcome.stderr.read_text()
+    return "No module named 'harness" in err or "No module named harness" in err

@@ -1,0 +1,78 @@
+"""The ladder loop, written once: run a rung with the target's attempt function, diagnose it, record
+it, and climb while the failure is unexplained (which rung comes next: :mod:`diagnose.run.ladder`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from diagnose.evidence import Evidence
+from diagnose.matcher import Diagnosis
+from diagnose.run import ladder as L
+from diagnose.run import runfacts as R
+from diagnose.run.context import RunContext
+from diagnose.runner import Outcome
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one rung's attempt gave: the evidence of it and its verdict (``state``: the target's own)."""
+
+    outcome: Outcome | None
+    evidence: Evidence
+    verdict: str
+    argv: tuple[str, ...]
+    state: Any = None
+    diag: Diagnosis | None = None  # when the attempt needed it for its verdict
+
+
+#: (rung, its folder, the names of the rungs that ran with it) → the step
+Attempt = Callable[[L.Rung, Path, tuple[str, ...]], Step]
+
+
+def wrapper(ctx: RunContext, rung: L.Rung, folder: Path) -> list[str]:
+    """What goes in front of the target's argv: compute-sanitizer on a sanitizer rung."""
+    if rung.tool and ctx.sanitizer:
+        return L.sanitizer_argv(ctx.sanitizer, rung.tool, str(folder / "sanitizer.log"))
+    return []
+
+
+def sanitizer_log(folder: Path) -> str:
+    p = folder / "sanitizer.log"
+    return p.read_text(errors="replace") if p.is_file() else ""
+
+
+def write_evidence(folder: Path, ev: Evidence) -> None:
+    (folder / "evidence.json").write_text(json.dumps(ev.to_dict(), indent=1, default=str))
+
+
+def climb(ctx: RunContext, attempt: Attempt) -> tuple[Step, tuple[str, ...]]:
+    """The last step, and the rungs that could not run here (and why)."""
+    planner = L.Planner(ladder=ctx.opts.ladder, gpu=ctx.gpu, sanitizer=ctx.sanitizer)
+    rung: L.Rung | None = planner.next(L.Symptoms())
+    last: Step | None = None
+    while rung is not None:
+        folder = ctx.rd / "rungs" / f"{len(ctx.log.rungs) + 1}-{rung.name}"
+        step = attempt(rung, folder, (*(r.name for r in ctx.log.rungs), rung.name))
+        diag = step.diag or ctx.matcher.diagnose(step.evidence)
+        done = step.verdict == "pass" or L.explained(diag, ctx.rules)
+        ctx.log.rung(rung, step.argv, rel(ctx, folder), step.outcome, step.verdict, diag, done)
+        write_evidence(folder, step.evidence)
+        last = step
+        if done:
+            break
+        assert step.evidence.run is not None
+        rung = planner.next(R.symptoms(step.outcome, step.evidence.run, step.evidence, step.verdict))
+    assert last is not None
+    return last, tuple(planner.unavailable)
+
+
+def rel(ctx: RunContext, folder: Path) -> str:
+    return str(folder.relative_to(ctx.rd))
+
+
+def names(rungs: Sequence[Any]) -> tuple[str, ...]:
+    return tuple(r.name for r in rungs)

@@ -1,0 +1,119 @@
+"""Target kinds with a kernel protocol (``kernel-module``, ``kernelbench``, ``gpumode``): the inputs child
+makes the inputs once, the reference child runs beside the first kernel attempt, every rung re-runs
+the kernel child on the same inputs, and the parent compares (:mod:`diagnose.run.compare`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from diagnose.run import assemble as A
+from diagnose.run import children as K
+from diagnose.run import compare as C
+from diagnose.run import ladder as L
+from diagnose.run import probes as P
+from diagnose.run import runfacts as R
+from diagnose.run.climb import Step, climb, rel, sanitizer_log, wrapper
+from diagnose.run.context import Background, RunContext
+from diagnose.run.probe_run import probe_matrix, probe_verdict, shrink_and_repro
+from diagnose.run.result import KdiagError, RunResult
+from diagnose.runner import Outcome
+
+KINDS = ("kernel-module", "kernelbench", "gpumode")
+
+
+def compare_all(
+    ctx: RunContext,
+    manifest: Mapping[str, Any],
+    result: Mapping[str, Any] | None,
+    ref: Mapping[str, Any] | None,
+    folder: Path,
+) -> list[C.SizeResult]:
+    tol = C.with_override(manifest.get("tolerance"), ctx.opts.atol, ctx.opts.rtol)  # --atol/--rtol over TOLERANCE
+    by_label_k = {str(r.get("label")): r for r in (result or {}).get("sizes", []) if isinstance(r, Mapping)}
+    by_label_r = {str(r.get("label")): r for r in (ref or {}).get("sizes", []) if isinstance(r, Mapping)}
+    out = []
+    for entry in manifest.get("sizes", []):
+        label, d = str(entry.get("label")), str(entry.get("dir"))
+        kernel, reference = by_label_k.get(label), by_label_r.get(label)
+        out.append(
+            C.compare_size(
+                label, kernel, folder / "outputs" / d, reference, ctx.rd / "reference" / d, tol, inputs=entry
+            )
+        )
+    return out
+
+
+def _no_inputs(ctx: RunContext, o_in: Outcome, folder: Path) -> RunResult:
+    """The inputs could not be made: the submission's make_inputs (or the benchmark's) failed."""
+    facts = R.base_facts(ctx, result_missing=True, rungs=("inputs",))
+    ev = A.evidence(ctx, K.text(o_in), o_in, facts)
+    diag = ctx.matcher.diagnose(ev)
+    # exited 0 without writing inputs: nothing was made to check
+    clean = o_in.exit_code == 0 and o_in.signal is None and not o_in.timed_out
+    verdict = "no-result" if clean else "fail"
+    made = L.Rung("inputs", "make the inputs (the inputs child)")
+    ctx.log.rung(made, list(o_in.argv), rel(ctx, folder), o_in, verdict, diag, True)
+    return ctx.finish(verdict, diag, ev)
+
+
+class _Reference:
+    """The reference child's manifest, read once its thread is done (errors in its place when it wrote none)."""
+
+    def __init__(self, ctx: RunContext, manifest: Mapping[str, Any]) -> None:
+        self.ctx, self.manifest = ctx, manifest
+        folder = ctx.rd / "children" / "reference"
+        self.child: Background[Any] = K.beside(ctx, folder, "kdiag-reference", out_dir=str(ctx.rd / "reference"))
+        self._got: dict[str, Any] | None = None
+
+    def get(self) -> dict[str, Any]:
+        if self._got is None:
+            self.child.get()
+            got = K.read_json(self.ctx, self.ctx.rd / "reference" / "manifest.json", "reference manifest")
+            if got is None:
+                got = {"sizes": [{"label": s.get("label"), "error": "the reference child wrote no result"}
+                                 for s in self.manifest.get("sizes", [])]}  # fmt: skip
+            self._got = got
+        return self._got
+
+
+def run_kernel_target(ctx: RunContext) -> RunResult:
+    inputs_dir = ctx.rd / "children" / "inputs"
+    _, o_in = K.child(ctx, "inputs", inputs_dir, out_dir=str(ctx.rd / "inputs"))
+    if K.harness_broken(o_in):
+        raise KdiagError("the harness package cannot be imported by the children (PYTHONPATH)")
+    manifest = K.read_json(ctx, ctx.rd / "inputs" / "manifest.json", "inputs manifest")
+    if o_in.exit_code != 0 or manifest is None:
+        return _no_inputs(ctx, o_in, inputs_dir)
+    reference = _Reference(ctx, manifest)
+
+    def attempt(rung: L.Rung, folder: Path, rungs: tuple[str, ...]) -> Step:
+        wrap = wrapper(ctx, rung, folder)
+        argv, outcome = K.child(ctx, "kernel", folder, env=rung.env, wrap=wrap, out_dir=str(folder))
+        ref = reference.get()
+        if K.harness_broken(outcome):
+            raise KdiagError("the harness package cannot be imported by the kernel child (PYTHONPATH)")
+        result = K.read_json(ctx, folder / "result.json", f"rung {len(rungs)} result")
+        sizes = compare_all(ctx, manifest, result, ref, folder)
+        extra, triton_text = A.triton_checks(folder, ctx.log)
+        facts, numerics = R.kernel_facts(ctx, manifest, result, sizes, rungs=rungs)
+        text = K.text(outcome, ("triton", triton_text), ("sanitizer", sanitizer_log(folder)))
+        ev = A.evidence(ctx, text, outcome, facts, numerics, extra)
+        assert ev.run is not None
+        return Step(outcome, ev, R.kernel_verdict(outcome, ev.run, sizes), tuple(argv), state=sizes)
+
+    step, unavailable = climb(ctx, attempt)
+    sizes: list[C.SizeResult] = step.state
+    assert step.outcome is not None
+    ev = A.with_run(step.evidence, rungs_unavailable=unavailable)
+    assert ev.run is not None
+    verdict = R.kernel_verdict(step.outcome, ev.run, sizes)
+    matrix = probe_matrix(ctx, manifest, sizes, ev.run)
+    if matrix is not None:
+        ev = A.with_run(ev, **P.facts(matrix))
+        verdict = probe_verdict(verdict, matrix)
+    diag = ctx.matcher.diagnose(ev, lead="probe" if verdict == "assumption" else "contract")
+    shrunk = shrink_and_repro(ctx, manifest, sizes, matrix, verdict)
+    return dataclasses.replace(ctx.finish(verdict, diag, ev, tuple(sizes)), probes=matrix, shrunk=shrunk)
