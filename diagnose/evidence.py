@@ -21,7 +21,13 @@ from typing import Any
 
 from diagnose import facts as F
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+#: fields a newer schema dropped, by the schema that dropped them: an older record still reads, without
+#: them (schema 2: the run's copies of numerics facts; the numerics source owns them)
+_DROPPED: dict[int, dict[str, frozenset[str]]] = {
+    2: {"run": frozenset({"nan_outputs", "inf_outputs", "max_ulp", "mismatch_pattern", "nondeterministic"})},
+}
 
 #: source key → facts type.  The key prefixes every rule symbol of that source.
 SOURCES: dict[str, type[F.Facts]] = {
@@ -101,8 +107,9 @@ class Evidence:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Evidence:
         schema = data.get("schema", SCHEMA_VERSION)
-        if schema != SCHEMA_VERSION:
-            raise ValueError(f"evidence schema {schema} is not supported (this kdiag reads {SCHEMA_VERSION})")
+        if not isinstance(schema, int) or not 1 <= schema <= SCHEMA_VERSION:
+            raise ValueError(f"evidence schema {schema} is not supported (this kdiag reads 1 to {SCHEMA_VERSION})")
+        data = _upgrade(data, schema)
         unknown = set(data) - set(SOURCES) - {"schema", "id", "origin"}
         if unknown:
             raise ValueError(f"unknown evidence sources: {', '.join(sorted(unknown))}")
@@ -114,6 +121,16 @@ class Evidence:
 
     def replace(self, **changes: Any) -> Evidence:
         return dataclasses.replace(self, **changes)
+
+
+def _upgrade(data: Mapping[str, Any], schema: int) -> Mapping[str, Any]:
+    """An older record in the current schema: the fields later schemas dropped are left out."""
+    out = dict(data)
+    for version in range(schema + 1, SCHEMA_VERSION + 1):
+        for source, fields in _DROPPED.get(version, {}).items():
+            if isinstance(out.get(source), Mapping):
+                out[source] = {k: v for k, v in out[source].items() if k not in fields}
+    return out
 
 
 # --- the rule-engine view ----------------------------------------------------------
