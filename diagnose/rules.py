@@ -132,6 +132,8 @@ class Rule:
     # an evidence symbol whose value, when set, is the finding's failure mode (``kb_label_mode``: a person's
     # label); ``failure_mode`` is then what the report says when the symbol is empty
     failure_mode_from: str | None = None
+    # the author's confidence when ``confidence`` is the calibrated one (diagnose.calibration)
+    authored_confidence: float | None = None
 
     def mode_for(self, context: Mapping[str, Any]) -> str:
         """The failure mode a match of this rule on ``context`` reports."""
@@ -455,11 +457,14 @@ def load_rules(
     include_deprecated: bool = False,
     extra: Iterable[Path] = (),
     catalogue: bool | None = None,
+    calibrate: bool | None = None,
 ) -> RuleSet:
     """Load every rule under ``root`` (default: the bundled rules/); raise RuleLoadError listing all problems.
 
     ``catalogue``: add the rules of the decided message families (diagnose/data/catalogue/); by
-    default only to the bundled rule base, so a rules folder of one's own stands alone."""
+    default only to the bundled rule base, so a rules folder of one's own stands alone.
+    ``calibrate``: a rule's confidence is the calibrated one (diagnose/data/calibration.json); by
+    default for the bundled rule base only."""
     base = Path(root) if root is not None else DEFAULT_RULES_DIR
     if not base.exists():
         raise RuleLoadError([RuleProblem(str(base), 0, "rules directory does not exist")])
@@ -486,7 +491,24 @@ def load_rules(
         rules.extend(_catalogue_rules(seen, problems))
     if problems:
         raise RuleLoadError(problems)
+    if calibrate is None:
+        calibrate = base.resolve() == DEFAULT_RULES_DIR.resolve()
+    if calibrate:
+        rules = _calibrated(rules)
     return RuleSet(rules=tuple(rules), root=str(base))
+
+
+def _calibrated(rules: list[Rule]) -> list[Rule]:
+    import dataclasses
+
+    from diagnose import calibration
+
+    tallies, k = calibration.load()
+    out = []
+    for r in rules:
+        conf = calibration.calibrated(r.confidence, tallies.get(r.id), k)
+        out.append(dataclasses.replace(r, confidence=conf, authored_confidence=r.confidence))
+    return out
 
 
 # --- message families as rules ------------------------------------------------------
