@@ -23,7 +23,7 @@ from diagnose.rules import Rule, RuleSet
 
 #: confidences are calibrated (diagnose.calibration): how often such an answer was right on the labelled
 #: corpus.  kdiag answers from 0.4 — above the 1/3 of a guess among three categories; the answers between
-#: 0.4 and 0.5 were right 44 % of the time (10 of 23), the rules measured below 0.4 mostly wrong (e.g. a
+#: 0.4 and 0.5 were right 42 % of the time (10 of 24), the rules measured below 0.4 mostly wrong (e.g. a
 #: misaligned address from the text alone: 1 of 5).  `--min-confidence 0.5`: only likelier right than wrong.
 MIN_CONFIDENCE = 0.4
 CONTESTED_FACTOR = 0.85
@@ -64,6 +64,7 @@ class Finding:
     fix: str
     caveats: str | None = None
     references: tuple[str, ...] = ()
+    facts: tuple[tuple[str, str], ...] = ()  # (symbol, value) of the facts the rule read: "In this log"
 
     def to_dict(self, *, full: bool = True) -> dict:
         out = {
@@ -83,6 +84,7 @@ class Finding:
                     "fix": self.fix,
                     "caveats": self.caveats,
                     "references": list(self.references),
+                    "facts": dict(self.facts),
                 }
             )
         return out
@@ -206,6 +208,9 @@ def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def _finding(rule: Rule, evidence: Evidence) -> Finding:
+    from diagnose.explain import explain_finding
+
+    text = explain_finding(rule, evidence)  # the rule's text with this input's values
     return Finding(
         rule=rule.id,
         title=rule.title,
@@ -215,11 +220,12 @@ def _finding(rule: Rule, evidence: Evidence) -> Finding:
         priority=rule.priority,
         specificity=rule.specificity,
         evidence=cite(rule, evidence),
-        what=rule.explain.what,
-        why=rule.explain.why,
-        fix=rule.explain.fix,
-        caveats=rule.explain.caveats,
+        what=text.what,
+        why=text.why,
+        fix=text.fix,
+        caveats=text.caveats,
         references=rule.references,
+        facts=text.facts,
     )
 
 
