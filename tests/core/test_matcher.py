@@ -38,16 +38,7 @@ def rules_dir(tmp_path: Path, *specs: dict) -> Path:
     return tmp_path
 
 
-def rule(
-    id: str,
-    *,
-    category="kernel-logic",
-    mode="oob-global-access",
-    conf=0.5,
-    prio=10,
-    requires="cuda",
-    when='cuda_error == "cudaErrorIllegalAddress"',
-) -> dict:
+def rule(id: str, *, category="kernel-logic", mode="oob-global-access", conf=0.5, prio=10, requires="cuda", when='cuda_error == "cudaErrorIllegalAddress"') -> dict:
     return dict(id=id, category=category, mode=mode, conf=conf, prio=prio, requires=requires, when=when)
 
 
@@ -70,15 +61,8 @@ def test_priority_outranks_confidence_and_abstains_below_threshold(tmp_path: Pat
     d = rules_dir(
         tmp_path,
         rule("text-only", conf=0.35, prio=10),
-        rule(
-            "with-xid",
-            category="environment",
-            mode="gpu-hardware-fault",
-            conf=0.85,
-            prio=60,
-            requires="cuda, env",
-            when='cuda_error == "cudaErrorIllegalAddress" and 79 in env_xids',
-        ),
+        rule("with-xid", category="environment", mode="gpu-hardware-fault", conf=0.85, prio=60, requires="cuda, env",
+             when='cuda_error == "cudaErrorIllegalAddress" and 79 in env_xids'),
     )
     m = Matcher(load_rules(d))
     alone = m.diagnose(collect(IMA))
