@@ -240,7 +240,8 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     cal = f" (calibrated; authored {authored:.2f})" if authored is not None and authored != rule.confidence else ""
     out.write(f"  confidence: {rule.confidence:.2f}{cal}   priority: {rule.priority}   status: {rule.status}\n")
     out.write(f"  requires: {', '.join(rule.requires)}\n  when: {rule.when}\n  file: {rule.path}\n\n")
-    for head, body in (("What it detects", e.what), ("Why it happens", e.why), ("How to fix it", e.fix)):
+    fixes = tuple((f"How to fix it ({fw} code)", text) for fw, text in e.fixes)
+    for head, body in (("What it detects", e.what), ("Why it happens", e.why), ("How to fix it", e.fix), *fixes):
         out.write(f"{head}\n{_indent(body)}\n\n")
     if e.caveats:
         out.write(f"Caveats\n{_indent(e.caveats)}\n\n")
@@ -310,7 +311,9 @@ def _rule_dict(rule: Any, *, brief: bool = False) -> dict[str, Any]:
     if not brief:
         out.update(
             when=rule.when,
-            explain={k: v for k, v in vars(rule.explain).items() if v is not None},
+            explain={
+                k: (dict(v) if k == "fixes" else v) for k, v in vars(rule.explain).items() if v is not None and v != ()
+            },
             references=list(rule.references),
         )
     return out

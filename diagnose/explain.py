@@ -238,15 +238,70 @@ def explain_finding(rule: Any, evidence: Any) -> Rendered:
     context = evidence.context()
     e = rule.explain
     symbols = dict.fromkeys([*rule.symbols, *template_symbols(rule)])
+    fw = framework(context)
+    fix = dict(e.fixes).get(fw, e.fix) if fw else e.fix
     # a text whose every sentence needs an absent value falls back to the title (lint keeps one
     # sentence of each text free of placeholders, so this is for rules from elsewhere)
     return Rendered(
         what=render(e.what, context) or rule.title,
         why=render(e.why, context) or rule.title,
-        fix=render(e.fix, context) or rule.title,
+        fix=render(fix, context) or rule.title,
         caveats=(render(e.caveats, context) or None) if e.caveats else None,
-        facts=read_facts(symbols, context),
+        facts=((("framework", fw),) if fw and e.fixes else ()) + read_facts(symbols, context),
     )
+
+
+# --- the framework the failing code is written in ---------------------------------------------
+
+_JAX = re.compile(r"\bjax(?:lib)?\b|XlaRuntimeError|\bpallas\b", re.IGNORECASE)
+_TRITON = re.compile(r"\btriton\b|@triton\.jit|\btl\.(?:load|store|dot|arange)\b")
+_CUPY = re.compile(r"\bcupyx?\b", re.IGNORECASE)
+_NUMBA = re.compile(r"\bnumba\b", re.IGNORECASE)
+_TORCH = re.compile(r"\btorch\b|\bPyTorch\b|\bATen\b|TORCH_USE_CUDA_DSA")
+_TRITON_FRAME = re.compile(r"^=+\s+at \S+ in \S+\.py:\d+", re.MULTILINE)  # a sanitizer frame in a Python file
+_OTHER = re.compile(r"\btensorflow\b|\bpaddle\b", re.IGNORECASE)  # no framework-specific text for these
+#: which frameworks a rule's evidence can come from, per evidence source it requires
+SOURCE_FRAMEWORKS: dict[str, frozenset[str]] = {
+    "triton": frozenset({"triton", "jax", "torch"}),  # Triton kernels, launched by hand, by Pallas or by Inductor
+    "py": frozenset({"triton", "jax", "torch", "cupy", "numba"}),  # a Python traceback
+    "numerics": frozenset({"triton", "jax", "torch", "cupy", "numba", "cuda"}),
+}
+
+
+def framework(context: Mapping[str, Any]) -> str | None:
+    """The framework the failing code is written in, from the facts: JAX/Pallas, Triton, CuPy, Numba,
+    PyTorch, or CUDA C++ (a compiler, sanitizer or CUDA error with no Python traceback); None when the
+    input does not say."""
+    text = str(context.get("log_text") or "")[:200_000]
+    types = " ".join(str(t) for t in context.get("py_exc_types") or ())
+    here = f"{types} {context.get('py_exc_qualname') or ''} {context.get('py_user_file') or ''}"
+    if _JAX.search(here) or _JAX.search(text):
+        return "jax"
+    if context.get("triton_error") or context.get("triton_lines") or _TRITON.search(here) or _TRITON.search(text):
+        return "triton"
+    if _TRITON_FRAME.search(text):
+        return "triton"
+    if _CUPY.search(here) or _CUPY.search(text):
+        return "cupy"
+    if _NUMBA.search(here) or _NUMBA.search(text):
+        return "numba"
+    if _TORCH.search(here) or _TORCH.search(text):
+        return "torch"
+    if _OTHER.search(text):
+        return None
+    python = bool(context.get("py_exc_type")) or "Traceback (most recent call last)" in text
+    native = context.get("compiler_tool") in ("nvcc", "ptxas", "nvrtc") or context.get("sanitizer_tool")
+    if not python and (native or context.get("cuda_error")):
+        return "cuda"
+    return None
+
+
+def frameworks_possible(requires: Iterable[str]) -> frozenset[str]:
+    """The frameworks evidence with these sources can come from."""
+    out = frozenset({"cuda", "triton", "torch", "jax", "cupy", "numba"})
+    for src in requires:
+        out &= SOURCE_FRAMEWORKS.get(src, out)
+    return out
 
 
 def template_symbols(rule: Any) -> list[str]:

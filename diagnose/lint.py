@@ -34,6 +34,12 @@ def check_explain(rule: Rule) -> list[RuleProblem]:
     problems = []
     e = rule.explain
     texts = {"what": e.what, "why": e.why, "fix": e.fix, "caveats": e.caveats or ""}
+    texts.update({f"fix.{fw}": text for fw, text in e.fixes})
+    possible = X.frameworks_possible(rule.requires)
+    for fw, _ in e.fixes:
+        if fw not in possible:
+            msg = f"explain.fix.{fw}: evidence with {', '.join(rule.requires)} cannot come from {fw}"
+            problems.append(RuleProblem(rule.path, rule.line, msg))
     known = rule_types()
     for key, text in texts.items():
         for msg in X.problems(text, known):

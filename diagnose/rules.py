@@ -57,6 +57,8 @@ REQUIRED = (
 OPTIONAL = ("tags", "notes", "failure_mode_from")
 EXPLAIN_REQUIRED = ("what", "why", "fix")
 EXPLAIN_OPTIONAL = ("caveats", "example")
+#: ``fix`` may be a mapping: ``default`` plus a text per framework the evidence shows (diagnose.explain)
+FIX_FRAMEWORKS = ("cuda", "triton", "torch", "jax", "cupy", "numba")
 EXAMPLE_KEYS = ("log", "exit_code", "signal", "timed_out", "evidence", "note", "origin")
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _SYMBOL = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\bsources\b")
@@ -93,6 +95,7 @@ class Explain:
     fix: str
     caveats: str | None = None
     example: str | None = None
+    fixes: tuple[tuple[str, str], ...] = ()  # (framework, fix) when ``fix`` was a mapping; ``fix`` is its default
 
 
 @dataclass(frozen=True)
@@ -340,6 +343,22 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
         if not isinstance(explain, dict):
             bad(line("explain"), "explain must be a mapping with what, why and fix")
         else:
+            fixes: list[tuple[str, str]] = []
+            if isinstance(explain.get("fix"), dict):
+                fixmap = explain["fix"]
+                for fw, text in fixmap.items():
+                    if fw != "default" and fw not in FIX_FRAMEWORKS:
+                        bad(
+                            line("explain"),
+                            f"explain.fix: unknown framework {fw!r} (known: {', '.join(FIX_FRAMEWORKS)})",
+                        )
+                    elif not isinstance(text, str) or not text.strip():
+                        bad(line("explain"), f"explain.fix.{fw} must be a non-empty string")
+                    elif fw != "default":
+                        fixes.append((str(fw), text.strip()))
+                if "default" not in fixmap:
+                    bad(line("explain"), "explain.fix: a mapping needs a `default` text")
+                explain = {**explain, "fix": str(fixmap.get("default") or "")}
             for k in EXPLAIN_REQUIRED:
                 if not isinstance(explain.get(k), str) or not explain[k].strip():
                     bad(line("explain"), f"explain.{k} must be a non-empty string")
@@ -347,7 +366,7 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
                 if k not in EXPLAIN_REQUIRED + EXPLAIN_OPTIONAL:
                     bad(line("explain"), f"explain: unknown field {k!r}")
             if not any(p.line == line("explain") and p.message.startswith("explain") for p in problems):
-                explain_obj = Explain(**{k: str(v).strip() for k, v in explain.items()})
+                explain_obj = Explain(**{k: str(v).strip() for k, v in explain.items()}, fixes=tuple(fixes))
 
     refs = data.get("references")
     if "references" in data and (

@@ -98,3 +98,64 @@ def test_lint_checks_placeholders_against_the_rules_own_examples(tmp_path: Path)
     assert any("has no value on this match example" in p.message for p in check_rules(absent))
     only = load_rules(_rule(tmp_path / "d", "It needs {triton_required:bytes}."))
     assert any("every sentence needs a value" in p.message for p in check_rules(only))
+
+
+# two logs of the corpus (holdout2): HeCBench dxtc2 is CUDA C++ under memcheck; triton-viz's matmul
+# example is a Triton kernel under memcheck, its frame in a .py file
+def _corpus_log(case: str) -> str:
+    import yaml
+
+    cases = yaml.safe_load((Path(__file__).resolve().parents[2] / "corpus/holdout2/issues.yaml").read_text())
+    return next(c["log"] for c in cases if c["id"] == case)
+
+
+CUDA_OOB = _corpus_log("hecbench-dxtc2-compress-oob-write")
+TRITON_OOB = _corpus_log("triton-viz-matmul-example-oob-read")
+
+
+def test_the_framework_comes_from_the_evidence() -> None:
+    assert X.framework(collect(CUDA_OOB).context()) == "cuda"
+    assert X.framework(collect(TRITON_OOB).context()) == "triton"
+    assert X.framework(collect(SMEM).context()) == "triton"
+    jax = "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: ptxas exited with non-zero error code 65280\n"
+    assert X.framework(collect(jax).context()) == "jax"
+    assert X.framework(collect("hello\n").context()) is None
+
+
+def test_the_fix_fits_the_framework() -> None:
+    for log, fw, rule, present, absent in (
+        (CUDA_OOB, "cuda", "sanitizer-oob-global-write", "if (i < n)", "tl.store"),
+        (TRITON_OOB, "triton", "sanitizer-oob-just-past-end", "tl.load", "if (i < n)"),
+    ):
+        best = diagnose.classify_log(log).diagnosis.best
+        assert best is not None and best.rule == rule
+        assert present in best.fix and absent not in best.fix
+        assert dict(best.facts)["framework"] == fw
+
+
+def _fix_rule(tmp_path: Path, requires: str, fix: str) -> Path:
+    d = _rule(tmp_path, "It needs {triton_required:bytes}. Too much.")
+    p = d / "smem.yaml"
+    text = p.read_text().replace("requires: [triton]", f"requires: [{requires}]")
+    p.write_text(text.replace("  fix: Lower num_stages.", fix))
+    return d
+
+
+def test_fix_mappings_load_and_lint(tmp_path: Path) -> None:
+    ok = _fix_rule(tmp_path / "a", "triton", "  fix:\n    default: Lower it.\n    triton: Lower num_stages.")
+    rules = load_rules(ok)
+    assert check_rules(rules) == []
+    (rule,) = list(rules)
+    assert rule.explain.fix == "Lower it." and dict(rule.explain.fixes) == {"triton": "Lower num_stages."}
+    assert Matcher(rules).diagnose(collect(SMEM)).best.fix == "Lower num_stages."  # type: ignore[union-attr]
+    wrong = load_rules(
+        _fix_rule(tmp_path / "b", "triton", "  fix:\n    default: Lower it.\n    cuda: Use fewer threads.")
+    )
+    assert any("cannot come from cuda" in p.message for p in check_rules(wrong))
+    import pytest
+
+    from diagnose.rules import RuleLoadError
+
+    for bad in ("  fix:\n    triton: Lower it.", "  fix:\n    default: Lower it.\n    julia: Lower it."):
+        with pytest.raises(RuleLoadError):
+            load_rules(_fix_rule(tmp_path / str(abs(hash(bad))), "triton", bad))
