@@ -238,9 +238,12 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     e = rule.explain
     out.write(f"{rule.id} — {rule.title}\n")
     out.write(f"  category: {rule.category}   failure mode: {rule.failure_mode}\n")
-    out.write(f"  confidence: {rule.confidence:.2f}   priority: {rule.priority}   status: {rule.status}\n")
+    authored = rule.authored_confidence
+    cal = f" (calibrated; authored {authored:.2f})" if authored is not None and authored != rule.confidence else ""
+    out.write(f"  confidence: {rule.confidence:.2f}{cal}   priority: {rule.priority}   status: {rule.status}\n")
     out.write(f"  requires: {', '.join(rule.requires)}\n  when: {rule.when}\n  file: {rule.path}\n\n")
-    for head, body in (("What it detects", e.what), ("Why it happens", e.why), ("How to fix it", e.fix)):
+    fixes = tuple((f"How to fix it ({fw} code)", text) for fw, text in e.fixes)
+    for head, body in (("What it detects", e.what), ("Why it happens", e.why), ("How to fix it", e.fix), *fixes):
         out.write(f"{head}\n{_indent(body)}\n\n")
     if e.caveats:
         out.write(f"Caveats\n{_indent(e.caveats)}\n\n")
@@ -301,6 +304,7 @@ def _rule_dict(rule: Any, *, brief: bool = False) -> dict[str, Any]:
         "category": rule.category,
         "failure_mode": rule.failure_mode,
         "confidence": rule.confidence,
+        "authored_confidence": rule.authored_confidence if rule.authored_confidence is not None else rule.confidence,
         "priority": rule.priority,
         "status": rule.status,
         "requires": list(rule.requires),
@@ -309,7 +313,9 @@ def _rule_dict(rule: Any, *, brief: bool = False) -> dict[str, Any]:
     if not brief:
         out.update(
             when=rule.when,
-            explain={k: v for k, v in vars(rule.explain).items() if v is not None},
+            explain={
+                k: (dict(v) if k == "fixes" else v) for k, v in vars(rule.explain).items() if v is not None and v != ()
+            },
             references=list(rule.references),
         )
     return out

@@ -25,8 +25,61 @@ def _blank(rule: Rule) -> Evidence:
     return Evidence(log=F.LogFacts(), **kwargs)  # type: ignore[arg-type]
 
 
-def check_rule(rule: Rule) -> list[RuleProblem]:
+def check_explain(rule: Rule) -> list[RuleProblem]:
+    """The explanation's placeholders name real symbols and formats; each text says something when
+    the values are absent; on each match example every placeholder outside ``[[ ]]`` has a value."""
+    from diagnose import explain as X
+    from diagnose.evidence import rule_types
+
     problems = []
+    e = rule.explain
+    texts = {"what": e.what, "why": e.why, "fix": e.fix, "caveats": e.caveats or ""}
+    texts.update({f"fix.{fw}": text for fw, text in e.fixes})
+    possible = X.frameworks_possible(rule.requires)
+    for fw, _ in e.fixes:
+        if fw not in possible:
+            msg = f"explain.fix.{fw}: evidence with {', '.join(rule.requires)} cannot come from {fw}"
+            problems.append(RuleProblem(rule.path, rule.line, msg))
+    known = rule_types()
+    for key, text in texts.items():
+        for msg in X.problems(text, known):
+            problems.append(RuleProblem(rule.path, rule.line, f"explain.{key}: {msg}"))
+    if problems or not any(X.placeholders(t) for t in texts.values()):
+        return problems
+    blank = _blank(rule).context()
+    for key, text in texts.items():
+        if text and X.placeholders(text) and not X.render(text, blank):
+            problems.append(
+                RuleProblem(
+                    rule.path,
+                    rule.line,
+                    f"explain.{key}: every sentence needs a value; keep one without placeholders for inputs that lack them",
+                )
+            )
+    for ex in rule.match_examples:
+        try:
+            ctx = example_evidence(ex).context()
+        except Exception:
+            continue  # reported by check_rule
+        for key, text in texts.items():
+            required = X.OPTIONAL.sub("", text)
+            for name, fmt in X.placeholders(required):
+                try:
+                    X._value(name, fmt, ctx)
+                except X.Absent:
+                    problems.append(
+                        RuleProblem(
+                            rule.path,
+                            ex.line or rule.line,
+                            f"explain.{key}: {{{name}{':' + fmt if fmt else ''}}} has no value on this match example "
+                            "(its sentence would be left out): use a fact it has, or put it inside [[ ]]",
+                        )
+                    )
+    return problems
+
+
+def check_rule(rule: Rule) -> list[RuleProblem]:
+    problems = check_explain(rule)
     for ex in rule.match_examples + rule.no_match_examples:
         expected = ex in rule.match_examples
         try:

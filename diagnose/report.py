@@ -65,6 +65,9 @@ class Report:
             "title": self.title,
             "evidence": [c.to_dict() for c in best.evidence] if best else [],
             "fix": best.fix if best else None,
+            "what": best.what if best else None,
+            "why": best.why if best else None,
+            "facts": dict(best.facts) if best else {},
             "alternatives": [f.to_dict(full=False) for f in d.alternatives] if d else [],
             "unchecked": list(d.unchecked) if d else [],
             "origin": self.origin,
@@ -225,6 +228,9 @@ def write_detail(r: Report, out: TextIO, *, indent: str = "") -> None:
         out.write(f"{indent}rule: {best.rule}\n")
         for c in best.evidence:
             out.write(f"{indent}  line {c.line:>4} [{c.source}]: {_clip(c.text, 100)}\n")
+        if best.facts:
+            facts = "; ".join(f"{k} = {v}" for k, v in best.facts)
+            out.write(f"{indent}In this log: {_clip(facts, 300)}\n")
         out.write(f"{indent}what: {_clip(best.what, 200)}\n")
         out.write(f"{indent}fix:  {_clip(best.fix, 200)}\n")
     for alt in d.alternatives[:3]:

@@ -65,6 +65,8 @@ OPTIONAL = ("tags", "notes", "failure_mode_from", "speaks_about")
 SPEAKS_ABOUT = ("contract", "probe")
 EXPLAIN_REQUIRED = ("what", "why", "fix")
 EXPLAIN_OPTIONAL = ("caveats", "example")
+#: ``fix`` may be a mapping: ``default`` plus a text per framework the evidence shows (diagnose.explain)
+FIX_FRAMEWORKS = ("cuda", "triton", "torch", "jax", "cupy", "numba")
 EXAMPLE_KEYS = ("log", "exit_code", "signal", "timed_out", "evidence", "note", "origin")
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _SYMBOL = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\bsources\b")
@@ -111,6 +113,7 @@ class Explain:
     fix: str
     caveats: str | None = None
     example: str | None = None
+    fixes: tuple[tuple[str, str], ...] = ()  # (framework, fix) when ``fix`` was a mapping; ``fix`` is its default
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,8 @@ class Rule:
     # an evidence symbol whose value, when set, is the finding's failure mode (``kb_label_mode``: a person's
     # label); ``failure_mode`` is then what the report says when the symbol is empty
     failure_mode_from: str | None = None
+    # the author's confidence when ``confidence`` is the calibrated one (diagnose.calibration)
+    authored_confidence: float | None = None
 
     def mode_for(self, context: Mapping[str, Any]) -> str:
         """The failure mode a match of this rule on ``context`` reports."""
@@ -336,6 +341,22 @@ def _check_explain(
         if not isinstance(explain, dict):
             bad(line("explain"), "explain must be a mapping with what, why and fix")
         else:
+            fixes: list[tuple[str, str]] = []
+            if isinstance(explain.get("fix"), dict):
+                fixmap = explain["fix"]
+                for fw, text in fixmap.items():
+                    if fw != "default" and fw not in FIX_FRAMEWORKS:
+                        bad(
+                            line("explain"),
+                            f"explain.fix: unknown framework {fw!r} (known: {', '.join(FIX_FRAMEWORKS)})",
+                        )
+                    elif not isinstance(text, str) or not text.strip():
+                        bad(line("explain"), f"explain.fix.{fw} must be a non-empty string")
+                    elif fw != "default":
+                        fixes.append((str(fw), text.strip()))
+                if "default" not in fixmap:
+                    bad(line("explain"), "explain.fix: a mapping needs a `default` text")
+                explain = {**explain, "fix": str(fixmap.get("default") or "")}
             for k in EXPLAIN_REQUIRED:
                 if not isinstance(explain.get(k), str) or not explain[k].strip():
                     bad(line("explain"), f"explain.{k} must be a non-empty string")
@@ -343,7 +364,7 @@ def _check_explain(
                 if k not in EXPLAIN_REQUIRED + EXPLAIN_OPTIONAL:
                     bad(line("explain"), f"explain: unknown field {k!r}")
             if not any(p.line == line("explain") and p.message.startswith("explain") for p in problems):
-                explain_obj = Explain(**{k: str(v).strip() for k, v in explain.items()})
+                explain_obj = Explain(**{k: str(v).strip() for k, v in explain.items()}, fixes=tuple(fixes))
     return explain_obj
 
 
@@ -477,11 +498,14 @@ def load_rules(
     include_deprecated: bool = False,
     extra: Iterable[Path] = (),
     catalogue: bool | None = None,
+    calibrate: bool | None = None,
 ) -> RuleSet:
     """Load every rule under ``root`` (default: the bundled rules/); raise RuleLoadError listing all problems.
 
     ``catalogue``: add the rules of the decided message families (diagnose/data/catalogue/); by
-    default only to the bundled rule base, so a rules folder of one's own stands alone."""
+    default only to the bundled rule base, so a rules folder of one's own stands alone.
+    ``calibrate``: a rule's confidence is the calibrated one (diagnose/data/calibration.json); by
+    default for the bundled rule base only."""
     base = Path(root) if root is not None else DEFAULT_RULES_DIR
     if not base.exists():
         raise RuleLoadError([RuleProblem(str(base), 0, "rules directory does not exist")])
@@ -508,7 +532,24 @@ def load_rules(
         rules.extend(_catalogue_rules(seen, problems))
     if problems:
         raise RuleLoadError(problems)
+    if calibrate is None:
+        calibrate = base.resolve() == DEFAULT_RULES_DIR.resolve()
+    if calibrate:
+        rules = _calibrated(rules)
     return RuleSet(rules=tuple(rules), root=str(base))
+
+
+def _calibrated(rules: list[Rule]) -> list[Rule]:
+    import dataclasses
+
+    from diagnose import calibration
+
+    tallies, k = calibration.load()
+    out = []
+    for r in rules:
+        conf = calibration.calibrated(r.confidence, tallies.get(r.id), k)
+        out.append(dataclasses.replace(r, confidence=conf, authored_confidence=r.confidence))
+    return out
 
 
 # --- message families as rules ------------------------------------------------------

@@ -69,6 +69,12 @@ def add_corpus_parser(sub: Any) -> None:
     ck.add_argument("--baseline", metavar="FILE", help="baseline to compare with (default: CORPUS/baseline.json)")
     ck.add_argument("--update-baseline", action="store_true", help="write the current results as the baseline")
     ck.add_argument("--no-rule-examples", action="store_true", help="corpus cases only")
+    ck.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="measure each rule's precision with its authored confidence and write the calibration file "
+        "(diagnose/data/calibration.json) the rules' confidences come from",
+    )
 
 
 def add_suggest_parser(rsub: Any) -> Any:
@@ -429,6 +435,7 @@ def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_corpus(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from diagnose.kb import corpus_check as CC
+    from diagnose.rules import default_rules
 
     if args.corpus_command != "check":
         err.write("kdiag corpus: choose an action: check\n")
@@ -440,6 +447,18 @@ def cmd_corpus(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except CC.CorpusError as exc:
         err.write(f"kdiag corpus check: {exc}\n")
         return 3
+    if args.calibrate:
+        from diagnose.calibration import CALIBRATION_FILE
+
+        try:
+            authored = CC.check(corpus, rules_root=args.rules, rule_examples=False, baseline=None, calibrate=False)
+        except CC.CorpusError as exc:
+            err.write(f"kdiag corpus check: {exc}\n")
+            return 3
+        CC.write_calibration(authored, CALIBRATION_FILE, args.rules)
+        err.write(f"wrote {CALIBRATION_FILE} ({len(authored.decisions())} decided cases)\n")
+        default_rules.cache_clear()
+        result = CC.check(corpus, rules_root=args.rules, rule_examples=not args.no_rule_examples, baseline=baseline)
     if args.update_baseline:
         CC.write_baseline(result, baseline)
         err.write(f"wrote {baseline} ({len(result.cases)} cases)\n")

@@ -54,6 +54,9 @@ class Case:
     got_mode: str
     got_rule: str | None
     fired: tuple[str, ...]  # every rule that matched (findings)
+    confidence: float = 0.0  # the diagnosis' confidence (an abstention's: its best candidate's)
+    top_rule: str | None = None  # the best finding's rule, abstained or not
+    top_category: str = ""  # and its category
 
     @property
     def right(self) -> bool:
@@ -193,6 +196,33 @@ class Result:
     def regressions(self) -> list[dict[str, Any]]:
         return self.changes()[1]
 
+    # -- calibration ----------------------------------------------------------------
+
+    def decisions(self) -> list[tuple[str, bool]]:
+        """(best finding's rule, its category is the label's) for the cases calibration learns from —
+        abstentions included: whether a rule abstains follows from its confidence, not the other way."""
+        from diagnose.calibration import calibration_suite
+
+        return [
+            (c.top_rule, c.top_category == c.category)
+            for c in self.cases
+            if c.top_rule is not None and calibration_suite(c.suite)
+        ]
+
+    def calibration(self) -> dict[str, Any]:
+        """The answers (a category given) binned by confidence against how often they were right, with
+        the expected calibration error: on the cases calibration learns from, on the held-out set, on all."""
+        from diagnose.calibration import HELD_OUT, calibration_suite, reliability
+
+        def answers(pick: Any) -> list[tuple[float, bool]]:
+            return [(c.confidence, c.right) for c in self.cases if c.got_category in CATS and pick(c)]
+
+        return {
+            "calibration_set": reliability(answers(lambda c: calibration_suite(c.suite))),
+            "held_out": reliability(answers(lambda c: c.suite.startswith(HELD_OUT))),
+            "all": reliability(answers(lambda c: True)),
+        }
+
     def to_dict(self) -> dict[str, Any]:
         changed, regressions, new = self.changes()
         return {
@@ -204,6 +234,7 @@ class Result:
             "confusion": self.confusion(),
             "per_rule": self.per_rule(),
             "per_mode": self.per_mode(),
+            "calibration": self.calibration(),
             "modes_without_case": self.modes_without_case(),
             "not_replayed": self.not_replayed,
             "excluded_rule_examples": self.excluded,
@@ -225,6 +256,13 @@ class Result:
 
 
 # --- collecting and replaying cases ---------------------------------------------------------------
+
+
+def _top(d: Any) -> dict[str, Any]:
+    """The Case fields a diagnosis gives beyond its verdict: confidence and the best finding."""
+    if d is None or not d.findings:
+        return {"confidence": 0.0, "top_rule": None, "top_category": ""}
+    return {"confidence": float(d.confidence), "top_rule": d.findings[0].rule, "top_category": d.findings[0].category}
 
 
 def _log_key(text: str) -> str:
@@ -283,6 +321,7 @@ def check(
     rules_root: str | None = None,
     rule_examples: bool = True,
     baseline: Path | None = None,
+    calibrate: bool | None = None,
 ) -> Result:
     from diagnose.classify import classify_records, resolve_modes
     from diagnose.inputs import read_inputs
@@ -293,7 +332,7 @@ def check(
     if not corpus.is_dir():
         raise CorpusError(f"no corpus folder {corpus}")
     try:
-        rules = load_rules(rules_root)
+        rules = load_rules(rules_root, calibrate=calibrate)
     except RuleLoadError as exc:
         raise CorpusError(f"the rule base is broken: {exc}") from exc
     cases: list[Case] = []
@@ -322,6 +361,7 @@ def check(
                     got_mode=rep.failure_mode,
                     got_rule=d.rule if d is not None and d.best is not None else None,
                     fired=tuple(f.rule for f in d.findings) if d is not None else (),
+                    **_top(d),
                 )
             )
     excluded: Counter[str] = Counter()
@@ -369,6 +409,7 @@ def _evidence_cases(items: list[Any], suite: str, matcher: Any, resolve: Any) ->
                 got_mode=d.failure_mode,
                 got_rule=d.rule if d.best is not None else None,
                 fired=tuple(f.rule for f in d.findings),
+                **_top(d),
             )
         )
     return out
@@ -407,6 +448,7 @@ def _rule_example_cases(
                 got_mode=d.failure_mode,
                 got_rule=d.rule if d.best is not None else None,
                 fired=tuple(f.rule for f in d.findings),
+                **_top(d),
             )
         )
     return out
@@ -448,6 +490,7 @@ def write_text(result: Result, out: TextIO) -> None:
     out.write(f"\nper mode: {len(d['per_mode'])} modes with cases; {len(low)} not fully covered\n")
     for mode, m in low.items():
         out.write(f"  {mode:<52} {m['mode_right']}/{m['cases']}\n")
+    _write_calibration(d["calibration"], out)
     out.write(f"\nTAXONOMY failure modes without a case: {', '.join(d['modes_without_case']) or 'none'}\n")
     if d["not_replayed"]:
         names = ", ".join(k["id"] for k in d["not_replayed"])
@@ -469,3 +512,31 @@ def write_text(result: Result, out: TextIO) -> None:
     for c in d["regressions"]:
         if c["now"] is None:
             out.write(f"  REGRESSION {c['id']}: no longer in the corpus\n")
+
+
+def _write_calibration(cal: dict[str, Any], out: TextIO) -> None:
+    out.write("\ncalibration (answers binned by confidence: how many, mean confidence, share right)\n")
+    names = {
+        "calibration_set": "learned from",
+        "held_out": "held out",
+        "all": "all cases",
+    }
+    out.write(f"  {'confidence':<12}" + "".join(f"{names[k]:>26}" for k in names) + "\n")
+    for i, b in enumerate(cal["calibration_set"]["bins"]):
+        cells = []
+        for k in names:
+            r = cal[k]["bins"][i]
+            cells.append(f"{r['answers']:>4}  {r['confidence']:.2f} -> {r['right']:>5.0%}" if r["answers"] else "-")
+        out.write(f"  {b['bin']:<12}" + "".join(f"{c:>26}" for c in cells) + "\n")
+    eces = "".join(f"{cal[k]['ece']:>26.3f}" if cal[k]["ece"] is not None else f"{'-':>26}" for k in names)
+    out.write(f"  {'ECE':<12}{eces}\n")
+
+
+def write_calibration(result: Result, path: Path, rules_root: str | None = None) -> None:
+    """The calibration file: per rule, the cases it decided and how many it got right (see
+    diagnose.calibration); ``result`` must come from the authored confidences (``calibrate=False``)."""
+    from diagnose.calibration import tallies, to_json
+    from diagnose.rules import load_rules
+
+    authored = {r.id: r.confidence for r in load_rules(rules_root, calibrate=False)}
+    path.write_text(to_json(tallies(result.decisions()), authored), encoding="utf-8")

@@ -138,6 +138,9 @@ def write_text(res: RunResult, out: TextIO) -> None:
     if best is not None:
         for c in best.evidence:
             out.write(f"  line {c.line:>4} [{c.source}]: {c.text[:110]}\n")
+        if best.facts:
+            facts = "; ".join(f"{k} = {v}" for k, v in best.facts)
+            out.write(textwrap.fill(facts, 100, initial_indent="In this log: ", subsequent_indent="      ") + "\n")
         out.write(textwrap.fill(best.what, 100, initial_indent="what: ", subsequent_indent="      ") + "\n")
         out.write(textwrap.fill(best.fix, 100, initial_indent="fix:  ", subsequent_indent="      ") + "\n")
         for alt in d.alternatives[:3] if d else ():

@@ -103,8 +103,12 @@ def test_contested_lowers_confidence(tmp_path: Path) -> None:
 
 
 def test_bundled_rules_weigh_evidence_together() -> None:
-    assert diagnose.classify_log(IMA).category == "unknown"
-    assert diagnose.classify_log(XID + IMA).category == "environment"
+    # the error text alone is a weak answer (its calibrated confidence: right in under half the corpus'
+    # cases it decided); with the Xid beside it, the environment with confidence
+    alone = diagnose.classify_log(IMA)
+    assert alone.category in ("unknown", "kernel-logic") and alone.diagnosis.confidence < 0.5
+    with_xid = diagnose.classify_log(XID + IMA)
+    assert with_xid.category == "environment" and with_xid.diagnosis.confidence > 0.8
     # an OOM whose figures show this process holds the memory vs other processes holding it
     # (message shapes from torch's CUDACachingAllocator; figures from awslabs/keys_values#92)
     mine = (
