@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 CALIBRATION_FILE = Path(__file__).resolve().parent / "data" / "calibration.json"
-K = 2.0
+K = 1.0
 #: corpus suites never learned from (a held-out set that judges the calibration)
 HELD_OUT = ("holdout4/",)
 NOT_CALIBRATED = ("rule-examples",)

@@ -28,10 +28,11 @@ from diagnose.evidence import SOURCES, Evidence, symbol_source
 from diagnose.rules import FamilyCondition, Rule, RuleSet
 
 #: confidences are calibrated (diagnose.calibration): how often such an answer was right on the labelled
-#: corpus.  kdiag answers from 0.4 — above the 1/3 of a guess among three categories; the answers between
-#: 0.4 and 0.5 were right 42 % of the time (10 of 24), the rules measured below 0.4 mostly wrong (e.g. a
-#: misaligned address from the text alone: 1 of 5).  `--min-confidence 0.5`: only likelier right than wrong.
-MIN_CONFIDENCE = 0.4
+#: corpus.  kdiag answers from 0.5 — only when the answer is likelier right than wrong: the answers between
+#: 0.4 and 0.5 were right 42 % of the time (10 of 24; a bare "illegal memory access" is most of them), and a
+#: wrong owner costs a reader more than an "unknown" that names the candidates and the check that decides.
+#: `--min-confidence 0.4` answers those too.
+MIN_CONFIDENCE = 0.5
 CONTESTED_FACTOR = 0.85
 MAX_CITED = 8
 

@@ -15,7 +15,7 @@ import yaml
 from diagnose.kb import review as R
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
-FLOOR_PASSED = 124
+FLOOR_PASSED = 102  # of 110 answered, with the message catalogue and calibrated confidences (abstain below 0.5)
 
 
 @pytest.fixture(scope="module")
