@@ -86,6 +86,8 @@ def from_report(report: Any) -> Case:
     d = report.diagnosis
     findings: tuple[Mapping[str, Any], ...] = tuple(f.to_dict() for f in d.findings) if d else ()
     best = d.best if d else None
+    if best is None and d is not None and d.findings:
+        best = d.findings[0]  # kdiag abstained: the log still shows what its best guess rests on
     ev = report.evidence
     return Case(
         id=report.id,

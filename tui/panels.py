@@ -77,7 +77,7 @@ def verdict(case: Case, *, explain: Mapping[str, Any] | None = None) -> Text:
         _para(t, "kdiag abstained: " + ("no rule matched." if not case.findings else "the candidates below are too weak "
                                          "or name different owners."))  # fmt: skip
     if case.cited:
-        _head(t, "Evidence (press l for the log)")
+        _head(t, "Evidence (press l for the log)" if case.best else "What the best guess rests on (press l for the log)")
         for c in case.cited:
             t.append(f"  line {c.line:>5} ", style="bold")
             t.append(f"[{visible(c.source)}] ", style="cyan")

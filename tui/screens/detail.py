@@ -32,6 +32,7 @@ class DetailScreen(Screen[None]):
         Binding("e", "export", "Export case"),
         Binding("y", "copy", "Copy MD"),
         Binding("h", "rule_help", "Rule help"),
+        *(Binding(str(i), f"tab('{tab}')", tab.title(), show=False) for i, tab in enumerate(TABS, 1)),
     ]
 
     def __init__(self, case: Case, index: int) -> None:

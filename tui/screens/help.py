@@ -22,7 +22,7 @@ Filter words
   cat:kernel  mode:oob  rule:cuda-  label:expected  and any words (id, verdict, title, origin)
 
 Detail
-  v  verdict     l  log (n / p: next / previous cited line)     tabs: ← → or click
+  v  verdict     l  log (n / p: next / previous cited line)     1-8  the tabs (or click)
   r  re-run with a rung (launch-blocking, memcheck, racecheck, probes full)
   m  label into the knowledge base (confirm, or correct category and mode)
   e  export as a corpus case      y  copy the report as Markdown      h  the rule's help

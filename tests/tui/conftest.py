@@ -1,0 +1,39 @@
+"""Cases for the TUI tests, from real inputs: the public corpus classified here, and `kdiag run` fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tui.model import Case, classify_paths, read_run_dir
+
+ROOT = Path(__file__).resolve().parents[2]
+REAL_DEV = ROOT / "corpus" / "public" / "real-dev.yaml"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SIZE = (140, 40)  # every Pilot and snapshot test runs at this terminal size
+
+
+@pytest.fixture(scope="session")
+def rules():
+    from diagnose.rules import default_rules
+
+    return default_rules()
+
+
+@pytest.fixture(scope="session")
+def real_dev(rules) -> tuple[Case, ...]:
+    """The 32 cases of corpus/public/real-dev.yaml, classified with the bundled rules."""
+    return classify_paths([str(REAL_DEV)], rules=rules).cases
+
+
+@pytest.fixture(scope="session")
+def run_case() -> Case:
+    """`kdiag run corpus/kernels/missing_mask_tail.py --cpu` (fixtures/make_run_fixture.py)."""
+    return read_run_dir(FIXTURES / "run-missing-mask-tail")
+
+
+@pytest.fixture(scope="session")
+def numerics_case() -> Case:
+    """`kdiag run corpus/kernels/fp16_accumulator.py --cpu` (fixtures/make_run_fixture.py)."""
+    return read_run_dir(FIXTURES / "run-fp16-accumulator")
