@@ -50,13 +50,17 @@ def _login() -> str | None:
 class KbAdapter:
     """Labels into the knowledge base at ``db`` (default: the knowledge base's own default)."""
 
-    def __init__(self, db: str | None = None) -> None:
+    def __init__(
+        self, db: str | None = None, *, store_module: str = "diagnose.kb.store", record_module: str = "diagnose.kb.record"
+    ) -> None:
         self.db = db
+        self.store_module = store_module
+        self.record_module = record_module
 
     def _modules(self) -> tuple[Any, Any] | str:
         try:
-            store = importlib.import_module("diagnose.kb.store")
-            record = importlib.import_module("diagnose.kb.record")
+            store = importlib.import_module(self.store_module)
+            record = importlib.import_module(self.record_module)
         except ImportError as exc:
             return f"the knowledge base is not available in this kdiag ({exc}); labelling needs {EXPECTS}"
         missing = [

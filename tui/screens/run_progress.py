@@ -80,6 +80,9 @@ class RunProgressScreen(Screen[RunDone | None]):
         self.sub_title = "cancelled" if done.cancelled else f"finished in {done.elapsed_s:.1f} s"
         self.dismiss(done)
 
+    def on_unmount(self) -> None:
+        self.cancel_event.set()  # leaving the screen (or quitting) stops the run and its children
+
     def action_cancel(self) -> None:
         self.cancel_event.set()
         self.query_one("#run-status", Static).update(Text("cancelling…", style="bold yellow"))
