@@ -104,18 +104,17 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     _run_parser(sub)
-    sub.add_parser(
-        "triage", help="run a target with live progress in the terminal UI, then open its diagnosis", add_help=False
-    )
-    sub.add_parser(
-        "tui", help="the terminal UI: results, a run directory, logs or the knowledge base", add_help=False
-    )
 
     e = sub.add_parser("env", help="the machine: NVML, GPUs, the software stack, and what is wrong with them")
     e.add_argument("--format", choices=("text", "json"), default="text")
     e.add_argument("--probe-torch", action="store_true", help="ask torch in a child for its CUDA build and arch list")
     e.add_argument("--replay", metavar="FILE", help="read NVML from a recording instead of the library")
     e.add_argument("--record-nvml", metavar="FILE", help="also write every NVML answer to FILE (a test fixture)")
+    # listed for --help only: main() hands these to the terminal UI before parsing
+    sub.add_parser("tui", help="the terminal UI: results, a run directory, logs or the knowledge base", add_help=False)
+    sub.add_parser(
+        "triage", help="run a target with live progress in the terminal UI, then open its diagnosis", add_help=False
+    )
     return p
 
 

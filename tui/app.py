@@ -9,10 +9,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 from tui.commands import KdiagCommands
 from tui.export import corpus_case, corpus_yaml, markdown
@@ -34,7 +34,7 @@ class KdiagApp(App[None]):
     CSS_PATH = "kdiag.tcss"
     TITLE = "kdiag"
     COMMANDS = App.COMMANDS | {KdiagCommands}
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help"),
         Binding("ctrl+p", "command_palette", "Commands", show=False),

@@ -49,8 +49,12 @@ def main(argv: Sequence[str], *, out: TextIO | None = None, err: TextIO | None =
 
 
 def tui(argv: list[str], out: TextIO, err: TextIO) -> int:
+    parser = _tui_parser()
+    if "-h" in argv or "--help" in argv:
+        parser.print_help(out)
+        return 0
     try:
-        args = _tui_parser().parse_args(argv)
+        args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
     from tui.app import make_app

@@ -33,9 +33,7 @@ class LabelResult:
 class Labeller(Protocol):
     def unavailable(self) -> str | None: ...
 
-    def label(
-        self, case: Case, *, category: str | None, failure_mode: str | None, note: str | None
-    ) -> LabelResult: ...
+    def label(self, case: Case, *, category: str | None, failure_mode: str | None, note: str | None) -> LabelResult: ...
 
 
 def _login() -> str | None:
@@ -51,7 +49,11 @@ class KbAdapter:
     """Labels into the knowledge base at ``db`` (default: the knowledge base's own default)."""
 
     def __init__(
-        self, db: str | None = None, *, store_module: str = "diagnose.kb.store", record_module: str = "diagnose.kb.record"
+        self,
+        db: str | None = None,
+        *,
+        store_module: str = "diagnose.kb.store",
+        record_module: str = "diagnose.kb.record",
     ) -> None:
         self.db = db
         self.store_module = store_module

@@ -117,7 +117,7 @@ RESULT_KEYS = frozenset({"id", "status", "category", "failure_mode"})
 
 def is_result(d: Mapping[str, Any]) -> bool:
     """A line of kdiag's own output (as opposed to an input record to classify)."""
-    return RESULT_KEYS <= set(d) and "log" not in d and "stdout" not in d and "stderr" not in d
+    return set(d) >= RESULT_KEYS and "log" not in d and "stdout" not in d and "stderr" not in d
 
 
 def from_result(d: Mapping[str, Any], *, line: int | None = None) -> Case:
@@ -132,11 +132,9 @@ def from_result(d: Mapping[str, Any], *, line: int | None = None) -> Case:
         best = {k: d.get(k) for k in ("rule", "category", "failure_mode", "confidence", "title", "fix")}
         best["evidence"] = [{"line": c.line, "text": c.text, "source": c.source} for c in cited]
     alts = tuple(a for a in d.get("alternatives") or () if isinstance(a, Mapping))
-    if d.get("category") == "unknown":
-        findings = alts
-    else:
-        findings = ((best,) if best else ()) + alts
+    findings = alts if d.get("category") == "unknown" else ((best,) if best else ()) + alts
     record = d.get("evidence_record")
+    label = d.get("label")
     conf = d.get("confidence")
     return Case(
         id=str(d.get("id")),
@@ -153,7 +151,7 @@ def from_result(d: Mapping[str, Any], *, line: int | None = None) -> Case:
         warnings=tuple(str(w) for w in (d.get("warnings") or ())) + tuple(str(e) for e in d.get("rule_errors") or ()),
         errors=tuple(str(e) for e in d.get("errors") or ()),
         evidence=record if isinstance(record, Mapping) else None,
-        expected=d.get("label") if isinstance(d.get("label"), Mapping) else {},
+        expected=label if isinstance(label, Mapping) else {},
     )
 
 

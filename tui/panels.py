@@ -57,7 +57,9 @@ def verdict(case: Case, *, explain: Mapping[str, Any] | None = None) -> Text:
         t.append(f"from {visible(case.origin)}\n", style="dim")
     if case.expected.get("category"):
         exp = case.expected
-        t.append(f"the input's own label: {visible(str(exp.get('category')))} / {visible(str(exp.get('failure_mode')))}\n")
+        t.append(
+            f"the input's own label: {visible(str(exp.get('category')))} / {visible(str(exp.get('failure_mode')))}\n"
+        )
     best = dict(case.best or {})
     for key, value in (explain or {}).items():
         if not best.get(key) and value:
@@ -77,7 +79,9 @@ def verdict(case: Case, *, explain: Mapping[str, Any] | None = None) -> Text:
         _para(t, "kdiag abstained: " + ("no rule matched." if not case.findings else "the candidates below are too weak "
                                          "or name different owners."))  # fmt: skip
     if case.cited:
-        _head(t, "Evidence (press l for the log)" if case.best else "What the best guess rests on (press l for the log)")
+        _head(
+            t, "Evidence (press l for the log)" if case.best else "What the best guess rests on (press l for the log)"
+        )
         for c in case.cited:
             t.append(f"  line {c.line:>5} ", style="bold")
             t.append(f"[{visible(c.source)}] ", style="cyan")
@@ -216,12 +220,12 @@ def probes(case: Case) -> Text:
         return t
     rows = [r for r in p.get("probes") or () if isinstance(r, Mapping)]
     _head(t, f"Probes ({p.get('level')}, {len(rows)} in {p.get('took_s')} s)")
-    t.append(f"  {'VERDICT':<10} {'KIND':<16} {'PROBE':<24} DETAIL\n", style="bold")
+    t.append(f"  {'VERDICT':<10} {'KIND':<16} {'PROBE':<34} DETAIL\n", style="bold")
     for r in rows:
         v = str(r.get("verdict"))
         style = "green" if v == "ok" else ("dim" if v.startswith("skipped") else "bold red")
         t.append(f"  {visible(v)[:10]:<10} ", style=style)
-        t.append(f"{visible(str(r.get('kind')))[:16]:<16} {visible(str(r.get('label')))[:24]:<24} ")
+        t.append(f"{visible(str(r.get('kind')))[:16]:<16} {visible(str(r.get('label')))[:34]:<34} ")
         t.append(visible(str(r.get("detail") or "")) + "\n")
     for note in p.get("notes") or ():
         _para(t, f"note: {note}")

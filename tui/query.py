@@ -52,6 +52,7 @@ class Index:
 
     def __init__(self, cases: Sequence[Case]):
         self.cases = cases
+        self._cats = [c.category for c in cases]
         self._hay = [
             "\n".join((c.id, c.category, c.failure_mode, c.rule or "", c.title, c.origin or "")).lower() for c in cases
         ]
@@ -60,20 +61,21 @@ class Index:
         """Indices of the cases the query keeps, in batch order."""
         if q.empty:
             return list(range(len(self.cases)))
-        out = []
-        for i, c in enumerate(self.cases):
-            if q.category and not c.category.startswith(q.category):
-                continue
-            if q.mode and q.mode not in c.failure_mode:
-                continue
-            if q.rule and q.rule not in (c.rule or ""):
-                continue
-            if q.label and not c.label_text.startswith(q.label):
-                continue
-            if q.text and not all(w in self._hay[i] for w in q.text):
-                continue
-            out.append(i)
-        return out
+        rows: range | list[int] = range(len(self.cases))
+        cases, hay = self.cases, self._hay
+        # cheapest test first; each pass narrows the next
+        if q.category:
+            cats, want = self._cats, q.category
+            rows = [i for i in rows if cats[i].startswith(want)]
+        if q.mode:
+            rows = [i for i in rows if q.mode in cases[i].failure_mode]
+        if q.rule:
+            rows = [i for i in rows if q.rule in (cases[i].rule or "")]
+        if q.label:
+            rows = [i for i in rows if cases[i].label_text.startswith(q.label)]
+        for word in q.text:
+            rows = [i for i in rows if word in hay[i]]
+        return list(rows)
 
     def sort(self, rows: list[int], column: str, *, reverse: bool = False) -> list[int]:
         """``rows`` ordered by a column (None confidence last); stable, so sorts compose."""
@@ -84,17 +86,23 @@ class Index:
                           key=lambda i: cases[i].confidence or 0.0, reverse=reverse)  # fmt: skip
             return have + missing
 
+        field = {
+            "id": lambda c: c.id,
+            "category": lambda c: c.category,
+            "failure_mode": lambda c: c.failure_mode,
+            "rule": lambda c: c.rule or "",
+            "label": lambda c: c.label_text,
+        }[column]
+        keys = [field(c) for c in cases] if len(rows) > len(cases) // 4 else None
+
         def key(i: int) -> str:
-            c = cases[i]
-            return {
-                "id": c.id,
-                "category": c.category,
-                "failure_mode": c.failure_mode,
-                "rule": c.rule or "",
-                "label": c.label_text,
-            }[column]
+            return keys[i] if keys is not None else field(cases[i])
 
         return sorted(rows, key=key, reverse=reverse)
+
+    def counts(self, rows: Sequence[int]) -> Counter[str]:
+        """Cases per category among ``rows``."""
+        return Counter(map(self._cats.__getitem__, rows))
 
 
 def counts(cases: Sequence[Case], rows: Sequence[int] | None = None) -> Counter[str]:

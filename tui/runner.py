@@ -60,6 +60,7 @@ class Progress:
     rung: str | None  # the rung folder being written (1-plain, 2-launch-blocking, ...), or a child's name
     tail: tuple[str, ...]  # last lines of kdiag's stderr, then of the running child's output
     run_dir: str | None = None
+    steps: tuple[str, ...] = ()  # every child and rung started so far, oldest first
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,13 @@ class _Watch:
     before: set[str]
     runs_dir: Path
     run_dir: Path | None = None
-    lines: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL))
+    steps: list[str] = field(default_factory=list)
+
+    @staticmethod
+    def _steps(rd: Path) -> list[Path]:
+        with contextlib.suppress(OSError):
+            return [p for sub in ("children", "rungs") for p in (rd / sub).glob("*") if p.is_dir()]
+        return []
 
     def find(self) -> Path | None:
         if self.run_dir is None and self.runs_dir.is_dir():
@@ -123,6 +130,7 @@ class _Watch:
         ]
         if not folders:
             return None, []
+        self.steps = [p.name for p in sorted(self._steps(rd), key=lambda p: p.stat().st_mtime)]
         newest = max(folders, key=lambda p: p.stat().st_mtime)
         tail: list[str] = []
         for name in ("stderr", "stdout"):
@@ -175,7 +183,9 @@ def subprocess_runner(request: RunRequest, on_progress: Callable[[Progress], Non
                 break
             rung, tail = watch.rung()
             rd = watch.find()
-            on_progress(Progress(time.monotonic() - t0, rung, (*err_lines, *tail), str(rd) if rd else None))
+            on_progress(
+                Progress(time.monotonic() - t0, rung, (*err_lines, *tail), str(rd) if rd else None, tuple(watch.steps))
+            )
             time.sleep(POLL_S)
         proc.wait()
         reader.join(timeout=2)

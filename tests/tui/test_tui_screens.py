@@ -95,11 +95,7 @@ async def test_enter_opens_the_detail_with_what_why_fix(real_dev, rules):
 
 
 async def test_the_log_highlights_and_jumps_to_the_cited_lines(rules):
-    log = (
-        "step 1\nstep 2\n"
-        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
-        "compute-sanitizer done\n"
-    )
+    log = "step 1\nstep 2\nRuntimeError: CUDA error: an illegal memory access was encountered\ncompute-sanitizer done\n"
     case = from_report(diagnose.classify_log(log, id="jump"))
     app = make_app([case], rules=rules)
     async with app.run_test(size=SIZE) as pilot:

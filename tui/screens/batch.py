@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input
 
 from tui.model import Case
-from tui.query import COLUMNS, Index, counts, parse_query, unknown_groups
+from tui.query import COLUMNS, Index, parse_query, unknown_groups
 from tui.widgets.case_table import CaseTable
 from tui.widgets.category_counts import CategoryCounts
 
 
 class BatchScreen(Screen[None]):
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False),
         Binding("s", "sort_next", "Sort"),
@@ -58,7 +59,7 @@ class BatchScreen(Screen[None]):
         self.rows = rows
         table.set_rows(rows)
         self.query_one(CategoryCounts).show(
-            counts(self.cases, rows),
+            self.index.counts(rows),
             unknown_groups(self.cases, rows),
             shown=len(rows),
             total=len(self.cases),
@@ -97,7 +98,8 @@ class BatchScreen(Screen[None]):
 
     def set_filter(self, text: str) -> None:
         box = self.query_one("#filter", Input)
-        box.value = text  # Input.Changed refilters
+        with box.prevent(Input.Changed):  # refiltered here, once
+            box.value = text
         self.query_text = text
         self.refilter()
 

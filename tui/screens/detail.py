@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
@@ -22,7 +22,7 @@ TABS = ("verdict", "log", "sanitizer", "environment", "numerics", "probes", "rul
 
 
 class DetailScreen(Screen[None]):
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,backspace", "back", "Back"),
         Binding("l", "tab('log')", "Log"),
         Binding("v", "tab('verdict')", "Verdict", show=False),
@@ -82,7 +82,9 @@ class DetailScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="rules")
     def load_rules(self) -> None:
         rules = self.app.rules()  # type: ignore[attr-defined]
-        result = outcomes(self.case.evidence, rules) if rules is not None else Outcomes((), "the rule base could not load")
+        result = (
+            outcomes(self.case.evidence, rules) if rules is not None else Outcomes((), "the rule base could not load")
+        )
         explain: dict[str, Any] = {}
         if rules is not None and self.case.rule and self.case.best is not None:
             rule = rules.get(self.case.rule)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
@@ -25,7 +26,7 @@ class LabelChoice:
 
 
 class LabelScreen(ModalScreen[LabelChoice | None]):
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "save", "Save"),
     ]
@@ -39,7 +40,9 @@ class LabelScreen(ModalScreen[LabelChoice | None]):
         with Vertical(id="label-dialog"):
             yield Static(Text(f"Label {visible(c.id)}", style="bold"))
             yield Static(Text(f"kdiag says: {c.category} / {visible(c.failure_mode)}"))
-            yield Button("Confirm kdiag's verdict", id="confirm", variant="success", disabled=c.category not in CATEGORIES)
+            yield Button(
+                "Confirm kdiag's verdict", id="confirm", variant="success", disabled=c.category not in CATEGORIES
+            )
             yield Label("or correct it:")
             cat = c.category if c.category in CATEGORIES else Select.BLANK
             yield Select([(x, x) for x in CATEGORIES], value=cat, prompt="category", id="category")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -37,7 +37,7 @@ def rule_text(rule: Any) -> Text:
 
 
 class RuleHelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,h,q", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,h,q", "close", "Close")]
 
     def __init__(self, rule: Any) -> None:
         super().__init__()

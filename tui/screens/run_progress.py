@@ -8,11 +8,12 @@ latest (``can_replace``), so a chatty child cannot flood the screen.
 from __future__ import annotations
 
 import threading
+from typing import ClassVar
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Log, Static
@@ -22,7 +23,7 @@ from tui.text import visible
 
 
 class RunProgressScreen(Screen[RunDone | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel run")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel run")]
 
     class Update(Message):
         def __init__(self, progress: Progress) -> None:
@@ -58,7 +59,10 @@ class RunProgressScreen(Screen[RunDone | None]):
 
     @work(thread=True, exclusive=True, group="run")
     def run_target(self) -> None:
-        done = self.runner(self.request, lambda p: self.post_message(self.Update(p)), self.cancel_event)
+        def progress(p: Progress) -> None:
+            self.post_message(self.Update(p))  # thread-safe; bursts coalesce (can_replace)
+
+        done = self.runner(self.request, progress, self.cancel_event)
         self.post_message(self.Finished(done))
 
     def on_run_progress_screen_update(self, message: Update) -> None:
@@ -68,12 +72,14 @@ class RunProgressScreen(Screen[RunDone | None]):
         status.append(f"{p.elapsed_s:6.1f} s", style="bold")
         status.append("   rung: ")
         status.append(visible(p.rung or "starting"), style="bold cyan")
+        if p.steps:
+            status.append(f"   steps: {visible(' → '.join(p.steps))}")
         if p.run_dir:
             status.append(f"   {visible(p.run_dir)}", style="dim")
         self.query_one("#run-status", Static).update(status)
         log = self.query_one("#run-tail", Log)
         log.clear()
-        log.write_lines([visible(x) for x in p.tail])
+        log.write_lines([visible(x) for x in p.tail] or ["(no output yet from kdiag run or the running child)"])
 
     def on_run_progress_screen_finished(self, message: Finished) -> None:
         done = message.done

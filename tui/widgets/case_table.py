@@ -1,23 +1,24 @@
-"""The batch table: a line-API view that draws only the rows on screen.
+"""The batch table: a line-API widget that draws only the rows on screen.
 
-Textual's DataTable builds every row up front (about 3 s for 10,000 rows here), so a batch table
-that must stay responsive at that size draws its visible lines itself: filtering or sorting swaps
-a list of indices and refreshes.  Row 0 is the header; a click on it sorts by that column.
+Textual's DataTable builds every row up front (about 3 s for 10,000 rows here), and a ScrollView
+re-lays the screen out whenever its virtual size changes (every filter), so the batch table
+scrolls itself: filtering or sorting swaps a list of indices and redraws the visible lines.
+Row 0 is the header (with the position in the list); a click on it sorts by that column.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.binding import Binding
-from textual.geometry import Size
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from tui.model import Case
 from tui.text import visible
@@ -50,10 +51,10 @@ def cells(case: Case) -> dict[str, str]:
     }
 
 
-class CaseTable(ScrollView, can_focus=True):
+class CaseTable(Widget, can_focus=True):
     """Rows of cases; ``rows`` are indices into ``cases`` (the filtered, sorted view)."""
 
-    COMPONENT_CLASSES = {
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
         "case-table--header",
         "case-table--cursor",
         "case-table--kernel-logic",
@@ -64,7 +65,7 @@ class CaseTable(ScrollView, can_focus=True):
         "case-table--error",
         "case-table--label",
     }
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "move(-1)", "Up", show=False),
         Binding("down,j", "move(1)", "Down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
@@ -95,14 +96,21 @@ class CaseTable(ScrollView, can_focus=True):
         self.sort_column: str | None = None
         self.sort_reverse = False
         self._widths: dict[str, int] = {}
+        self._styles: dict[str, Style] = {}
+        self.top = 0  # the first row drawn
 
     # -- data -------------------------------------------------------------------------------
 
     def set_rows(self, rows: list[int]) -> None:
         self.rows = rows
-        self.virtual_size = Size(self.size.width, len(rows) + 1)
+        self.top = min(self.top, max(len(rows) - self.view_height, 0))
         self.cursor = min(self.cursor, max(len(rows) - 1, 0))
         self.refresh()
+
+    @property
+    def view_height(self) -> int:
+        """Rows that fit under the header."""
+        return max(self.size.height - 1, 1)
 
     def set_cases(self, cases: Sequence[Case], rows: list[int] | None = None) -> None:
         self.cases = cases
@@ -130,7 +138,16 @@ class CaseTable(ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self._widths = self._layout(event.size.width)
-        self.virtual_size = Size(event.size.width, len(self.rows) + 1)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles = {}
+
+    def _style(self, name: str) -> Style:
+        """A component class's style, looked up once (render_line runs for every visible row)."""
+        if name not in self._styles:
+            self._styles[name] = self.rich_style if name == "" else self.get_component_rich_style(name)
+        return self._styles[name]
 
     def column_at(self, x: int) -> str | None:
         widths = self._widths or self._layout(self.size.width)
@@ -147,48 +164,59 @@ class CaseTable(ScrollView, can_focus=True):
         widths = self._widths or self._layout(self.size.width)
         width = self.size.width
         if y == 0:
-            style = self.get_component_rich_style("case-table--header")
             parts = []
             for name, w in widths.items():
                 head = HEADINGS[name]
                 if name == self.sort_column:
                     head += " ▼" if self.sort_reverse else " ▲"
-                parts.append(_fit(head, w, right=name == "confidence"))
-            return Strip([Segment(" ".join(parts).ljust(width)[:width], style)], width)
-        n = int(self.scroll_offset.y) + y - 1
+                if name == "label" and self.rows:
+                    head = f"{self.cursor + 1}/{len(self.rows)}"
+                parts.append(_fit(head, w, right=name in ("confidence", "label")))
+            return Strip([Segment(" ".join(parts).ljust(width)[:width], self._style("case-table--header"))], width)
+        n = self.top + y - 1
+        base = self._style("")
         if n >= len(self.rows):
-            return Strip.blank(width, self.rich_style)
+            return Strip([Segment(" " * width, base)], width)
         case = self.cases[self.rows[n]]
-        base = self.rich_style
         if n == self.cursor:
-            base = base + self.get_component_rich_style("case-table--cursor")
+            base = base + self._style("case-table--cursor")
         values = cells(case)
         segs: list[Segment] = []
+        used = 0
         for name, w in widths.items():
             style = base
             if name == "category":
                 cls = f"case-table--{case.category}"
                 if cls in self.COMPONENT_CLASSES:
-                    style = base + Style(color=self.get_component_rich_style(cls).color, bold=True)
+                    style = base + Style(color=self._style(cls).color, bold=True)
             elif name == "label" and values["label"]:
-                style = base + Style(color=self.get_component_rich_style("case-table--label").color)
-            segs.append(Segment(_fit(values[name], w, right=name == "confidence"), style))
-            segs.append(Segment(" ", base))
-        used = sum(len(s.text) for s in segs)
+                style = base + Style(color=self._style("case-table--label").color)
+            text = _fit(values[name], w, right=name == "confidence") + " "
+            if used + len(text) > width:
+                text = text[: max(width - used, 0)]
+            segs.append(Segment(text, style))
+            used += len(text)
         if used < width:
             segs.append(Segment(" " * (width - used), base))
-        return Strip(segs, width).crop(0, width)
+        return Strip(segs, width)
 
     # -- moving -----------------------------------------------------------------------------
 
     def watch_cursor(self, old: int, new: int) -> None:
-        view = max(self.size.height - 1, 1)
-        top = int(self.scroll_offset.y)
-        if new < top:
-            self.scroll_to(y=new, animate=False)
-        elif new >= top + view:
-            self.scroll_to(y=new - view + 1, animate=False)
+        view = self.view_height
+        if new < self.top:
+            self.top = new
+        elif new >= self.top + view:
+            self.top = new - view + 1
         self.refresh()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self.top = max(min(self.top + 3, len(self.rows) - self.view_height), 0)
+        self.cursor = max(self.cursor, self.top)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self.top = max(self.top - 3, 0)
+        self.cursor = min(self.cursor, self.top + self.view_height - 1)
 
     def action_move(self, delta: int) -> None:
         if self.rows:
@@ -211,7 +239,7 @@ class CaseTable(ScrollView, can_focus=True):
             if col:
                 self.post_message(self.HeaderClicked(col))
             return
-        n = int(self.scroll_offset.y) + event.y - 1
+        n = self.top + event.y - 1
         if 0 <= n < len(self.rows):
             self.cursor = n
             if event.chain >= 2:

@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import ClassVar
 
 from rich.text import Text
-from textual.widgets import Static
+from textual.widget import Widget
 
 ORDER = ("kernel-logic", "environment", "runtime-assumption", "unknown", "pass", "none", "error")
 
 
-class CategoryCounts(Static):
-    COMPONENT_CLASSES = {f"category-counts--{c}" for c in ORDER} | {"category-counts--dim"}
+class CategoryCounts(Widget):
+    """One line; redrawn without a new layout (a Static's update re-lays the screen out, every keystroke)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"category-counts--{c}" for c in ORDER} | {"category-counts--dim"}
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.text = Text()
+
+    def render(self) -> Text:
+        return self.text
 
     def show(self, counts: Counter[str], unknown: Counter[str], *, shown: int, total: int, query: str = "") -> None:
         t = Text()
@@ -27,4 +37,5 @@ class CategoryCounts(Static):
                 t.append(f"({groups})  ", style=self.get_component_rich_style("category-counts--dim"))
         if query:
             t.append(f"  filter: {query}", style=self.get_component_rich_style("category-counts--dim"))
-        self.update(t)
+        self.text = t
+        self.refresh()

@@ -7,9 +7,10 @@ Drawn line by line (a log can be long); every line goes through :func:`tui.text.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.segment import Segment
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -19,8 +20,13 @@ from tui.text import visible
 
 
 class LogView(ScrollView, can_focus=True):
-    COMPONENT_CLASSES = {"log-view--number", "log-view--cited", "log-view--cursor", "log-view--source"}
-    BINDINGS = [
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "log-view--number",
+        "log-view--cited",
+        "log-view--cursor",
+        "log-view--source",
+    }
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "next_cited(1)", "Next cited"),
         Binding("p", "next_cited(-1)", "Prev cited"),
         Binding("up,k", "move(-1)", "Up", show=False),
