@@ -129,6 +129,22 @@ async def test_label_confirm_and_correct_through_the_adapter(real_dev, rules):
         assert "corrected" in table.render_line(1).text
 
 
+async def test_an_unknown_case_is_labelled_by_correcting_it(real_dev, rules):
+    labeller = RecordingLabeller()
+    unknown = next(c for c in real_dev if c.category == "unknown")
+    app = make_app([unknown], rules=rules, labeller=labeller)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("m")
+        await _until(pilot, lambda: isinstance(app.screen, LabelScreen))
+        assert app.screen.query_one("#confirm").disabled  # there is no verdict to confirm
+        await pilot.press("enter")  # the category list, focused, opens
+        await pilot.press("down", "down", "enter")  # past the prompt and kernel-logic: environment
+        await pilot.press("tab", *"version-skew", "enter")
+        await _until(pilot, lambda: bool(labeller.calls))
+        assert labeller.calls[-1] == (unknown.id, "environment", "version-skew", None)
+        assert app.cases[0].label_state == "corrected"
+
+
 async def test_label_without_a_knowledge_base_says_so_and_what_it_needs(real_dev, rules):
     adapter = KbAdapter(store_module="diagnose.no_such_kb.store", record_module="diagnose.no_such_kb.record")
     app = make_app(real_dev[:1], rules=rules, labeller=adapter)

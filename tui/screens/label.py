@@ -44,7 +44,7 @@ class LabelScreen(ModalScreen[LabelChoice | None]):
                 "Confirm kdiag's verdict", id="confirm", variant="success", disabled=c.category not in CATEGORIES
             )
             yield Label("or correct it:")
-            cat = c.category if c.category in CATEGORIES else Select.BLANK
+            cat = c.category if c.category in CATEGORIES else Select.NULL
             yield Select([(x, x) for x in CATEGORIES], value=cat, prompt="category", id="category")
             mode = c.failure_mode if c.category in CATEGORIES else ""
             yield Input(value=mode, placeholder="failure mode (kebab-case)", id="mode")
