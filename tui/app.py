@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 
 from tui.commands import KdiagCommands
 from tui.export import corpus_case, corpus_yaml, markdown
@@ -60,6 +61,18 @@ class KdiagApp(App[None]):
         self.export_path = export_path
         self._rules = rules
         self._rules_lock = threading.Lock()
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification here carries text from inputs, labels or the knowledge base: never markup."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     # -- startup ----------------------------------------------------------------------------
 

@@ -93,7 +93,7 @@ class RecordingLabeller:
         state = (
             "corrected" if category and (category, failure_mode) != (case.category, case.failure_mode) else "confirmed"
         )
-        return LabelResult(True, f"{state}", state)
+        return LabelResult(True, f"{state}: {note}", state)
 
 
 async def test_label_confirm_and_correct_through_the_adapter(real_dev, rules):
@@ -116,6 +116,8 @@ async def test_label_confirm_and_correct_through_the_adapter(real_dev, rules):
         dialog.query_one("#note").value = "the [bold] size was 2**31"
         dialog.query_one("#save").press()
         await _until(pilot, lambda: len(labeller.calls) == 2)
+        await _until(pilot, lambda: any("[bold]" in n.message for n in app._notifications))  # the note, as typed
+        assert not any(n.markup for n in app._notifications)
         assert labeller.calls[-1] == (
             decided.id,
             "runtime-assumption",
