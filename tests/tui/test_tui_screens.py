@@ -150,3 +150,32 @@ async def test_numerics_tab_draws_the_ulp_histogram(numerics_case, rules):
         assert "ULP histogram" in text
         line = next(x for x in text.splitlines() if x.strip().startswith(top + " "))
         assert "█" in line and line.rstrip().endswith(str(hist[top]))
+
+
+async def test_the_command_palette_filters_the_batch(real_dev, rules):
+    app = make_app(real_dev, rules=rules)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"category environment")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen.query_one(CaseTable)
+        assert table.rows and {table.cases[i].category for i in table.rows} == {"environment"}
+
+
+async def test_h_opens_the_rule_help(real_dev, rules):
+    from tui.screens.rule_help import RuleHelpScreen
+
+    case = next(c for c in real_dev if c.rule == "ptxas-unknown-arch")
+    app = make_app([case], rules=rules)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("h")
+        await pilot.pause()
+        assert isinstance(app.screen, RuleHelpScreen)
+        text = str(app.screen.query_one("Static").render())
+        rule = rules.get("ptxas-unknown-arch")
+        assert "What it detects" in text and rule.explain.fix.split()[0] in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, DetailScreen)
