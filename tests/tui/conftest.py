@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,8 +24,12 @@ def rules():
 
 @pytest.fixture(scope="session")
 def real_dev(rules) -> tuple[Case, ...]:
-    """The 32 cases of corpus/public/real-dev.yaml, classified with the bundled rules."""
-    return classify_paths([str(REAL_DEV)], rules=rules).cases
+    """The 32 cases of corpus/public/real-dev.yaml, classified with the bundled rules.
+
+    Their origins are made relative to the repository, so the snapshots hold no machine's path.
+    """
+    cases = classify_paths([str(REAL_DEV)], rules=rules).cases
+    return tuple(replace(c, origin=(c.origin or "").replace(f"{ROOT}/", "")) for c in cases)
 
 
 @pytest.fixture(scope="session")
