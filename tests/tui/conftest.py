@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.model import Case, classify_paths, read_run_dir
+from tui.model import Case, classify_paths, read_results, read_run_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL_DEV = ROOT / "corpus" / "public" / "real-dev.yaml"
@@ -33,12 +33,19 @@ def real_dev(rules) -> tuple[Case, ...]:
 
 
 @pytest.fixture(scope="session")
+def real_dev_results() -> tuple[Case, ...]:
+    """The same cases as `kdiag classify` results written earlier (fixtures/make_fixtures.py): the
+    snapshots use these, so a rule that changes a verdict does not change how the screens look."""
+    return read_results(FIXTURES / "real-dev.results.jsonl").cases
+
+
+@pytest.fixture(scope="session")
 def run_case() -> Case:
-    """`kdiag run corpus/kernels/missing_mask_tail.py --cpu` (fixtures/make_run_fixture.py)."""
+    """`kdiag run corpus/kernels/missing_mask_tail.py --cpu` (fixtures/make_fixtures.py)."""
     return read_run_dir(FIXTURES / "run-missing-mask-tail")
 
 
 @pytest.fixture(scope="session")
 def numerics_case() -> Case:
-    """`kdiag run corpus/kernels/fp16_accumulator.py --cpu` (fixtures/make_run_fixture.py)."""
+    """`kdiag run corpus/kernels/fp16_accumulator.py --cpu` (fixtures/make_fixtures.py)."""
     return read_run_dir(FIXTURES / "run-fp16-accumulator")

@@ -190,7 +190,8 @@ async def test_export_writes_a_corpus_case_and_copy_gives_markdown(tmp_path, rea
         assert case.best["fix"] in app.clipboard
 
 
-def test_the_subprocess_runner_streams_and_reads_the_report(tmp_path):
+def test_the_subprocess_runner_streams_and_reads_the_report(tmp_path, monkeypatch):
+    monkeypatch.setenv("KDIAG_DB", str(tmp_path / "kb.sqlite"))  # where kdiag run may record its diagnosis
     cmd = "import sys; print('RuntimeError: CUDA error: out of memory', file=sys.stderr); sys.exit(1)"
     req = RunRequest(("--", sys.executable, "-c", cmd), ("--cpu", "--ladder", "none"), tmp_path / "runs")
     seen: list[Progress] = []
@@ -203,7 +204,8 @@ def test_the_subprocess_runner_streams_and_reads_the_report(tmp_path):
     assert any(p.run_dir for p in seen)
 
 
-def test_the_subprocess_runner_cancels_the_whole_run(tmp_path):
+def test_the_subprocess_runner_cancels_the_whole_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("KDIAG_DB", str(tmp_path / "kb.sqlite"))
     req = RunRequest(("--", sys.executable, "-c", "import time; time.sleep(120)"), ("--cpu",), tmp_path / "runs")
     cancel = threading.Event()
 
