@@ -31,6 +31,11 @@ examples:
 """
 
 
+#: commands the terminal UI (the ``tui`` package) implements; main() hands them over by module name,
+#: so this module never imports the UI (import-linter: the headless core never imports the UI)
+UI_COMMANDS = ("tui", "triage")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="kdiag",
@@ -114,7 +119,26 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--probe-torch", action="store_true", help="ask torch in a child for its CUDA build and arch list")
     e.add_argument("--replay", metavar="FILE", help="read NVML from a recording instead of the library")
     e.add_argument("--record-nvml", metavar="FILE", help="also write every NVML answer to FILE (a test fixture)")
+    # listed for --help only: main() hands these to the terminal UI before parsing
+    sub.add_parser("tui", help="the terminal UI: results, a run directory, logs or the knowledge base", add_help=False)
+    sub.add_parser(
+        "triage", help="run a target with live progress in the terminal UI, then open its diagnosis", add_help=False
+    )
     return p
+
+
+build_parser = _parser
+
+
+def _ui(argv: list[str], out: TextIO, err: TextIO) -> int:
+    import importlib
+
+    try:
+        ui = importlib.import_module("tui.cli")
+    except ImportError as exc:
+        err.write(f"kdiag {argv[0]}: the terminal UI is not available ({exc}); it needs textual\n")
+        return 3
+    return int(ui.main(argv, out=out, err=err))
 
 
 # --- classify -----------------------------------------------------------------------
@@ -509,6 +533,12 @@ def cmd_env(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
+    raw = list(sys.argv[1:] if argv is None else argv)
+    if raw and raw[0] in UI_COMMANDS:
+        try:
+            return _ui(raw, out, err)
+        except KeyboardInterrupt:
+            return 130
     parser = _parser()
     try:
         args = parser.parse_args(argv)
