@@ -108,7 +108,24 @@ def text_record(rid: str, data: bytes, origin: str, *, truncated: bool = False, 
         if truncated
         else ()
     )
-    return InputRecord(id=rid, text=decode(data), origin=origin, warnings=warnings)
+    text = decode(data)
+    return InputRecord(id=rid, text=text, origin=origin, warnings=warnings, passed=popcorn_passed(text))
+
+
+#: GPU MODE's eval.py writes its result as ``key: value`` lines to POPCORN_FD (what popcorn-cli shows):
+#: ``test-count``, ``test.N.spec``, ``test.N.status: pass|fail``, ``test.N.error``, ``benchmark.N.*``,
+#: and last ``check: pass|fail``
+_POPCORN_KEY = re.compile(r"(?:check|test-count|benchmark-count|(?:test|benchmark)\.\d+\.[a-z_]+):")
+
+
+def popcorn_passed(text: str) -> bool:
+    """A GPU MODE result whose every test passed (``check: pass``, no ``status: fail``); a failed one
+    stays a log: its ``test.N.error`` lines are the evidence."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if "check: pass" not in lines or not any(ln.startswith(("test-count:", "benchmark-count:")) for ln in lines):
+        return False
+    keyed = [ln for ln in lines if _POPCORN_KEY.match(ln)]
+    return len(keyed) >= len(lines) * 0.8 and not any(ln.endswith(".status: fail") for ln in keyed)
 
 
 def _int(v: Any) -> int | None:
