@@ -7,9 +7,11 @@ record that cannot be read (binary junk, empty, invalid JSON) comes back with
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -41,6 +43,7 @@ class InputRecord:
     error: str | None = None
     warnings: tuple[str, ...] = ()
     label: dict[str, Any] = field(default_factory=dict)
+    source: str | None = None  # the code that ran (a KernelBench run's generated kernel), never read as a log
 
 
 def looks_binary(data: bytes) -> bool:
@@ -105,7 +108,24 @@ def text_record(rid: str, data: bytes, origin: str, *, truncated: bool = False, 
         if truncated
         else ()
     )
-    return InputRecord(id=rid, text=decode(data), origin=origin, warnings=warnings)
+    text = decode(data)
+    return InputRecord(id=rid, text=text, origin=origin, warnings=warnings, passed=popcorn_passed(text))
+
+
+#: GPU MODE's eval.py writes its result as ``key: value`` lines to POPCORN_FD (what popcorn-cli shows):
+#: ``test-count``, ``test.N.spec``, ``test.N.status: pass|fail``, ``test.N.error``, ``benchmark.N.*``,
+#: and last ``check: pass|fail``
+_POPCORN_KEY = re.compile(r"(?:check|test-count|benchmark-count|(?:test|benchmark)\.\d+\.[a-z_]+):")
+
+
+def popcorn_passed(text: str) -> bool:
+    """A GPU MODE result whose every test passed (``check: pass``, no ``status: fail``); a failed one
+    stays a log: its ``test.N.error`` lines are the evidence."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if "check: pass" not in lines or not any(ln.startswith(("test-count:", "benchmark-count:")) for ln in lines):
+        return False
+    keyed = [ln for ln in lines if _POPCORN_KEY.match(ln)]
+    return len(keyed) >= len(lines) * 0.8 and not any(ln.endswith(".status: fail") for ln in keyed)
 
 
 def _int(v: Any) -> int | None:
@@ -203,16 +223,41 @@ def _kb_samples(v: Any) -> list[dict] | None:
     return samples if any("compiled" in s for s in samples) else None
 
 
+#: KernelBench's error fields: (the exception's ``module.Class`` name, its message), as its eval writes them
+_KB_ERRORS = (("compilation_error_name", "compilation_error"), ("runtime_error_name", "runtime_error"))
+
+
+def _kb_text(s: Mapping[str, Any]) -> str:
+    """One KernelBench sample as the text the collectors read.
+
+    Its error names come back as the line Python ends a traceback with (``NAME: message``): a
+    ``runtime_error_name`` of ``triton.compiler.errors.CompilationError`` is a compile failure even
+    when the message was cut to ``at 2:11:``.  Then ``compiled`` and ``correctness`` (a sample
+    that did not compile says so), then every other metadata field as ``key: value``."""
+    meta = s.get("metadata")
+    meta = dict(meta) if isinstance(meta, Mapping) else ({"metadata": str(meta)} if meta else {})
+    for key in ("runtime_error_name", "runtime_error", "compilation_error_name", "compilation_error",
+                "correctness_issue", "max_difference", "avg_difference"):  # fmt: skip
+        if key in s and key not in meta:  # some harness forks write them beside metadata
+            meta[key] = s[key]
+    lines, told = [], set()
+    for name_key, msg_key in _KB_ERRORS:
+        name = meta.get(name_key)
+        if isinstance(name, str) and name.strip():
+            msg = meta.get(msg_key)
+            lines.append(f"{name.strip()}: {msg}" if msg not in (None, "") else name.strip())
+            told.add(msg_key)  # its message is in that line already
+    lines += [f"{key}: {s[key]}" for key in ("compiled", "correctness") if key in s]
+    lines += [f"{k}: {v}" for k, v in meta.items() if k not in told]
+    return "\n".join(str(line) for line in lines) + "\n"
+
+
 def _kb_records(problem: str, samples: list[dict], name: str) -> Iterator[InputRecord]:
     for s in samples:
         sid = s.get("sample_id", 0)
-        meta = s.get("metadata") or {}
-        lines = [f"{k}: {v}" for k, v in meta.items()] if isinstance(meta, dict) else [str(meta)]
-        if not s.get("compiled") and not lines:
-            lines.append("compiled: False")
         yield InputRecord(
             id=f"problem_{problem}/sample_{sid}",
-            text="\n".join(lines) + "\n",
+            text=_kb_text(s),
             origin=f"{name}[{problem}][{sid}]",
             passed=bool(s.get("compiled")) and bool(s.get("correctness")),
         )
@@ -356,6 +401,48 @@ def read_stdin(stream: Any = None, *, limit: int | None = None) -> Iterator[Inpu
         yield text_record("stdin", data, "<stdin>", truncated=cut, size=total)
 
 
+#: a generated kernel in a KernelBench run directory (scripts/generate_samples.py names them so)
+_KB_KERNEL = re.compile(r"level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py")
+
+
+def kernelbench_run(path: Path) -> bool:
+    """A KernelBench run directory (``runs/NAME``): ``eval_results.json`` beside generated kernels."""
+    return (path / "eval_results.json").is_file() and any(_KB_KERNEL.fullmatch(f.name) for f in path.iterdir())
+
+
+def read_kernelbench_run(path: Path, *, limit: int | None = None) -> Iterator[InputRecord]:
+    """A KernelBench run directory: each evaluated sample from ``eval_results.json``, naming its generated
+    kernel; the kernels are sources (the code that was run), never read as logs.  A kernel with no result
+    comes back as a record saying so; other files (logs a user put there) are read as usual."""
+    kernels: dict[tuple[str, str], str] = {}
+    generated: set[str] = set()
+    for f in sorted(path.iterdir()):
+        m = _KB_KERNEL.fullmatch(f.name)
+        if m:
+            kernels[(m.group(2), m.group(3))] = f.name
+        if f.name.startswith("level_") and "_problem_" in f.name:
+            generated.add(f.name)  # the kernels and what generation left beside them (prompts, raw outputs)
+    seen: set[tuple[str, str]] = set()
+    for rec in read_path(path / "eval_results.json", base=path, limit=limit):
+        problem, _, sample = rec.id.partition("/")
+        key = (problem.removeprefix("problem_"), sample.removeprefix("sample_"))
+        seen.add(key)
+        if key in kernels:
+            rec = dataclasses.replace(rec, origin=f"{rec.origin} (kernel {kernels[key]})", source=kernels[key])
+        yield rec
+    for key, name in sorted(kernels.items()):
+        if key not in seen:
+            yield InputRecord(id=f"problem_{key[0]}/sample_{key[1]}", origin=name, source=name,
+                              error="a generated kernel with no result in eval_results.json (not evaluated)")  # fmt: skip
+    for f in sorted(path.rglob("*")):
+        rel = f.relative_to(path)
+        if not f.is_file() or f.name == "eval_results.json" or f.name in generated or f.suffix == ".py":
+            continue
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        yield from read_path(f, base=path, limit=limit)
+
+
 def read_inputs(paths: list[str], *, stdin: Any = None, limit: int | None = None) -> Iterator[InputRecord]:
     """Every record from every path, in order (``-`` is stdin; directories are walked, sorted).
 
@@ -367,7 +454,9 @@ def read_inputs(paths: list[str], *, stdin: Any = None, limit: int | None = None
             yield from read_stdin(stdin, limit=limit)
             continue
         path = Path(p)
-        if path.is_dir():
+        if path.is_dir() and kernelbench_run(path):
+            yield from read_kernelbench_run(path, limit=limit)
+        elif path.is_dir():
             files = sorted(
                 f
                 for f in path.rglob("*")

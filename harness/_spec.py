@@ -24,6 +24,8 @@ class Spec:
     repeat: int
     probes: list[dict[str, Any]] | None = None  # inputs child: make these probe entries instead of the sizes
     manifest: str = "manifest.json"  # kernel/reference children: the inputs manifest to read (a subset of one)
+    files: list[list[str]] | None = None  # GPU MODE task.yml files: (module name, file), imported in place
+    emulate_cuda: bool = False  # no GPU, a Triton target: CUDA emulated on the CPU (harness/emulate.py)
 
 
 def read(argv: list[str] | None = None) -> Spec:
@@ -46,6 +48,8 @@ def read(argv: list[str] | None = None) -> Spec:
         repeat=int(d.get("repeat", 1)),
         probes=d.get("probes"),
         manifest=str(d.get("manifest") or "manifest.json"),
+        files=d.get("files"),
+        emulate_cuda=bool(d.get("emulate_cuda", False)),
     )
 
 
@@ -53,3 +57,18 @@ def read_manifest(inputs_dir: Path, name: str = "manifest.json") -> dict[str, An
     if "/" in name or name.startswith("."):
         raise ValueError(f"bad manifest name {name!r}")
     return json.loads((inputs_dir / name).read_text())
+
+
+def prepare(spec: Spec) -> None:
+    """What every child does before the user's code is imported: the CUDA emulation when asked."""
+    if spec.emulate_cuda:
+        from harness import emulate
+
+        emulate.install()
+
+
+def emulated() -> dict[str, int]:
+    """What the emulation stood in for in this child (empty when it was not installed or not used)."""
+    from harness import emulate
+
+    return dict(emulate.USED)

@@ -18,7 +18,8 @@ from harness import _spec, arrays, protocol
 
 def main(argv: list[str] | None = None) -> int:
     spec = _spec.read(argv)
-    proto = protocol.make(spec.kind, spec.submission, spec.reference, need="inputs", sizes=spec.sizes)
+    _spec.prepare(spec)
+    proto = protocol.make(spec.kind, spec.submission, spec.reference, need="inputs", sizes=spec.sizes, files=spec.files)
     spec.inputs_dir.mkdir(parents=True, exist_ok=True)
     manifest: dict = {
         "kdiag_arrays": 1,
@@ -46,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
                 "tensors": tensors,
             }
         )
+    manifest["emulated"] = _spec.emulated()
     arrays.write_json(spec.inputs_dir / "manifest.json", manifest)
     return 0
 

@@ -38,6 +38,7 @@ def _same_storage(a: Any, b: Any) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     spec = _spec.read(argv)
+    _spec.prepare(spec)
     spec.out_dir.mkdir(parents=True, exist_ok=True)
     result: dict[str, Any] = {"sizes": [], "done": False, "canary": [], "hooks": [], "device": spec.device}
 
@@ -64,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     manifest = _spec.read_manifest(spec.inputs_dir, spec.manifest)
     failed = False
     try:
-        proto = protocol.make(spec.kind, spec.submission, spec.reference, need="kernel", sizes=spec.sizes)
+        proto = protocol.make(
+            spec.kind, spec.submission, spec.reference, need="kernel", sizes=spec.sizes, files=spec.files
+        )
         for entry in manifest["sizes"]:
             rec = _one_size(spec, proto, entry, canary, torch, sentinel, hooks)
             failed = failed or rec.get("error") is not None
@@ -82,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
                 sys.stderr.write(f"kdiag: triton hooks finish failed: {type(e).__name__}: {e}\n")
     if canary is not None:
         result["canary"] = arrays.jsonable(canary.check())
+    result["emulated"] = _spec.emulated()
     result["done"] = True
     arrays.write_json(spec.out_dir / "result.json", result)
     return 1 if failed else 0

@@ -143,10 +143,15 @@ class KernelBench(Protocol):
 class GpuMode(Protocol):
     kind = "gpumode"
 
-    def __init__(self, submission: str | None, reference: str | None, *, need: str, sizes: Any = None) -> None:
+    def __init__(
+        self, submission: str | None, reference: str | None, *, need: str, sizes: Any = None, files: Any = None
+    ) -> None:
         super().__init__(submission, reference, need=need)
         assert reference is not None and submission is not None
         self.given_sizes = sizes
+        from harness import assembled
+
+        assembled.install(files, submission, with_submission=need == "kernel")
         self.ref = load(reference, "kdiag_reference") if need in ("inputs", "reference") else None
         self.sub = load(submission, "kdiag_target") if need == "kernel" else None
 
@@ -173,12 +178,30 @@ class GpuMode(Protocol):
     def may_write(self, inputs: Any) -> bool:
         return True
 
+    def check(self, inputs: Any, output: Any) -> tuple[bool, str] | None:
+        """The problem's own ``check_implementation(data, output)`` (None when it defines none): GPU MODE's
+        returns ``(good, message)``; older problems return a message, empty when the output is right."""
+        assert self.ref is not None
+        fn = getattr(self.ref, "check_implementation", None)
+        if fn is None:
+            return None
+        got = fn(inputs, output)
+        if isinstance(got, tuple) and len(got) == 2:
+            return bool(got[0]), str(got[1] or "")
+        if isinstance(got, str):
+            return got == "", got
+        if isinstance(got, list | tuple):
+            return not got, " ".join(map(str, got))
+        return bool(got), ""
 
-def make(kind: str, submission: str | None, reference: str | None, *, need: str, sizes: Any = None) -> Protocol:
+
+def make(
+    kind: str, submission: str | None, reference: str | None, *, need: str, sizes: Any = None, files: Any = None
+) -> Protocol:
     if kind == "kernel-module":
         return Native(submission, reference, need=need)
     if kind == "kernelbench":
         return KernelBench(submission, reference, need=need)
     if kind == "gpumode":
-        return GpuMode(submission, reference, need=need, sizes=sizes)
+        return GpuMode(submission, reference, need=need, sizes=sizes, files=files)
     raise ValueError(f"unknown protocol {kind!r}")

@@ -16,7 +16,10 @@ from harness import _spec, arrays, protocol
 
 def main(argv: list[str] | None = None) -> int:
     spec = _spec.read(argv)
-    proto = protocol.make(spec.kind, spec.submission, spec.reference, need="reference", sizes=spec.sizes)
+    _spec.prepare(spec)
+    proto = protocol.make(
+        spec.kind, spec.submission, spec.reference, need="reference", sizes=spec.sizes, files=spec.files
+    )
     manifest = _spec.read_manifest(spec.inputs_dir, spec.manifest)
     spec.out_dir.mkdir(parents=True, exist_ok=True)
     out: dict = {"sizes": []}

@@ -24,6 +24,22 @@ if DEVICE == "cpu":
     os.environ.setdefault("TRITON_INTERPRET", "1")  # Triton kernels run in Triton's interpreter on CPU
 
 
+def assemble(files):
+    """A GPU MODE problem's files importable by the names its task.yml gives them (``utils`` from the
+    folder above, ...), where they lie."""
+    import importlib.abc
+
+    mapping = dict(files or ())
+
+    class Files(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname, path=None, target=None):
+            source = mapping.get(fullname)
+            return importlib.util.spec_from_file_location(fullname, source) if source else None
+
+    if mapping:
+        sys.meta_path.insert(0, Files())
+
+
 def load(path, name):
     p = Path(path)
     sys.path.insert(0, str(p.parent))
@@ -181,6 +197,7 @@ def make_and_run():
         with GuardAllocations():
             got = forward(sub.ModelNew, k_args)
     else:  # gpumode
+        assemble(PARAMS.get("files"))
         ref, sub = load(PARAMS["reference"], "kdiag_reference"), load(PARAMS["submission"], "kdiag_target")
         torch.manual_seed(seed)
         data = tmap(ref.generate_input(**size), change_values)

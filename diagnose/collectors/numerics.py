@@ -55,6 +55,7 @@ _HINTS = (
     "exceeded the margin of error",
     "Arrays are not",
     "nan location mismatch",
+    "doesn't match reference",
 )
 _MISMATCH_HEADS = (
     "Tensor-likes are not close!",
@@ -67,6 +68,8 @@ _MISMATCH_HEADS = (
     "Output mismatch",
     "exceeded the margin of error",
     "Mismatched elements:",
+    # GPU MODE's check_implementation (problems' utils.py: match_reference), in popcorn's test.N.error
+    "custom implementation doesn't match reference",
 )
 _ELEMENTS = re.compile(r"Mismatched elements: (\d+) / (\d+)")
 _OLD_TORCH = re.compile(

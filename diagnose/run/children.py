@@ -86,6 +86,9 @@ def spec(ctx: RunContext, path: Path, **fields: Any) -> Path:
         "inputs_dir": str(ctx.rd / "inputs"),
         "target_gpu": ctx.target_gpu,
         "uses_triton": t.uses_triton,
+        "files": [list(f) for f in t.files] or None,
+        # no GPU: a Triton target's CUDA habits (assert x.is_cuda, .cuda(), device="cuda") on the CPU
+        "emulate_cuda": not ctx.gpu and t.uses_triton,
         # a second run on fresh copies: races on a GPU; on CPU (the interpreter is sequential) state a
         # kernel carries from call to call (a cached buffer never cleared), when probes are wanted
         "repeat": 2 if ctx.gpu or ctx.opts.probes != "none" else 1,

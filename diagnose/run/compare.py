@@ -52,6 +52,7 @@ variation* and gives the figures (max abs, max ULP) — never a finding.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -415,3 +416,14 @@ def _elems(inputs: Mapping[str, Any] | None) -> int | None:
             n *= d
         total += n
     return total
+
+
+def checked(size: SizeResult, row: Mapping[str, Any]) -> SizeResult:
+    """One size as the problem's own checker judged it (``harness.check``): good, or not with its message
+    (or what the checker raised).  kdiag's comparison stays as evidence of where the outputs differ."""
+    if row.get("error"):
+        return dataclasses.replace(size, ok=False, invalid=f"check_implementation: {row['error']}")
+    if row.get("good"):
+        return dataclasses.replace(size, ok=not (size.mutated or size.unwritten), invalid=None)
+    message = str(row.get("message") or "check_implementation rejected the output")
+    return dataclasses.replace(size, ok=False, invalid=size.invalid or f"check_implementation: {message}")

@@ -66,6 +66,8 @@ def judge(probe: Probe, batch: Batch, tolerance: Any) -> ProbeResult:
     if probe.kind == "dtype":
         res = _cast_compare(res, rec, folder / "outputs" / str(rec.get("dir")), ref,
                             batch.reference_dir / str(ref.get("dir")), tolerance, figures)  # fmt: skip
+    if isinstance(rec.get("check"), Mapping):  # the problem's own check_implementation decides
+        res = C.checked(res, rec["check"])
     bad = [leaf for leaf in res.leaves if not leaf.ok]
     worst = bad[0] if bad else max(res.leaves, key=lambda x: x.max_abs or 0.0, default=None)
     if worst is not None:

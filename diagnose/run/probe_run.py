@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from diagnose import facts as F
+from diagnose.run import checker
 from diagnose.run import children as K
 from diagnose.run import compare as C
 from diagnose.run import probes as P
@@ -27,6 +28,33 @@ def probe_verdict(declared: str, matrix: P.Matrix | None) -> str:
     if P.contract_failed(matrix):
         return "fail"
     return "assumption" if P.assumption_failed(matrix) else "pass"
+
+
+#: what a failed probe of each kind means for a caller, in the note a harness-contract run gives
+BEYOND = {
+    "noncontiguous": "non-contiguous inputs",
+    "misaligned": "inputs that start off alignment (a view one element into a buffer)",
+    "nonmultiple": "sizes that are not a multiple of its block",
+    "size-one": "size-one inputs",
+    "empty": "empty inputs",
+    "dtype": "other dtypes",
+    "large": "large-magnitude inputs",
+}
+
+
+def harness_contract(ctx: RunContext, verdict: str, matrix: P.Matrix | None) -> str:
+    """KernelBench and GPU MODE: the contract is what the harness generates.  Declared sizes that pass with
+    a probe beyond it that fails pass, with a note per kind ("would also fail on non-contiguous inputs,
+    which the harness never produces"); a failure inside the contract (a seed, a repeat) stays ``fail``."""
+    if verdict != "assumption" or not ctx.target.harness_contract or matrix is None:
+        return verdict
+    kinds = dict.fromkeys(r.probe.kind for r in matrix.failures if not r.probe.contract)
+    for kind in kinds:
+        labels = ", ".join(r.probe.label for r in matrix.failures if r.probe.kind == kind)
+        ctx.log.note(
+            f"would also fail on {BEYOND.get(kind, kind + ' probes')}, which the harness never produces ({labels})"
+        )
+    return "pass"
 
 
 def shrink_and_repro(
@@ -152,9 +180,15 @@ def _kernel_children(
                        manifest=sub, repeat=1)  # fmt: skip
         rows.append(_child_row(f"kernel-{attempt}", o))
         result = K.read_json(ctx, folder / "result.json", f"{name} kernel-{attempt} result") or {}
+        checks = checker.run_on(ctx, folder, inputs, sub, timeout) if result.get("sizes") else {}
         for rec in result.get("sizes", []):
             if isinstance(rec, dict) and "label" in rec:
-                records[str(rec["label"])] = {**rec, "_folder": str(folder)}
+                label = str(rec["label"])
+                records[label] = {
+                    **rec,
+                    "_folder": str(folder),
+                    **({"check": checks[label]} if label in checks else {}),
+                }
         missing = [e for e in todo if str(e.get("label")) not in records]
         if missing and not result.get("done"):
             # the child died at the first entry it left no record for: that probe crashed (or hung) it

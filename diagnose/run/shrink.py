@@ -265,6 +265,7 @@ def write_repro(path: Path, target: Any, probe: P.Probe, tolerance: Any, failure
         "kind": target.kind,
         "submission": str(Path(target.path).resolve()) if target.path else None,
         "reference": str(Path(target.reference).resolve()) if target.reference else None,
+        "files": [list(f) for f in getattr(target, "files", ())] or None,  # GPU MODE task.yml files:
         "size": dict(probe.size),
         "seed": probe.seed,
         "values": dict(probe.values) if probe.values else None,

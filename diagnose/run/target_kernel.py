@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from diagnose.run import assemble as A
+from diagnose.run import checker
 from diagnose.run import children as K
 from diagnose.run import compare as C
 from diagnose.run import ladder as L
@@ -17,7 +18,7 @@ from diagnose.run import probes as P
 from diagnose.run import runfacts as R
 from diagnose.run.climb import Step, climb, rel, sanitizer_log, wrapper
 from diagnose.run.context import Background, RunContext
-from diagnose.run.probe_run import probe_matrix, probe_verdict, shrink_and_repro
+from diagnose.run.probe_run import harness_contract, probe_matrix, probe_verdict, shrink_and_repro
 from diagnose.run.result import KdiagError, RunResult
 from diagnose.runner import Outcome
 
@@ -59,6 +60,18 @@ def _no_inputs(ctx: RunContext, o_in: Outcome, folder: Path) -> RunResult:
     return ctx.finish(verdict, diag, ev)
 
 
+def emulated(ctx: RunContext, *counts: Any) -> None:
+    """Say in the report that the run relied on the children's CUDA emulation (harness/emulate.py)."""
+    used: dict[str, int] = {}
+    for c in counts:
+        for what, n in (c or {}).items() if isinstance(c, Mapping) else ():
+            used[str(what)] = used.get(str(what), 0) + int(n)
+    if used:
+        what = ", ".join(sorted(used))
+        ctx.log.note(f"CUDA emulated on the CPU for this Triton target: {what} (x.is_cuda reports True, "
+                     "CUDA devices map to the CPU; a GPU run would not need it)")  # fmt: skip
+
+
 class _Reference:
     """The reference child's manifest, read once its thread is done (errors in its place when it wrote none)."""
 
@@ -96,7 +109,8 @@ def run_kernel_target(ctx: RunContext) -> RunResult:
         if K.harness_broken(outcome):
             raise KdiagError("the harness package cannot be imported by the kernel child (PYTHONPATH)")
         result = K.read_json(ctx, folder / "result.json", f"rung {len(rungs)} result")
-        sizes = compare_all(ctx, manifest, result, ref, folder)
+        emulated(ctx, (manifest or {}).get("emulated"), (result or {}).get("emulated"))
+        sizes = checker.apply(ctx, folder, compare_all(ctx, manifest, result, ref, folder))
         extra, triton_text = A.triton_checks(folder, ctx.log)
         facts, numerics = R.kernel_facts(ctx, manifest, result, sizes, rungs=rungs)
         text = K.text(outcome, ("triton", triton_text), ("sanitizer", sanitizer_log(folder)))
@@ -113,7 +127,7 @@ def run_kernel_target(ctx: RunContext) -> RunResult:
     matrix = probe_matrix(ctx, manifest, sizes, ev.run)
     if matrix is not None:
         ev = A.with_run(ev, **P.facts(matrix))
-        verdict = probe_verdict(verdict, matrix)
+        verdict = harness_contract(ctx, probe_verdict(verdict, matrix), matrix)
     diag = ctx.matcher.diagnose(ev, lead="probe" if verdict == "assumption" else "contract")
     shrunk = shrink_and_repro(ctx, manifest, sizes, matrix, verdict)
     return dataclasses.replace(ctx.finish(verdict, diag, ev, tuple(sizes)), probes=matrix, shrunk=shrunk)

@@ -41,6 +41,16 @@ class Target:
     uses_triton: bool = False  # the submission imports triton
     sizes: tuple[dict[str, Any], ...] | None = None  # GPU MODE: the tests of a task.yml beside the reference
     notes: tuple[str, ...] = field(default=())
+    # GPU MODE problem folder: module name -> file, as task.yml's ``files:`` assembles them (the
+    # submission's own entry is "@SUBMISSION@"); the children import by these names, in place
+    files: tuple[tuple[str, str], ...] = ()
+    checker: bool = False  # the reference defines check_implementation: it decides correctness
+
+    @property
+    def harness_contract(self) -> bool:
+        """The contract is what the benchmark's harness generates (KernelBench, GPU MODE): probes beyond it
+        are notes, not the verdict."""
+        return self.kind in ("kernelbench", "gpumode")
 
     def describe(self) -> str:
         if self.kind == "command":
@@ -100,21 +110,101 @@ def _required_params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     return required
 
 
+SUBMISSION = "@SUBMISSION@"
+
+
+@dataclass(frozen=True)
+class _Task:
+    """What a GPU MODE ``task.yml`` says: the tests' parameters and how the files are assembled."""
+
+    path: Path
+    tests: tuple[dict[str, Any], ...] | None
+    files: tuple[tuple[str, str], ...]  # (module name, source: a path from the task's folder, or SUBMISSION)
+
+
+def _task_file(folder: Path) -> Path | None:
+    for name in ("task.yml", "task.yaml"):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def _read_task(path: Path) -> _Task:
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ProtocolError(f"cannot read {path}: {e}") from e
+    if not isinstance(data, dict):
+        raise ProtocolError(f"{path} is not a mapping (a GPU MODE task.yml has files:, tests:, ...)")
+    tests = data.get("tests")
+    got: tuple[dict[str, Any], ...] | None = None
+    if isinstance(tests, list) and all(isinstance(t, dict) for t in tests):
+        # a test that leaves its seed empty ("seed":) gets one of its own, as the harness's runner gives it
+        got = tuple({k: (i + 1 if k == "seed" and v is None else v) for k, v in t.items()} for i, t in enumerate(tests))
+    files = []
+    for f in data.get("files") or ():
+        if isinstance(f, dict) and isinstance(f.get("name"), str) and isinstance(f.get("source"), str):
+            name, source = f["name"], f["source"]
+            if name.endswith(".py"):
+                files.append((name[: -len(".py")], source))
+    return _Task(path, got, tuple(files))
+
+
 def _task_tests(reference: Path) -> tuple[dict[str, Any], ...] | None:
     """The ``tests:`` of a GPU MODE task.yml next to the reference, if there is one."""
-    for name in ("task.yml", "task.yaml"):
-        p = reference.parent / name
-        if p.is_file():
-            import yaml
+    task = _task_file(reference.parent)
+    return _read_task(task).tests if task else None
 
-            try:
-                data = yaml.safe_load(p.read_text(encoding="utf-8"))
-            except (OSError, yaml.YAMLError) as e:
-                raise ProtocolError(f"cannot read {p}: {e}") from e
-            tests = data.get("tests") if isinstance(data, dict) else None
-            if isinstance(tests, list) and all(isinstance(t, dict) for t in tests):
-                return tuple(tests)
-    return None
+
+def _resolve(task: _Task, submission: Path) -> tuple[tuple[str, str], ...]:
+    """``files:`` as module name -> absolute file (the submission's entry points at the file given)."""
+    out = []
+    for name, source in task.files:
+        path = submission if source == SUBMISSION else (task.path.parent / source)
+        out.append((name, str(path.resolve())))
+    return tuple(out)
+
+
+def _problem_folder(first: Path) -> Target:
+    """``kdiag run FOLDER`` or ``kdiag run FOLDER/submission.py`` on a GPU MODE problem as the repository
+    lays it out: task.yml (files:, tests:), reference.py, task.py, utils.py where ``files:`` says."""
+    folder = first if first.is_dir() else first.parent
+    task_path = _task_file(folder)
+    if task_path is None:
+        raise ProtocolError(f"{folder} has no task.yml: not a GPU MODE problem folder")
+    task = _read_task(task_path)
+    by_name = dict(task.files)
+    if first.is_dir():
+        sub_name = next((n for n, s in task.files if s == SUBMISSION), "submission")
+        first = folder / f"{sub_name}.py"
+        if not first.is_file():
+            raise ProtocolError(f"{folder} has no {first.name}: give the submission file (kdiag run FOLDER/FILE.py)")
+    ref_source = by_name.get("reference", "reference.py")
+    ref_path = folder / ref_source
+    if not ref_path.is_file():
+        raise ProtocolError(f"{task_path} names {ref_source} as the reference, and there is no such file")
+    for name, source in task.files:
+        if source != SUBMISSION and not (folder / source).is_file():
+            raise ProtocolError(f"{task_path} assembles {name}.py from {source}, and there is no such file")
+    sub, ref = _read(first, "submission"), _read(ref_path, "reference")
+    if "custom_kernel" not in sub.names:
+        raise ProtocolError(f"the submission {first} defines no custom_kernel")
+    missing = _missing(ref, GPUMODE_REF)
+    if missing:
+        raise ProtocolError(f"the reference {ref_path} lacks {', '.join(missing)}")
+    if task.tests is None and "SIZES" not in ref.names:
+        raise ProtocolError(f"{task_path} has no tests: (the parameters of generate_input)")
+    return Target(
+        kind="gpumode", path=first, reference=ref_path, uses_triton="triton" in sub.imports, sizes=task.tests,
+        files=_resolve(task, first), checker="check_implementation" in ref.names,
+    )  # fmt: skip
+
+
+def _in_problem_folder(first: Path) -> bool:
+    """A submission file whose folder is a GPU MODE problem (task.yml and a reference beside it)."""
+    return _task_file(first.parent) is not None and (first.parent / "reference.py").is_file()
 
 
 def detect(positional: list[str], *, reference: str | None = None, as_command: bool = False) -> Target:
@@ -122,6 +212,8 @@ def detect(positional: list[str], *, reference: str | None = None, as_command: b
     if not positional:
         raise ProtocolError("nothing to run: give a file (kernel module, .cu, submission) or `-- COMMAND ...`")
     first = Path(positional[0])
+    if not as_command and len(positional) == 1 and reference is None and first.is_dir():
+        return _problem_folder(first)
     if as_command or len(positional) > 1 or first.suffix not in (".py", *CU_SUFFIXES):
         if reference:
             raise ProtocolError("--reference goes with a submission file, not with a command")
@@ -138,6 +230,8 @@ def detect(positional: list[str], *, reference: str | None = None, as_command: b
         miss = _missing(sub, NATIVE)
         if not miss:
             return Target(kind="kernel-module", path=first, uses_triton=triton)
+        if "custom_kernel" in sub.names and _in_problem_folder(first):
+            return _problem_folder(first)
         if "ModelNew" in sub.names:
             raise ProtocolError(
                 f"{first} defines ModelNew (a KernelBench submission): give its reference with --reference ref.py"
@@ -176,7 +270,12 @@ def detect(positional: list[str], *, reference: str | None = None, as_command: b
                 f"generate_input in {ref_path} needs {', '.join(needs)}: put a task.yml with `tests:` beside it "
                 "or define SIZES = [dict(...)] in the reference"
             )
-        return Target(kind="gpumode", path=first, reference=ref_path, uses_triton=triton, sizes=sizes)
+        task = _task_file(ref_path.parent)
+        files = _resolve(_read_task(task), first) if task else ()
+        return Target(
+            kind="gpumode", path=first, reference=ref_path, uses_triton=triton, sizes=sizes, files=files,
+            checker="check_implementation" in ref.names,
+        )  # fmt: skip
     raise ProtocolError(
         f"{ref_path} follows no reference protocol: a KernelBench reference lacks {', '.join(kb_miss)}; "
         f"a GPU MODE reference lacks {', '.join(gm_miss)}"

@@ -1,0 +1,46 @@
+"""The problem's own checker decides: GPU MODE's ``check_implementation`` (trusted code from the
+reference, run by ``harness.check`` in a child of its own) over kdiag's comparison.
+
+kdiag's comparison stays as evidence (where the outputs differ, by how much); the checker's answer is
+the verdict at each size it judged: a correct submission whose reference returns float64 passes
+under the problem's own tolerances, and an output the checker rejects fails even when kdiag's
+tolerances would let it through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from diagnose.run import children as K
+from diagnose.run import compare as C
+from diagnose.run.context import RunContext
+
+
+def apply(ctx: RunContext, folder: Path, sizes: list[C.SizeResult]) -> list[C.SizeResult]:
+    """Run the checker on the outputs under ``folder`` (a kernel rung's); the sizes as it judges them."""
+    ran = [s for s in sizes if not s.missing and s.kernel_error is None and s.reference_error is None]
+    if not ctx.target.checker or not ran:
+        return sizes
+    _, outcome = K.child(ctx, "check", folder / "check-child", out_dir=str(folder))
+    got = K.read_json(ctx, folder / "check.json", "check_implementation result")
+    if got is None:
+        ctx.log.note(f"check_implementation wrote no result (exit {outcome.exit_code}): kdiag's comparison stands")
+        return sizes
+    by_label = {str(r.get("label")): r for r in got.get("sizes", []) if isinstance(r, Mapping)}
+    out = []
+    for s in sizes:
+        row = by_label.get(s.label)
+        out.append(s if row is None else C.checked(s, row))
+    ctx.log.note("correctness decided by the problem's own check_implementation (its tolerances)")
+    return out
+
+
+def run_on(ctx: RunContext, folder: Path, inputs: Path, manifest: str, timeout: float | None) -> dict[str, Mapping]:
+    """The checker over a probe batch's kernel child (``folder``): its rows by label (none without a checker)."""
+    if not ctx.target.checker:
+        return {}
+    K.child(ctx, "check", folder / "check-child", timeout=timeout, inputs_dir=str(inputs), out_dir=str(folder),
+            manifest=manifest)  # fmt: skip
+    got = K.read_json(ctx, folder / "check.json", "check_implementation result (probes)") or {}
+    return {str(r.get("label")): r for r in got.get("sizes", []) if isinstance(r, Mapping)}

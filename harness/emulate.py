@@ -1,0 +1,106 @@
+"""CUDA on the CPU, for Triton targets run by Triton's interpreter on a machine without a GPU.
+
+Most real Triton submissions follow KernelBench's example: they assert ``x.is_cuda`` and make or
+move their tensors with ``.cuda()`` / ``device="cuda"``, and so do many references (GPU MODE's
+``generate_input`` makes its inputs with ``device="cuda"``).  On CPU they would die before the
+kernel runs.  When the parent asks for it (``emulate_cuda`` in the spec: no GPU, a Triton target),
+the children install this emulation before the user's code is imported:
+
+- ``Tensor.is_cuda`` reports True for CPU tensors;
+- ``Tensor.cuda()`` returns the tensor on the CPU; ``Tensor.to("cuda")`` (or a CUDA ``torch.device``)
+  goes to the CPU;
+- the tensor factories (``torch.empty``, ``randn``, ``zeros``, ``arange``, ``tensor``, ...) and
+  ``torch.Generator`` given ``device="cuda"`` make CPU tensors (a CPU generator);
+- ``torch.cuda.synchronize`` does nothing (nothing runs asynchronously).
+
+``torch.cuda.is_available()`` stays False and ``x.device`` says ``cpu``: code that asks those
+questions gets the truth.  What was emulated is counted (:data:`USED`) and the children report it,
+so the report says the run relied on it.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+USED: dict[str, int] = {}
+
+FACTORIES = (
+    "empty", "zeros", "ones", "full", "rand", "randn", "randint", "randperm", "arange", "linspace", "eye",
+    "tensor", "as_tensor", "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like",
+    "randint_like", "empty_strided", "normal",
+)  # fmt: skip
+
+
+def _hit(what: str) -> None:
+    USED[what] = USED.get(what, 0) + 1
+
+
+def _cpu(device: Any) -> Any:
+    """A CUDA device (a string, a torch.device) as the CPU; anything else as it is."""
+    import torch
+
+    if isinstance(device, str) and device.split(":")[0] == "cuda":
+        _hit('device="cuda"')
+        return "cpu"
+    if isinstance(device, torch.device) and device.type == "cuda":
+        _hit('device="cuda"')
+        return torch.device("cpu")
+    return device
+
+
+def install() -> None:
+    import torch
+
+    if getattr(torch, "_kdiag_emulated", False):
+        return
+    torch._kdiag_emulated = True  # type: ignore[attr-defined]
+
+    def is_cuda(self: Any) -> bool:
+        _hit("x.is_cuda")
+        return self.device.type in ("cpu", "cuda")
+
+    def cuda(self: Any, *args: Any, **kwargs: Any) -> Any:
+        _hit(".cuda()")
+        return self
+
+    to = torch.Tensor.to
+
+    @functools.wraps(to)
+    def to_cpu(self: Any, *args: Any, **kwargs: Any) -> Any:
+        args = tuple(_cpu(a) for a in args)
+        if "device" in kwargs:
+            kwargs["device"] = _cpu(kwargs["device"])
+        return to(self, *args, **kwargs)
+
+    def module_cuda(self: Any, *args: Any, **kwargs: Any) -> Any:
+        _hit(".cuda()")
+        return self
+
+    # setattr: mypy sees torch's stubs, where these are read-only
+    setattr(torch.Tensor, "is_cuda", property(is_cuda))  # noqa: B010
+    setattr(torch.Tensor, "cuda", cuda)  # noqa: B010
+    setattr(torch.Tensor, "to", to_cpu)  # noqa: B010
+    setattr(torch.nn.Module, "cuda", module_cuda)  # noqa: B010
+    for name in FACTORIES:
+        fn = getattr(torch, name, None)
+        if fn is not None:
+            setattr(torch, name, _on_cpu(fn))
+    generator = torch.Generator
+
+    class Generator(generator):  # type: ignore[misc,valid-type]
+        def __new__(cls, device: Any = "cpu") -> Any:
+            return generator(device=_cpu(device))
+
+    setattr(torch, "Generator", Generator)  # noqa: B010
+    setattr(torch.cuda, "synchronize", lambda *a, **k: None)  # noqa: B010
+
+
+def _on_cpu(fn: Any) -> Any:
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if "device" in kwargs:
+            kwargs["device"] = _cpu(kwargs["device"])
+        return fn(*args, **kwargs)
+
+    return call

@@ -1,0 +1,48 @@
+"""KernelBench result files and run directories (corpus/kernelbench-results/): the error names are
+evidence (a CompilationError cut to its first line is still a compile failure), and a run directory's
+generated kernels are the code that ran, never read as logs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from diagnose.classify import classify_records
+from diagnose.inputs import kernelbench_run, read_inputs
+
+CASES = Path(__file__).resolve().parent.parent.parent / "corpus" / "kernelbench-results"
+RUN = CASES / "run-triton-constructed"
+LABELS = yaml.safe_load((CASES / "labels.yaml").read_text())
+
+
+def test_a_run_directory_reaches_every_label() -> None:
+    assert kernelbench_run(RUN)
+    reports = {r.id: r for r in classify_records(read_inputs([str(RUN)]))}
+    assert set(reports) == set(LABELS)  # one record per sample: no kernel source classified as a log
+    for rid, label in LABELS.items():
+        r = reports[rid]
+        if "status" in label:
+            assert r.status == label["status"], (rid, r.status)
+            continue
+        assert r.diagnosis is not None, rid
+        assert (r.diagnosis.category, r.diagnosis.failure_mode) == (label["category"], label["failure_mode"]), rid
+    assert "level_1_problem_3_sample_0_kernel.py" in (reports["problem_3/sample_0"].origin or "")
+
+
+def test_the_error_name_alone_decides_a_cut_message(tmp_path: Path) -> None:
+    # the name beside metadata (some forks write it there) and a message cut to nothing but its position
+    sample = {"sample_id": 2, "compiled": True, "correctness": False, "runtime": -1.0,
+              "runtime_error_name": "triton.compiler.errors.CompilationError", "runtime_error": "at 4:8:",
+              "metadata": {"hardware": "NVIDIA A100-SXM4-80GB"}}  # fmt: skip
+    path = tmp_path / "eval_results.json"
+    path.write_text(json.dumps({"9": [sample]}))
+    (rec,) = read_inputs([str(path)])
+    assert rec.text.splitlines()[0] == "triton.compiler.errors.CompilationError: at 4:8:"
+    (report,) = classify_records([rec])
+    assert report.diagnosis is not None and report.diagnosis.failure_mode == "compile-source-error"
+    sample["runtime_error_name"] = "builtins.RuntimeError"  # the same cut message under another name is not one
+    path.write_text(json.dumps({"9": [sample]}))
+    (report,) = classify_records(read_inputs([str(path)]))
+    assert report.diagnosis is None or report.diagnosis.failure_mode != "compile-source-error"

@@ -1,0 +1,27 @@
+"""GPU MODE result output (the key: value lines a problem's eval.py writes, as popcorn-cli shows them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from diagnose.classify import classify_records
+from diagnose.inputs import popcorn_passed, read_inputs
+
+RESULTS = Path(__file__).resolve().parent.parent.parent / "corpus" / "gpumode" / "results"
+
+
+def test_a_passing_result_is_a_pass_and_a_failing_one_is_the_kernels() -> None:
+    reports = {r.id: r for r in classify_records(read_inputs([str(RESULTS)]))}
+    assert reports["vectoradd-test-pass.txt"].status == "pass"
+    fail = reports["vectoradd-test-fail.txt"]
+    assert fail.diagnosis is not None
+    assert (fail.diagnosis.category, fail.diagnosis.failure_mode) == ("kernel-logic", "wrong-result")
+
+
+def test_only_a_whole_popcorn_result_with_every_test_passing_is_a_pass() -> None:
+    good = (RESULTS / "vectoradd-test-pass.txt").read_text()
+    assert popcorn_passed(good)
+    assert not popcorn_passed(good.replace("test.1.status: pass", "test.1.status: fail"))
+    assert not popcorn_passed("check: pass\n")  # no test count: not a popcorn result
+    # a log that merely contains the line among other output is not a result file
+    assert not popcorn_passed("Traceback (most recent call last):\n  boom\nRuntimeError: x\n" * 3 + good)
