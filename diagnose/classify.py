@@ -62,6 +62,8 @@ def resolve_modes(diagnosis: Diagnosis, evidence: Evidence, rules: RuleSet) -> D
     if not diagnosis.abstained and findings and diagnosis.rule == findings[0].rule:
         out = dataclasses.replace(out, failure_mode=findings[0].failure_mode)
     return out
+
+
 def status_of(diagnosis: Diagnosis, ev: Evidence) -> str:
     """diagnosed | unknown | no-failure: no rule fired and nothing in the evidence failed."""
     if diagnosis.category != "unknown":

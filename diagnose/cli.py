@@ -57,7 +57,12 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("inputs", nargs="+", metavar="INPUT", help="log files, directories, .jsonl/.json/.yaml, or -")
     c.add_argument("--format", "-f", choices=("table", "jsonl", "json", "markdown"), default="table")
     c.add_argument("--rules", metavar="DIR", help="rule directory (default: the bundled rules)")
-    c.add_argument("--min-confidence", type=float, metavar="X", help="abstain (unknown) below this (default 0.5: calibrated, likelier right than wrong)")
+    c.add_argument(
+        "--min-confidence",
+        type=float,
+        metavar="X",
+        help="abstain (unknown) below this (default 0.5: calibrated, likelier right than wrong)",
+    )
     c.add_argument("-v", "--verbose", action="store_true", help="table: show evidence lines, fix and alternatives")
     c.add_argument("--with-evidence", action="store_true", help="json/jsonl: include the full evidence record")
     c.add_argument("--progress", choices=("auto", "always", "never"), default="auto", help="progress bar on stderr")

@@ -53,7 +53,12 @@ def _one(t: torch.Tensor, spec: dict[str, Any]) -> torch.Tensor:
         return t
     if "cast" in spec:
         src, dst = spec["cast"]
-        names = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float64: "float64"}
+        names = {
+            torch.float32: "float32",
+            torch.float16: "float16",
+            torch.bfloat16: "bfloat16",
+            torch.float64: "float64",
+        }
         if names.get(t.dtype) != src:
             return t
         return t.to(getattr(torch, dst))

@@ -8,6 +8,7 @@ the kernel allocates, and every input, gets a guard region after its last elemen
 writes past the end changes it (reads past the end are not visible here; kdiag's interpreter checks
 or compute-sanitizer see them).
 """
+
 import importlib.util
 import json  # noqa: F401  (the written script's PARAMS line is json.loads(...))
 import os
@@ -106,13 +107,15 @@ def guarded_copy(t, layout=None):
         inner = guarded_copy(t.transpose(-1, -2).contiguous())
         return inner.transpose(-1, -2)
     if layout == "stride2" and t.dim() >= 1:
-        wide = torch.full((*t.shape[:-1], 2 * t.shape[-1]), 1000.0 if t.is_floating_point() else 7,
-                          dtype=t.dtype, device=t.device)
+        wide = torch.full(
+            (*t.shape[:-1], 2 * t.shape[-1]), 1000.0 if t.is_floating_point() else 7, dtype=t.dtype, device=t.device
+        )
         wide[..., ::2] = t
         return guarded_copy(wide)[..., ::2]
     if layout == "pad_rows" and t.dim() >= 2:
-        wide = torch.full((*t.shape[:-1], 2 * t.shape[-1]), 1000.0 if t.is_floating_point() else 7,
-                          dtype=t.dtype, device=t.device)
+        wide = torch.full(
+            (*t.shape[:-1], 2 * t.shape[-1]), 1000.0 if t.is_floating_point() else 7, dtype=t.dtype, device=t.device
+        )
         wide[..., : t.shape[-1]] = t
         return guarded_copy(wide)[..., : t.shape[-1]]
     if layout == "offset1":
@@ -151,6 +154,7 @@ class GuardAllocations:
                 extent = 1 + sum((s - 1) * st for s, st in zip(t.shape, t.stride(), strict=False))
                 buf = guard_buffer(extent, t.dtype, t.device, "a tensor the kernel allocated")
                 return buf.as_strided(t.shape, t.stride())
+
             return alloc
 
         torch.empty, torch.empty_like, torch.empty_strided = (wrap(f) for f in self.saved[:3])
@@ -245,8 +249,10 @@ def compare(got, expected):
 
 
 def main():
-    print(f"repro: {PARAMS['kind']} {PARAMS['submission']} at {PARAMS['size'] or 'its default size'}, "
-          f"seed {PARAMS['seed']}, on {DEVICE}" + (", TRITON_INTERPRET=1" if os.environ.get("TRITON_INTERPRET") else ""))
+    print(
+        f"repro: {PARAMS['kind']} {PARAMS['submission']} at {PARAMS['size'] or 'its default size'}, "
+        f"seed {PARAMS['seed']}, on {DEVICE}" + (", TRITON_INTERPRET=1" if os.environ.get("TRITON_INTERPRET") else "")
+    )
     print(f"  kdiag saw: {PARAMS['failure']} ({PARAMS['what']})")
     try:
         got, expected = make_and_run()
@@ -263,8 +269,10 @@ def main():
         hit = torch.nonzero(tail != pattern).flatten()
         if hit.numel():
             failed += 1
-            print(f"{what} ({numel} elements, {buf.dtype}): {hit.numel()} elements written past its end, "
-                  f"{int(hit[0])}..{int(hit[-1])} past the last one")
+            print(
+                f"{what} ({numel} elements, {buf.dtype}): {hit.numel()} elements written past its end, "
+                f"{int(hit[0])}..{int(hit[-1])} past the last one"
+            )
     print("FAILS" if failed else "did not reproduce: outputs match and no guard was written")
     return 1 if failed else 0
 

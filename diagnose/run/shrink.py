@@ -126,7 +126,10 @@ def candidates(n: int) -> list[int]:
 
 
 def _failing_item(
-    manifest: Mapping[str, Any], sizes: Sequence[C.SizeResult], dirty: Sequence[str], matrix: P.Matrix | None,
+    manifest: Mapping[str, Any],
+    sizes: Sequence[C.SizeResult],
+    dirty: Sequence[str],
+    matrix: P.Matrix | None,
     seed: int,
 ) -> tuple[str, str, P.Probe] | None:
     defaults = dict(manifest.get("size_params") or {}) if manifest.get("kind") == "kernel-module" else {}

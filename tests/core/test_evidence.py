@@ -55,7 +55,12 @@ def test_other_schema_versions_and_unknown_fields_are_refused() -> None:
 
 
 def test_a_schema_1_record_still_reads_without_the_fields_schema_2_dropped() -> None:
-    old = {"schema": 1, "id": "x", "origin": "run", "run": {"target": "kernel-module", "max_ulp": 2.0, "nan_outputs": 3}}
+    old = {
+        "schema": 1,
+        "id": "x",
+        "origin": "run",
+        "run": {"target": "kernel-module", "max_ulp": 2.0, "nan_outputs": 3},
+    }
     ev = Evidence.from_dict(old)
     assert ev.run is not None and ev.run.target == "kernel-module"
     with pytest.raises(ValueError, match="schema 9 is not supported"):

@@ -28,8 +28,19 @@ def test_size_and_shape_of_the_rule_base() -> None:
     assert cats == {"kernel-logic", "environment", "runtime-assumption"}
     for r in RULES:
         assert r.path.split("/")[0] in {
-            "cuda", "compiler", "triton", "sanitizer", "environment", "numerics", "oom", "process", "python", "gpu", "run",
-            "concept", "catalogue",  # rules over concept facts; the decided message families
+            "cuda",
+            "compiler",
+            "triton",
+            "sanitizer",
+            "environment",
+            "numerics",
+            "oom",
+            "process",
+            "python",
+            "gpu",
+            "run",
+            "concept",
+            "catalogue",  # rules over concept facts; the decided message families
             "kb",
         }, r.path
         assert r.references and all(
