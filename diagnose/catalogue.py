@@ -49,13 +49,14 @@ from __future__ import annotations
 
 import functools
 import re
-import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from diagnose.catalogue_text import STRING_FILLERS, fill_template, required_literal
 
 CATALOGUE_DIR = Path(__file__).resolve().parent / "data" / "catalogue"
 CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
@@ -95,14 +96,8 @@ FAMILY_KEYS = (
 )
 FILE_KEYS = ("tool", "versions", "families", "notes")
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_PLACEHOLDER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L)?[diouxXeEfgGcsp]|\{[^{}]*\}|%%")
-_MIN_ANCHOR = 4
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-with warnings.catch_warnings():  # the stdlib's own regex parser (deprecated name, same module as re._parser)
-    warnings.simplefilter("ignore", DeprecationWarning)
-    import sre_parse
 
 
 @dataclass(frozen=True)
@@ -209,53 +204,6 @@ class Catalogue:
         return sorted(hits.values(), key=lambda h: (h.line, h.family.id))
 
 
-def required_literal(rx: re.Pattern[str]) -> str | None:
-    """The longest literal run every match of ``rx`` contains, lowered (None when shorter than 4).
-
-    Only top-level runs count: text inside a group, a repeat or an alternative may be absent."""
-    try:
-        parsed = sre_parse.parse(rx.pattern, rx.flags)
-    except Exception:
-        return None
-    best = ""
-    run: list[str] = []
-    items: list[tuple[Any, Any]] = [*list(parsed.data), (None, None)]
-    for op, arg in items:
-        if op is sre_parse.LITERAL:
-            run.append(chr(arg))
-            continue
-        candidate = "".join(run)
-        if len(candidate) > len(best):
-            best = candidate
-        run = []
-    best = best.strip()
-    return best.lower() if len(best) >= _MIN_ANCHOR else None
-
-
-#: what a string placeholder is filled with, in turn, when a template is checked against its patterns
-STRING_FILLERS = ("x", "sm_90", "9.0", "float16", "cuda:0", "1024", "12.4", "libcudart.so.12")
-
-
-def fill_template(text: str, filler: str = "x") -> str:
-    """A message template with its printf/format placeholders filled with plausible values.
-
-    >>> fill_template("Unsupported .version %s; current version is '%s' (%d%%)", "9.0")
-    "Unsupported .version 9.0; current version is '9.0' (42%)"
-    """
-
-    def sub(m: re.Match[str]) -> str:
-        spec = m.group(0)
-        if spec == "%%":
-            return "%"
-        if spec[-1] in "diouxXcp":
-            return "42"
-        if spec[-1] in "eEfgG":
-            return "4.0"
-        return filler  # %s and {name}
-
-    return _PLACEHOLDER.sub(sub, text)
-
-
 # --- loading ------------------------------------------------------------------------------------
 
 
@@ -326,10 +274,37 @@ def _family(item: Any, tool: str, versions: tuple, shown: str, ln: int, bad: Any
         bad(ln, "a family must be a mapping")
         return None
     errors: list[str] = []
+    head = _head(item, errors.append)
+    messages = _messages(item, errors.append)
+    patterns = _patterns(item, errors.append)
+    concepts, explain, refs, examples = _extras(item, errors.append)
+    if errors:
+        for msg in errors:
+            bad(ln, f"family {head['id']!r}: {msg}")
+        return None
+    return Family(
+        id=str(head["id"]),
+        tool=str(tool),
+        title=str(head["title"]).strip(),
+        category=head["category"],
+        failure_mode=head["failure_mode"],
+        severity=str(head["severity"]),
+        confidence=float(head["confidence"]),
+        priority=int(head["priority"]),
+        messages=tuple(messages),
+        patterns=tuple(patterns),
+        concepts=tuple((str(k), str(v)) for k, v in concepts.items()),
+        explain={k: str(v).strip() for k, v in explain.items()},
+        references=tuple(refs),
+        examples=tuple(examples),
+        path=shown,
+        line=ln,
+        versions=versions,
+    )
 
-    def err(msg: str) -> None:
-        errors.append(msg)
 
+def _head(item: dict[str, Any], err: Callable[[str], object]) -> dict[str, Any]:
+    """The fields, id, title, verdict (or ``decide: concepts``), severity, confidence and priority."""
     for key in item:
         if key not in FAMILY_KEYS:
             err(f"unknown field {key!r}")
@@ -360,6 +335,19 @@ def _family(item: Any, tool: str, versions: tuple, shown: str, ln: int, bad: Any
     prio = item.get("priority", 45)
     if not isinstance(prio, int) or isinstance(prio, bool):
         err(f"priority must be an integer, got {prio!r}")
+    decided = decide is None
+    return {
+        "id": fid,
+        "title": title,
+        "category": category if decided else None,
+        "failure_mode": mode if decided else None,
+        "severity": severity,
+        "confidence": conf,
+        "priority": prio,
+    }
+
+
+def _messages(item: dict[str, Any], err: Callable[[str], object]) -> list[Message]:
     messages: list[Message] = []
     for m in item.get("messages") or []:
         if not isinstance(m, dict) or not isinstance(m.get("text"), str) or not isinstance(m.get("source"), str):
@@ -369,6 +357,10 @@ def _family(item: Any, tool: str, versions: tuple, shown: str, ln: int, bad: Any
         messages.append(Message(text=m["text"], source=m["source"], sample=sample if isinstance(sample, str) else None))
     if not messages:
         err("messages must list the tool's own wording, each with its source")
+    return messages
+
+
+def _patterns(item: dict[str, Any], err: Callable[[str], object]) -> list[re.Pattern[str]]:
     patterns: list[re.Pattern[str]] = []
     for p in item.get("patterns") or []:
         if not isinstance(p, str):
@@ -385,6 +377,11 @@ def _family(item: Any, tool: str, versions: tuple, shown: str, ln: int, bad: Any
         patterns.append(rx)
     if not patterns:
         err("patterns must be a non-empty list of regexes")
+    return patterns
+
+
+def _extras(item: dict[str, Any], err: Callable[[str], object]) -> tuple[dict, dict, list, list]:
+    """concepts, explain, references and examples; each one that is malformed comes back empty."""
     concepts = item.get("concepts") or {}
     if not isinstance(concepts, dict) or any(k not in CONSTANT_CONCEPTS for k in concepts):
         err(f"concepts may set only {', '.join(CONSTANT_CONCEPTS)}")
@@ -403,29 +400,7 @@ def _family(item: Any, tool: str, versions: tuple, shown: str, ln: int, bad: Any
     ):
         err("examples must be a list of {log, origin} mappings")
         examples = []
-    if errors:
-        for msg in errors:
-            bad(ln, f"family {fid!r}: {msg}")
-        return None
-    return Family(
-        id=str(fid),
-        tool=str(tool),
-        title=str(title).strip(),
-        category=category if decide is None else None,
-        failure_mode=mode if decide is None else None,
-        severity=str(severity),
-        confidence=float(conf),
-        priority=int(prio),
-        messages=tuple(messages),
-        patterns=tuple(patterns),
-        concepts=tuple((str(k), str(v)) for k, v in concepts.items()),
-        explain={k: str(v).strip() for k, v in explain.items()},
-        references=tuple(refs),
-        examples=tuple(examples),
-        path=shown,
-        line=ln,
-        versions=versions,
-    )
+    return concepts, explain, refs, examples
 
 
 def load_catalogue(root: Path | str | None = None) -> Catalogue:

@@ -2,7 +2,8 @@
 
 - WAL mode, a busy timeout, ``BEGIN IMMEDIATE`` and one transaction per recorded observation, so
   several processes can record at once and a killed one leaves no partial rows;
-- the schema version is SQLite's ``user_version``; :data:`MIGRATIONS` brings an older file up to date;
+- the schema version is SQLite's ``user_version``; :data:`diagnose.kb.schema.MIGRATIONS` brings an
+  older file up to date;
 - ``PRAGMA quick_check`` when a file is opened to be written (it reads every page: ~0.4 s for 100,000
   observations, so the read-only commands skip it; SQLite still reports any corrupt page they
   meet): a corrupt file is reported, never silently recreated;
@@ -25,70 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from diagnose.kb.schema import MIGRATIONS, SCHEMA_VERSION
+
 DEFAULT_DB = Path(".kdiag") / "kb.sqlite"
 BUSY_TIMEOUT_MS = 60_000
-
-MIGRATIONS: tuple[str, ...] = (
-    # 1: entries, observations, labels
-    """
-    CREATE TABLE entries (
-        id INTEGER PRIMARY KEY,
-        fingerprint TEXT NOT NULL UNIQUE,
-        signature TEXT NOT NULL,
-        headline TEXT NOT NULL,
-        count INTEGER NOT NULL DEFAULT 0,
-        first_seen TEXT NOT NULL,
-        last_seen TEXT NOT NULL,
-        status TEXT NOT NULL,
-        category TEXT NOT NULL,
-        failure_mode TEXT NOT NULL,
-        rule TEXT,
-        confidence REAL,
-        evidence TEXT,
-        example TEXT NOT NULL,
-        versions TEXT NOT NULL DEFAULT '[]',
-        gpus TEXT NOT NULL DEFAULT '[]',
-        label_state TEXT,
-        label_category TEXT,
-        label_mode TEXT,
-        label_note TEXT,
-        label_by TEXT,
-        label_at TEXT,
-        label_count INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE INDEX entries_verdict ON entries(category, failure_mode, rule, label_state, count);
-    CREATE TABLE observations (
-        id INTEGER PRIMARY KEY,
-        key TEXT NOT NULL UNIQUE,
-        entry_id INTEGER NOT NULL REFERENCES entries(id),
-        source TEXT,
-        record_id TEXT,
-        seen_at TEXT NOT NULL,
-        category TEXT NOT NULL,
-        failure_mode TEXT NOT NULL,
-        rule TEXT,
-        confidence REAL,
-        versions TEXT,
-        gpu TEXT
-    );
-    CREATE INDEX observations_entry ON observations(entry_id);
-    CREATE TABLE labels (
-        id INTEGER PRIMARY KEY,
-        entry_id INTEGER NOT NULL REFERENCES entries(id),
-        at TEXT NOT NULL,
-        by TEXT,
-        state TEXT NOT NULL,
-        category TEXT NOT NULL,
-        failure_mode TEXT NOT NULL,
-        note TEXT,
-        rule TEXT,
-        verdict_category TEXT,
-        verdict_mode TEXT
-    );
-    CREATE INDEX labels_entry ON labels(entry_id);
-    """,
-)
-SCHEMA_VERSION = len(MIGRATIONS)
 
 
 class KbError(Exception):

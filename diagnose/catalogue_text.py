@@ -1,0 +1,66 @@
+"""Text helpers for catalogue patterns and message templates.
+
+- :func:`required_literal`: the literal every match of a pattern contains (the catalogue's prefilter anchor);
+- :func:`fill_template`: a tool's printf/format message template with its placeholders filled, to check
+  that a family's patterns match the tool's own wording.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+with warnings.catch_warnings():  # the stdlib's own regex parser (deprecated name, same module as re._parser)
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import sre_parse
+
+_PLACEHOLDER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L)?[diouxXeEfgGcsp]|\{[^{}]*\}|%%")
+_MIN_ANCHOR = 4
+
+
+def required_literal(rx: re.Pattern[str]) -> str | None:
+    """The longest literal run every match of ``rx`` contains, lowered (None when shorter than 4).
+
+    Only top-level runs count: text inside a group, a repeat or an alternative may be absent."""
+    try:
+        parsed = sre_parse.parse(rx.pattern, rx.flags)
+    except Exception:
+        return None
+    best = ""
+    run: list[str] = []
+    items: list[tuple[Any, Any]] = [*list(parsed.data), (None, None)]
+    for op, arg in items:
+        if op is sre_parse.LITERAL:
+            run.append(chr(arg))
+            continue
+        candidate = "".join(run)
+        if len(candidate) > len(best):
+            best = candidate
+        run = []
+    best = best.strip()
+    return best.lower() if len(best) >= _MIN_ANCHOR else None
+
+
+#: what a string placeholder is filled with, in turn, when a template is checked against its patterns
+STRING_FILLERS = ("x", "sm_90", "9.0", "float16", "cuda:0", "1024", "12.4", "libcudart.so.12")
+
+
+def fill_template(text: str, filler: str = "x") -> str:
+    """A message template with its printf/format placeholders filled with plausible values.
+
+    >>> fill_template("Unsupported .version %s; current version is '%s' (%d%%)", "9.0")
+    "Unsupported .version 9.0; current version is '9.0' (42%)"
+    """
+
+    def sub(m: re.Match[str]) -> str:
+        spec = m.group(0)
+        if spec == "%%":
+            return "%"
+        if spec[-1] in "diouxXcp":
+            return "42"
+        if spec[-1] in "eEfgG":
+            return "4.0"
+        return filler  # %s and {name}
+
+    return _PLACEHOLDER.sub(sub, text)
