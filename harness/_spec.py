@@ -24,6 +24,8 @@ class Spec:
     repeat: int
     probes: list[dict[str, Any]] | None = None  # inputs child: make these probe entries instead of the sizes
     manifest: str = "manifest.json"  # kernel/reference children: the inputs manifest to read (a subset of one)
+    size_overrides: dict[str, Any] | None = None  # kdiag run --size NAME=VALUE (harness/sizes.py)
+    max_input_bytes: int | None = None  # inputs child: fit a KernelBench problem's inputs to this (no GPU)
 
 
 def read(argv: list[str] | None = None) -> Spec:
@@ -46,6 +48,8 @@ def read(argv: list[str] | None = None) -> Spec:
         repeat=int(d.get("repeat", 1)),
         probes=d.get("probes"),
         manifest=str(d.get("manifest") or "manifest.json"),
+        size_overrides=dict(d.get("size_overrides") or {}),
+        max_input_bytes=d.get("max_input_bytes"),
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from diagnose.run import arrays as A
 from diagnose.run.context import Background, RunContext, RunLog
 from diagnose.run.result import KdiagError
+from diagnose.run.sizes import MAX_INPUT_BYTES_CPU
 from diagnose.runner import Outcome, RunRequest, child_env, run
 
 
@@ -86,6 +87,8 @@ def spec(ctx: RunContext, path: Path, **fields: Any) -> Path:
         "inputs_dir": str(ctx.rd / "inputs"),
         "target_gpu": ctx.target_gpu,
         "uses_triton": t.uses_triton,
+        "size_overrides": dict(ctx.opts.sizes or {}),
+        "max_input_bytes": None if ctx.gpu else MAX_INPUT_BYTES_CPU,
         # a second run on fresh copies: races on a GPU; on CPU (the interpreter is sequential) state a
         # kernel carries from call to call (a cached buffer never cleared), when probes are wanted
         "repeat": 2 if ctx.gpu or ctx.opts.probes != "none" else 1,

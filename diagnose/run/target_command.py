@@ -4,12 +4,12 @@ as a command): each rung runs the command, the collectors read what it printed."
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from diagnose.run import assemble as A
 from diagnose.run import children as K
+from diagnose.run import compile_check as CC
 from diagnose.run import ladder as L
 from diagnose.run import runfacts as R
 from diagnose.run.climb import Step, climb, names, rel, sanitizer_log, wrapper
@@ -40,12 +40,6 @@ def nvcc_argv(nvcc: str, source: Path, binary: Path, arch: str) -> list[str]:
     return [nvcc, "-Xptxas", "-v", "-lineinfo", *flags, "-o", str(binary), str(source)]
 
 
-def _find_nvcc(env: Mapping[str, str]) -> str | None:
-    from diagnose.envinfo import stack
-
-    return stack.find_binary("nvcc", env)
-
-
 def run_cuda_file(ctx: RunContext) -> RunResult:
     t = ctx.target
     assert t.path is not None
@@ -55,7 +49,7 @@ def run_cuda_file(ctx: RunContext) -> RunResult:
     build.mkdir(exist_ok=True)
     compile_rung = L.Rung("compile", f"nvcc for {arch} with -Xptxas -v -lineinfo", env={})
     folder = ctx.rd / "rungs" / "1-compile"
-    nvcc = _find_nvcc(ctx.base_env)
+    nvcc = CC.find_nvcc(ctx.base_env)
 
     def stop(text: str, outcome: Any, argv: list[str], verdict: str, note: str = "", **kw: Any) -> RunResult:
         facts = dataclasses.replace(R.base_facts(ctx, rungs=("compile",), **kw), target_arch=arch)
@@ -76,8 +70,16 @@ def run_cuda_file(ctx: RunContext) -> RunResult:
     if outcome.exit_code != 0 or not (build / t.path.stem).is_file():
         return stop(log, outcome, argv, "fail")
     if not ctx.gpu:
+        from diagnose.run import no_result as NR
+
         note = f"compiled for {arch}; running the binary needs a GPU"
-        return stop(log, outcome, argv, "no-result", note, compiled=True, rungs_unavailable=("run: no GPU",))
+        res = stop(log, outcome, argv, "no-result", note, compiled=True, rungs_unavailable=("run: no GPU",))
+        regs, spilled, shared = CC.figures(log)
+        checked = f"compiles for {arch}: {regs if regs is not None else '?'} registers, {spilled} bytes spilled, {shared} bytes shared memory"
+        return dataclasses.replace(
+            res, checked=(checked,), cannot_run=NR.explain(ctx.log.snapshot, gpu=False),
+            cannot_run_mode=NR.mode(ctx.log.snapshot, gpu=False),
+        )  # fmt: skip
     diag = ctx.matcher.diagnose(A.evidence(ctx, log, None, R.base_facts(ctx, rungs=("compile",), compiled=True)))
     ctx.log.rung(compile_rung, argv, rel(ctx, folder), outcome, "pass", diag, False)
     return run_command(ctx, [str(build / t.path.stem)], compile_log=log, compiled=True)
