@@ -37,20 +37,44 @@ def parse(items: list[str] | None) -> dict[str, int | float]:
     return out
 
 
+_OPS = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b, ast.Div: lambda a, b: a / b, ast.LShift: lambda a, b: a << b,
+    ast.Pow: lambda a, b: a**b if abs(b) <= 64 else None,
+}  # fmt: skip
+
+
+def _number(node: ast.expr, known: Mapping[str, Any]) -> Any:
+    """A number from a literal, a name bound above, or + - * / // << ** of those (None: not one)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Name):
+        return known.get(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _number(node.operand, known)
+        return None if v is None else -v
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        a, b = _number(node.left, known), _number(node.right, known)
+        if a is None or b is None:
+            return None
+        try:
+            return _OPS[type(node.op)](a, b)
+        except (ArithmeticError, ValueError, TypeError):
+            return None
+    return None
+
+
 def constants(path: Path) -> dict[str, Any]:
-    """Module-level number constants of a reference (``batch_size = 4096``), read from its AST."""
+    """Module-level number constants of a reference (``batch_size = 4096``, ``dim = 16384 * 2``), from its AST."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, SyntaxError):
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
         return {}
     out: dict[str, Any] = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            try:
-                value = ast.literal_eval(node.value)
-            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-                continue
-            if isinstance(value, int | float) and not isinstance(value, bool):
+            value = _number(node.value, out)
+            if value is not None:
                 out[node.targets[0].id] = value
     return out
 
