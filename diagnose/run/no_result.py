@@ -15,8 +15,11 @@ checked (a compile, the static checks) is listed beside it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
+
+from diagnose.run.result import RunResult
 
 #: failure modes that say "this machine cannot run it", not "the kernel is wrong"
 CANNOT_RUN_MODES = frozenset(
@@ -80,3 +83,22 @@ def cuda_home_note(snapshot: Mapping[str, Any] | None, torch_version: str) -> st
         f"torch's message asks for CUDA_HOME, but the cause is the CPU build of torch ({torch_version}): it "
         f"builds no CUDA extensions, and {where}; a CUDA build of torch and a GPU would run it"
     )
+
+
+def as_no_result(
+    res: RunResult, snapshot: Mapping[str, Any] | None, *, gpu: bool, checked: tuple[str, ...] = ()
+) -> RunResult:
+    """A failure the environment explains (no GPU, a CPU build of torch, a library missing) is no-result."""
+    d = res.diagnosis
+    if res.verdict != "fail" or d is None or d.best is None or not cannot_run(d.category, d.failure_mode):
+        return res
+    failure_mode, notes = d.failure_mode, res.notes
+    cpu = torch_cpu_build(snapshot)
+    if cpu is not None and d.failure_mode == "toolchain-missing" and res.target.kind != "cuda-file":
+        # torch asks for CUDA_HOME whatever is missing; with a CPU build no toolkit would help
+        failure_mode = "library-missing"
+        notes = (*notes, cuda_home_note(snapshot, cpu))
+    return dataclasses.replace(
+        res, verdict="no-result", checked=checked, cannot_run=explain(snapshot, gpu=gpu),
+        cannot_run_mode=failure_mode, notes=notes,
+    )  # fmt: skip

@@ -11,6 +11,7 @@ from diagnose.run import assemble as A
 from diagnose.run import children as K
 from diagnose.run import compile_check as CC
 from diagnose.run import ladder as L
+from diagnose.run import no_result as NR
 from diagnose.run import runfacts as R
 from diagnose.run.climb import Step, climb, names, rel, sanitizer_log, wrapper
 from diagnose.run.context import RunContext
@@ -30,7 +31,8 @@ def run_command(ctx: RunContext, argv: list[str], compile_log: str = "", **facts
     ev = A.with_run(step.evidence, rungs=names(ctx.log.rungs), rungs_unavailable=unavailable)
     diag = ctx.matcher.diagnose(ev)
     assert step.outcome is not None
-    return ctx.finish(R.command_verdict(step.outcome, diag), diag, ev)
+    res = ctx.finish(R.command_verdict(step.outcome, diag), diag, ev)
+    return NR.as_no_result(res, ctx.log.snapshot, gpu=ctx.gpu)
 
 
 def nvcc_argv(nvcc: str, source: Path, binary: Path, arch: str) -> list[str]:
@@ -70,8 +72,6 @@ def run_cuda_file(ctx: RunContext) -> RunResult:
     if outcome.exit_code != 0 or not (build / t.path.stem).is_file():
         return stop(log, outcome, argv, "fail")
     if not ctx.gpu:
-        from diagnose.run import no_result as NR
-
         note = f"compiled for {arch}; running the binary needs a GPU"
         res = stop(log, outcome, argv, "no-result", note, compiled=True, rungs_unavailable=("run: no GPU",))
         regs, spilled, shared = CC.figures(log)

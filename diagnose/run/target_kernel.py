@@ -138,29 +138,12 @@ def _compiled(ctx: RunContext, check: CC.Check) -> RunResult:
     )
 
 
-def _as_no_result(ctx: RunContext, res: RunResult, check: CC.Check | None = None) -> RunResult:
-    """A failure the environment explains (no GPU, a CPU build of torch, a library missing) is no-result."""
-    d = res.diagnosis
-    if res.verdict != "fail" or d is None or d.best is None or not NR.cannot_run(d.category, d.failure_mode):
-        return res
-    checked = (check.summary(),) if check is not None and check.ok else ()
-    mode, notes = d.failure_mode, res.notes
-    cpu = NR.torch_cpu_build(ctx.log.snapshot)
-    if cpu is not None and d.failure_mode == "toolchain-missing":
-        # torch asks for CUDA_HOME whatever is missing; with a CPU build no toolkit would help
-        mode = "library-missing"
-        notes = (*notes, NR.cuda_home_note(ctx.log.snapshot, cpu))
-    return dataclasses.replace(
-        res, verdict="no-result", checked=checked, cannot_run=NR.explain(ctx.log.snapshot, gpu=ctx.gpu),
-        cannot_run_mode=mode, notes=notes,
-    )  # fmt: skip
-
-
 def run_kernel_target(ctx: RunContext) -> RunResult:
     check = _compile_check(ctx)
     if check is not None and (check.failed is not None or (check.ok and not ctx.gpu)):
         return _compiled(ctx, check)
-    return _as_no_result(ctx, _run_kernel_target(ctx), check)
+    checked = (check.summary(),) if check is not None and check.ok else ()
+    return NR.as_no_result(_run_kernel_target(ctx), ctx.log.snapshot, gpu=ctx.gpu, checked=checked)
 
 
 def _run_kernel_target(ctx: RunContext) -> RunResult:

@@ -156,3 +156,12 @@ def test_torch_asking_for_cuda_home_is_traced_to_the_cpu_build(write, tmp_path: 
         assert out["failure_mode"] == "library-missing"
         assert any("the cause is the CPU build of torch" in n for n in out["notes"]), out["notes"]
     assert any("CUDA source not checked: load_inline cuda_sources" in n for n in out["notes"])
+
+
+def test_a_command_that_needs_a_gpu_is_no_result(kdiag_run) -> None:
+    import sys
+
+    code, out, _ = kdiag_run("--ladder", "none", "--", sys.executable, "-c", "import torch; torch.zeros(1).cuda()")
+    assert out is not None
+    assert (code, out["verdict"], out["category"]) == (4, "no-result", "environment"), out
+    assert out["cannot_run"].startswith("cannot run here: no GPU")
