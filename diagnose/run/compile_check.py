@@ -144,6 +144,9 @@ def check(found: Found, build: Path, arch: str, nvcc: str, snapshot: Mapping[str
                 py = sysconfig.get_paths().get("include")
                 if torch_inc and py and Path(py).is_dir():
                     torch_inc.append(py)
+            if not torch_inc:
+                listed.append(f"{src.origin}: includes torch, and torch's headers were not found")
+                continue
             includes = torch_inc
         name = f"source{i}_{src.api}.cu"
         path = build / name

@@ -103,6 +103,10 @@ def _compile_check(ctx: RunContext) -> CC.Check | None:
         return K.attempt(ctx, folder, argv, {}, timeout=timeout)
 
     check = CC.check(found, ctx.rd / "build", arch, nvcc, ctx.log.snapshot, run)
+    if not check.compiled:
+        for item in check.listed:
+            ctx.log.note(f"not compiled: {item}")
+        return None
     (ctx.rd / "compile.log").write_text(check.log)
     for c in check.compiled:
         if c.timed_out:

@@ -165,3 +165,18 @@ def test_a_command_that_needs_a_gpu_is_no_result(kdiag_run) -> None:
     assert out is not None
     assert (code, out["verdict"], out["category"]) == (4, "no-result", "environment"), out
     assert out["cannot_run"].startswith("cannot run here: no GPU")
+
+
+def test_a_torch_source_is_not_compiled_without_torch_headers(tmp_path: Path, monkeypatch) -> None:
+    """Without torch's headers a compile error would be the machine's, never the kernel's: nothing is compiled."""
+    from diagnose.run import compile_check as CC
+
+    monkeypatch.setattr(CC, "torch_include_dirs", lambda snapshot: [])
+
+    def run(*args: object) -> None:
+        raise AssertionError("nothing may be compiled")
+
+    found = S.extract_text('m = load_inline("m", "int f();", "__global__ void k() {}")')
+    check = CC.check(found, tmp_path, "sm_90", "nvcc", None, run)
+    assert (check.compiled, check.ok, check.failed) == ((), False, None)
+    assert check.listed[0] == "load_inline cuda_sources (line 1): includes torch, and torch's headers were not found"
