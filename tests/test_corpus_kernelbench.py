@@ -63,6 +63,7 @@ def test_a_source_error_quotes_nvcc_and_a_clean_compile_says_what_it_checked(tmp
     (checked,) = good["checked"]
     assert checked.startswith("compiles for sm_90 (its CUDA source): ") and " registers, " in checked
     assert "cannot run here: no GPU" in good["title"] and "CPU build" in good["cannot_run"]
+    assert "CUDA sources were compiled and checked, not run" in good["machine"]
     assert (good["category"], good["rule"], good["fix"]) == ("environment", None, None)  # nothing to fix in it
     built = Path(good["run_dir"]) / "build" / "source0_load_inline.cu"
     assert built.read_text().startswith("#include <torch/types.h>")

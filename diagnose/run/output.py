@@ -91,11 +91,14 @@ def machine_note(res: RunResult) -> str | None:
     why = gpu.nvml_error or ("no GPU visible" if gpu.nvml_ok else "NVML unavailable")
     tags = [t for t in gpu.problems if t in ("no-driver", "no-nvml", "no-gpu-visible", "cuda-visible-devices-empty")]
     ran = "ran on CPU"
+    compiled_only = bool(res.rungs) and all(r.name == "compile" for r in res.rungs)
     if res.target.kind == "cuda-file":
         ran = "the CUDA program was compiled and checked, not run"
+    elif compiled_only:
+        ran = "the submission's CUDA sources were compiled and checked, not run"
     if run is not None and run.interpreter:
         ran += ", Triton kernels under the interpreter (with kdiag's bounds checks)"
-    if run is not None and run.target_gpu and res.target.kind != "cuda-file":
+    if run is not None and run.target_gpu and res.target.kind != "cuda-file" and not compiled_only:
         ran += f", compiled for {run.target_gpu}"
     return f"no usable GPU ({why}{'; ' + ', '.join(tags) if tags else ''}) — information, not a failure: {ran}"
 
