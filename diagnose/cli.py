@@ -1,7 +1,8 @@
 """The `kdiag` command line.
 
 Exit codes: 0 done, 1 a diagnosed failure (run) or inputs that could not be read
-(classify), 2 usage error, 3 kdiag's own error (a broken rule base, a bug).
+(classify), 2 usage error, 3 kdiag's own error (a broken rule base, a bug), 4 no result (run:
+the target could not run here).
 """
 
 from __future__ import annotations
@@ -407,7 +408,17 @@ targets:
   kdiag run sub.py --reference ref.py   KernelBench (Model/get_inputs/get_init_inputs + ModelNew)
                                         or GPU MODE (ref_kernel/generate_input + custom_kernel)
 
-exit codes: 0 pass, 1 a diagnosed failure (or no result), 2 usage error, 3 kdiag's own error
+CUDA sources of a Python submission (load_inline, load, CuPy RawKernel/RawModule, NVRTC) are read from
+its text, never by running it, and compiled with nvcc for the target arch (-Xptxas -v): a compile
+error is the kernel's; a clean compile on a machine without a GPU is reported with its registers,
+spills and shared memory, and the verdict is no-result.
+
+verdicts: pass, fail, assumption (the declared sizes pass, a probe broke an assumption), no-result
+(it could not run here: no GPU, a CPU build of torch, a missing library; the report says which, and
+what was still checked; never a failure of the kernel)
+
+exit codes: 0 pass, 1 a diagnosed failure (fail, assumption), 2 usage error, 3 kdiag's own error,
+4 no result (could not run here)
 """
 
 
@@ -424,7 +435,9 @@ def _run_parser(sub: Any) -> None:
     r.add_argument("target", nargs="*", metavar="TARGET", help="a .py or .cu file, or `-- COMMAND ARGS...`")
     r.add_argument("--reference", metavar="FILE", help="the reference of a KernelBench / GPU MODE submission")
     r.add_argument(
-        "--arch", metavar="sm_XX", help=".cu: the arch to compile for (default: the GPU's, else the target GPU's)"
+        "--arch",
+        metavar="sm_XX",
+        help=".cu files and CUDA sources: the arch to compile for (default: the GPU's, else the target GPU's)",
     )
     r.add_argument("--ladder", choices=("none", "quick", "full"), default="quick", help="escalation (default quick)")
     r.add_argument("--timeout", type=float, default=300.0, metavar="S", help="wall clock per attempt (default 300)")
@@ -445,6 +458,14 @@ def _run_parser(sub: Any) -> None:
         "--shrink",
         action="store_true",
         help="find the smallest failing size and the rule it follows; repro.py in the run dir uses it",
+    )
+    r.add_argument(
+        "--size",
+        action="append",
+        metavar="NAME=VALUE",
+        help="run at another problem size (repeatable): a KernelBench module-level size constant (batch_size, "
+        "dim, M, N ...) or a make_inputs / generate_input keyword; without a GPU a KernelBench problem whose "
+        "inputs would not fit is made smaller by itself, and the report says so",
     )
     r.add_argument("--atol", type=float, metavar="X", help="absolute tolerance for every float output (over TOLERANCE)")
     r.add_argument("--rtol", type=float, metavar="X", help="relative tolerance for every float output (over TOLERANCE)")
@@ -485,6 +506,17 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if value is not None and not value >= 0:  # also refuses nan
             err.write(f"kdiag run: --{name} must be a number >= 0\n")
             return 2
+    from diagnose.run import sizes as run_sizes
+
+    try:
+        overrides = run_sizes.parse(getattr(args, "size", None))
+    except ValueError as e:
+        err.write(f"kdiag run: {e}\n")
+        return 2
+    why = run_sizes.check(target.kind, target.reference, overrides)
+    if why:
+        err.write(f"kdiag run: {why}\n")
+        return 2
     from diagnose.rules import RuleLoadError, load_rules
 
     opts = Options(
@@ -500,6 +532,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         shrink=args.shrink,
         atol=getattr(args, "atol", None),
         rtol=getattr(args, "rtol", None),
+        sizes=overrides or None,
     )
     try:
         res = execute(target, opts)

@@ -26,6 +26,8 @@ class Spec:
     manifest: str = "manifest.json"  # kernel/reference children: the inputs manifest to read (a subset of one)
     files: list[list[str]] | None = None  # GPU MODE task.yml files: (module name, file), imported in place
     emulate_cuda: bool = False  # no GPU, a Triton target: CUDA emulated on the CPU (harness/emulate.py)
+    size_overrides: dict[str, Any] | None = None  # kdiag run --size NAME=VALUE (harness/sizes.py)
+    max_input_bytes: int | None = None  # inputs child: fit a KernelBench problem's inputs to this (no GPU)
 
 
 def read(argv: list[str] | None = None) -> Spec:
@@ -50,6 +52,8 @@ def read(argv: list[str] | None = None) -> Spec:
         manifest=str(d.get("manifest") or "manifest.json"),
         files=d.get("files"),
         emulate_cuda=bool(d.get("emulate_cuda", False)),
+        size_overrides=dict(d.get("size_overrides") or {}),
+        max_input_bytes=d.get("max_input_bytes"),
     )
 
 

@@ -30,9 +30,10 @@ def main(argv: list[str] | None = None) -> int:
         "size_params": arrays.jsonable(_size_params(proto)),
         "sizes": [],
     }
+    declared = _resize(spec, proto, manifest)
     if spec.probes is not None:
         return _probes(spec, proto, manifest)
-    for i, size in enumerate(proto.sizes()):
+    for i, size in enumerate(declared):
         folder = spec.inputs_dir / str(i)
         folder.mkdir(exist_ok=True)
         value = proto.make_inputs(size, spec.device, spec.seed)
@@ -50,6 +51,21 @@ def main(argv: list[str] | None = None) -> int:
     manifest["emulated"] = _spec.emulated()
     arrays.write_json(spec.inputs_dir / "manifest.json", manifest)
     return 0
+
+
+def _resize(spec: _spec.Spec, proto: protocol.Protocol, manifest: dict) -> list[dict]:
+    """--size overrides, and a KernelBench problem fitted to what this machine can hold (harness/sizes.py)."""
+    from harness import sizes
+
+    overrides = dict(spec.size_overrides or {})
+    manifest["size_overrides"] = arrays.jsonable(overrides)
+    if spec.kind != "kernelbench":
+        return sizes.override_sizes(proto.sizes(), overrides) if overrides else proto.sizes()
+    ref = getattr(proto, "ref", None)
+    sizes.apply(ref, overrides)
+    if spec.max_input_bytes and ref is not None:
+        manifest["resized"] = arrays.jsonable(sizes.fit(ref, set(overrides), int(spec.max_input_bytes)))
+    return proto.sizes()
 
 
 def _size_params(proto: protocol.Protocol) -> dict:

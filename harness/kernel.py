@@ -68,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         proto = protocol.make(
             spec.kind, spec.submission, spec.reference, need="kernel", sizes=spec.sizes, files=spec.files
         )
+        from harness import sizes
+
+        sizes.apply(getattr(proto, "sub", None), sizes.chosen(spec.size_overrides, manifest))
         for entry in manifest["sizes"]:
             rec = _one_size(spec, proto, entry, canary, torch, sentinel, hooks)
             failed = failed or rec.get("error") is not None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import traceback
 
-from harness import _spec, arrays, protocol
+from harness import _spec, arrays, protocol, sizes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,6 +21,7 @@ def main(argv: list[str] | None = None) -> int:
         spec.kind, spec.submission, spec.reference, need="reference", sizes=spec.sizes, files=spec.files
     )
     manifest = _spec.read_manifest(spec.inputs_dir, spec.manifest)
+    sizes.apply(getattr(proto, "ref", None), sizes.chosen(spec.size_overrides, manifest))
     spec.out_dir.mkdir(parents=True, exist_ok=True)
     out: dict = {"sizes": []}
     failed = False

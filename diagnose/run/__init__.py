@@ -12,6 +12,9 @@
   children's outputs, read safely and compared here, in a process that never runs submission code;
 - :mod:`diagnose.run.probes`, :mod:`diagnose.run.probe_run`, :mod:`diagnose.run.shrink` — inputs
   outside the declared contract, the smallest failing input and its repro;
+- :mod:`diagnose.run.cuda_sources`, :mod:`diagnose.run.compile_check` — a Python submission's CUDA
+  sources, read from its syntax tree and compiled with nvcc for the target arch (no GPU needed);
+- :mod:`diagnose.run.no_result` — "could not run here": the cause, from the environment snapshot;
 - :mod:`diagnose.run.result` — the frozen result; :mod:`diagnose.run.output` — the readable report
   and the JSON object, from the result alone.
 

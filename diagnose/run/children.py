@@ -14,6 +14,7 @@ from typing import Any
 from diagnose.run import arrays as A
 from diagnose.run.context import Background, RunContext, RunLog
 from diagnose.run.result import KdiagError
+from diagnose.run.sizes import MAX_INPUT_BYTES_CPU
 from diagnose.runner import Outcome, RunRequest, child_env, run
 
 
@@ -89,6 +90,8 @@ def spec(ctx: RunContext, path: Path, **fields: Any) -> Path:
         "files": [list(f) for f in t.files] or None,
         # no GPU: a Triton target's CUDA habits (assert x.is_cuda, .cuda(), device="cuda") on the CPU
         "emulate_cuda": not ctx.gpu and t.uses_triton,
+        "size_overrides": dict(ctx.opts.sizes or {}),
+        "max_input_bytes": None if ctx.gpu else MAX_INPUT_BYTES_CPU,
         # a second run on fresh copies: races on a GPU; on CPU (the interpreter is sequential) state a
         # kernel carries from call to call (a cached buffer never cleared), when probes are wanted
         "repeat": 2 if ctx.gpu or ctx.opts.probes != "none" else 1,

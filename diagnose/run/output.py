@@ -11,7 +11,7 @@ VERDICT_WORDS = {
     "pass": "PASS",
     "fail": "FAIL",
     "assumption": "PASS at the declared sizes, but an assumption broke",
-    "no-result": "NO RESULT",
+    "no-result": "NO RESULT (could not run here)",
 }
 
 
@@ -23,6 +23,10 @@ def _headline(res: RunResult) -> tuple[str, str, str | None, float | None, str]:
     if d is None:
         return "unknown", "unmatched", None, None, "no diagnosis"
     title = d.title
+    if res.verdict == "no-result" and res.cannot_run:
+        # could not run here: the environment as information, with what was still checked
+        title = "; ".join([*res.checked, res.cannot_run])
+        return "environment", res.cannot_run_mode or "no-gpu-visible", None, None, title
     if res.verdict == "no-result" and d.best is None:
         title = next((n for n in res.notes if n.startswith("compiled for")), "no result to check")
         if res.target.kind == "cuda-file" and res.evidence.run is not None and not res.evidence.run.gpu_present:
@@ -66,6 +70,8 @@ def to_dict(res: RunResult) -> dict[str, Any]:
         "probes": probes_summary(res),
         "shrink": res.shrunk.to_dict() if res.shrunk is not None else None,
         "notes": list(res.notes),
+        "checked": list(res.checked),
+        "cannot_run": res.cannot_run,
         "machine": machine_note(res),
         "took_s": round(res.took_s, 3),
         "exit_code": res.exit_code,
@@ -85,11 +91,14 @@ def machine_note(res: RunResult) -> str | None:
     why = gpu.nvml_error or ("no GPU visible" if gpu.nvml_ok else "NVML unavailable")
     tags = [t for t in gpu.problems if t in ("no-driver", "no-nvml", "no-gpu-visible", "cuda-visible-devices-empty")]
     ran = "ran on CPU"
+    compiled_only = bool(res.rungs) and all(r.name == "compile" for r in res.rungs)
     if res.target.kind == "cuda-file":
         ran = "the CUDA program was compiled and checked, not run"
+    elif compiled_only:
+        ran = "the submission's CUDA sources were compiled and checked, not run"
     if run is not None and run.interpreter:
         ran += ", Triton kernels under the interpreter (with kdiag's bounds checks)"
-    if run is not None and run.target_gpu and res.target.kind != "cuda-file":
+    if run is not None and run.target_gpu and res.target.kind != "cuda-file" and not compiled_only:
         ran += f", compiled for {run.target_gpu}"
     return f"no usable GPU ({why}{'; ' + ', '.join(tags) if tags else ''}) — information, not a failure: {ran}"
 
@@ -119,6 +128,9 @@ def write_text(res: RunResult, out: TextIO) -> None:
             leaf = max(s.leaves, key=lambda x: (x.max_ulp or 0.0, x.max_abs or 0.0), default=None)
             out.write(f"  size {s.label}: ok  {_ok_figures(leaf) if leaf else ''}\n")
             continue
+        if res.cannot_run and s.missing and not s.kernel_error:
+            out.write(f"  size {s.label}: not run here\n")
+            continue
         why = s.kernel_error or s.reference_error or s.invalid or ("no output" if s.missing else "")
         bad = [leaf for leaf in s.leaves if not leaf.ok]
         detail: list[str] = []
@@ -135,6 +147,12 @@ def write_text(res: RunResult, out: TextIO) -> None:
         out.writelines(f"    {line}\n" for line in detail)
     d = res.diagnosis
     best = d.best if d and res.verdict != "pass" else None
+    if res.verdict == "no-result" and res.cannot_run:
+        best = None  # the environment is information here, not a finding to fix in the kernel
+        for done in res.checked:
+            out.write(f"checked: {done}\n")
+        if d is not None and d.best is not None:
+            out.write(f"the run stopped at: {d.category} / {d.failure_mode} ({d.rule}): {d.title}\n")
     if best is not None:
         for c in best.evidence:
             out.write(f"  line {c.line:>4} [{c.source}]: {c.text[:110]}\n")

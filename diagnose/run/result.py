@@ -19,6 +19,9 @@ from diagnose.run.compare import SizeResult
 from diagnose.run.probes import Matrix
 from diagnose.run.targets import Target
 
+#: exit codes of ``kdiag run`` by verdict (``no-result``: it could not run here; never a failure of the kernel)
+EXIT_CODES = {"pass": 0, "fail": 1, "assumption": 1, "no-result": 4}
+
 
 class KdiagError(RuntimeError):
     """kdiag's own machinery failed (exit 3), as opposed to the target failing (exit 1)."""
@@ -39,6 +42,7 @@ class Options:
     shrink: bool = False  # find the smallest failing size and the rule it follows (diagnose/run/shrink.py)
     atol: float | None = None  # kdiag run --atol/--rtol: over the target's TOLERANCE, for every float dtype
     rtol: float | None = None
+    sizes: Mapping[str, int | float] | None = None  # --size NAME=VALUE (diagnose/run/sizes.py, harness/sizes.py)
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,10 @@ class RunResult:
     took_s: float = 0.0
     probes: Matrix | None = None
     shrunk: Any = None  # diagnose.run.shrink.Shrunk, when --shrink ran
+    checked: tuple[str, ...] = ()  # what was checked without running (compile: "compiles for sm_90 ...")
+    cannot_run: str | None = None  # no-result: why it could not run here (diagnose/run/no_result.py)
+    cannot_run_mode: str | None = None  # the environment failure mode that says so: no-gpu-visible ...
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.verdict == "pass" else 1
+        return EXIT_CODES.get(self.verdict, 1)

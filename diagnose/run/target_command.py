@@ -4,13 +4,14 @@ as a command): each rung runs the command, the collectors read what it printed."
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from diagnose.run import assemble as A
 from diagnose.run import children as K
+from diagnose.run import compile_check as CC
 from diagnose.run import ladder as L
+from diagnose.run import no_result as NR
 from diagnose.run import runfacts as R
 from diagnose.run.climb import Step, climb, names, rel, sanitizer_log, wrapper
 from diagnose.run.context import RunContext
@@ -30,7 +31,8 @@ def run_command(ctx: RunContext, argv: list[str], compile_log: str = "", **facts
     ev = A.with_run(step.evidence, rungs=names(ctx.log.rungs), rungs_unavailable=unavailable)
     diag = ctx.matcher.diagnose(ev)
     assert step.outcome is not None
-    return ctx.finish(R.command_verdict(step.outcome, diag), diag, ev)
+    res = ctx.finish(R.command_verdict(step.outcome, diag), diag, ev)
+    return NR.as_no_result(res, ctx.log.snapshot, gpu=ctx.gpu)
 
 
 def nvcc_argv(nvcc: str, source: Path, binary: Path, arch: str) -> list[str]:
@@ -38,12 +40,6 @@ def nvcc_argv(nvcc: str, source: Path, binary: Path, arch: str) -> list[str]:
     a = arch.removeprefix("sm_").removeprefix("compute_")
     flags = ["-gencode", f"arch=compute_{a},code=sm_{a}"] if a.endswith(("a", "f")) else [f"-arch=sm_{a}"]
     return [nvcc, "-Xptxas", "-v", "-lineinfo", *flags, "-o", str(binary), str(source)]
-
-
-def _find_nvcc(env: Mapping[str, str]) -> str | None:
-    from diagnose.envinfo import stack
-
-    return stack.find_binary("nvcc", env)
 
 
 def run_cuda_file(ctx: RunContext) -> RunResult:
@@ -55,7 +51,7 @@ def run_cuda_file(ctx: RunContext) -> RunResult:
     build.mkdir(exist_ok=True)
     compile_rung = L.Rung("compile", f"nvcc for {arch} with -Xptxas -v -lineinfo", env={})
     folder = ctx.rd / "rungs" / "1-compile"
-    nvcc = _find_nvcc(ctx.base_env)
+    nvcc = CC.find_nvcc(ctx.base_env)
 
     def stop(text: str, outcome: Any, argv: list[str], verdict: str, note: str = "", **kw: Any) -> RunResult:
         facts = dataclasses.replace(R.base_facts(ctx, rungs=("compile",), **kw), target_arch=arch)
@@ -77,7 +73,13 @@ def run_cuda_file(ctx: RunContext) -> RunResult:
         return stop(log, outcome, argv, "fail")
     if not ctx.gpu:
         note = f"compiled for {arch}; running the binary needs a GPU"
-        return stop(log, outcome, argv, "no-result", note, compiled=True, rungs_unavailable=("run: no GPU",))
+        res = stop(log, outcome, argv, "no-result", note, compiled=True, rungs_unavailable=("run: no GPU",))
+        regs, spilled, shared = CC.figures(log)
+        checked = f"compiles for {arch}: {regs if regs is not None else '?'} registers, {spilled} bytes spilled, {shared} bytes shared memory"
+        return dataclasses.replace(
+            res, checked=(checked,), cannot_run=NR.explain(ctx.log.snapshot, gpu=False),
+            cannot_run_mode=NR.mode(ctx.log.snapshot, gpu=False),
+        )  # fmt: skip
     diag = ctx.matcher.diagnose(A.evidence(ctx, log, None, R.base_facts(ctx, rungs=("compile",), compiled=True)))
     ctx.log.rung(compile_rung, argv, rel(ctx, folder), outcome, "pass", diag, False)
     return run_command(ctx, [str(build / t.path.stem)], compile_log=log, compiled=True)

@@ -13,9 +13,13 @@ from diagnose.run import assemble as A
 from diagnose.run import checker
 from diagnose.run import children as K
 from diagnose.run import compare as C
+from diagnose.run import compile_check as CC
+from diagnose.run import cuda_sources as S
 from diagnose.run import ladder as L
+from diagnose.run import no_result as NR
 from diagnose.run import probes as P
 from diagnose.run import runfacts as R
+from diagnose.run import sizes as Z
 from diagnose.run.climb import Step, climb, rel, sanitizer_log, wrapper
 from diagnose.run.context import Background, RunContext
 from diagnose.run.probe_run import harness_contract, probe_matrix, probe_verdict, shrink_and_repro
@@ -92,7 +96,74 @@ class _Reference:
         return self._got
 
 
+def _compile_check(ctx: RunContext) -> CC.Check | None:
+    """Compile the submission's CUDA sources (load_inline, load, RawKernel, NVRTC), when it has any."""
+    t = ctx.target
+    if t.path is None:
+        return None
+    found = S.extract(t.path)
+    for u in found.unresolved:
+        ctx.log.note(f"CUDA source not checked: {u}")
+    if not any(s.lang == "cuda" for s in found.sources):
+        return None
+    nvcc = CC.find_nvcc(ctx.base_env)
+    if nvcc is None:
+        ctx.log.note("CUDA sources found, not compiled: nvcc not found")
+        return None
+    arch = ctx.opts.arch or (ctx.gpu_facts.arch if ctx.gpu and ctx.gpu_facts else None) or ctx.target_arch or "sm_90"
+
+    def run(argv: list[str], folder: Path, timeout: float) -> Outcome:
+        return K.attempt(ctx, folder, argv, {}, timeout=timeout)
+
+    check = CC.check(found, ctx.rd / "build", arch, nvcc, ctx.log.snapshot, run)
+    if not check.compiled:
+        for item in check.listed:
+            ctx.log.note(f"not compiled: {item}")
+        return None
+    (ctx.rd / "compile.log").write_text(check.log)
+    for c in check.compiled:
+        if c.timed_out:
+            ctx.log.note(f"compile check of {c.source.origin} timed out after {CC.COMPILE_TIMEOUT_S:.0f} s")
+    return check
+
+
+def _compiled(ctx: RunContext, check: CC.Check) -> RunResult:
+    """The CUDA sources were compiled: a compile error is the kernel's; a clean compile on a machine
+    without a GPU is as far as the check goes (no-result)."""
+    bad = check.failed
+    rung = L.Rung("compile", f"nvcc -cubin for {check.arch} with -Xptxas -v (the submission's CUDA sources)")
+    last = bad or check.compiled[-1]
+    facts = dataclasses.replace(
+        R.base_facts(ctx, rungs=("compile",), compiled=bad is None, rungs_unavailable=() if bad else ("run: no GPU",)),
+        target_arch=check.arch,
+    )
+    ev = A.evidence(ctx, check.log, None, facts)
+    diag = ctx.matcher.diagnose(ev)
+    verdict = "fail" if bad is not None else "no-result"
+    ctx.log.rung(rung, list(last.argv), "build", last.outcome, verdict, diag, True)
+    for item in check.listed:
+        ctx.log.note(f"not compiled: {item}")
+    res = ctx.finish(verdict, diag, ev)
+    if bad is not None:
+        shift = S.LOAD_INLINE_CUDA_PREFIX.count("\n") if bad.source.api == "load_inline" else 0
+        where = f" (line N there is line N-{shift} of the string: load_inline puts {shift} #include lines first)"
+        ctx.log.note(f"{bad.source.origin} written to {bad.file} and compiled there" + (where if shift else ""))
+        return dataclasses.replace(res, notes=tuple(ctx.log.notes))
+    mode = NR.mode(ctx.log.snapshot, gpu=ctx.gpu)
+    return dataclasses.replace(
+        res, checked=(check.summary(),), cannot_run=NR.explain(ctx.log.snapshot, gpu=ctx.gpu), cannot_run_mode=mode
+    )
+
+
 def run_kernel_target(ctx: RunContext) -> RunResult:
+    check = _compile_check(ctx)
+    if check is not None and (check.failed is not None or (check.ok and not ctx.gpu)):
+        return _compiled(ctx, check)
+    checked = (check.summary(),) if check is not None and check.ok else ()
+    return NR.as_no_result(_run_kernel_target(ctx), ctx.log.snapshot, gpu=ctx.gpu, checked=checked)
+
+
+def _run_kernel_target(ctx: RunContext) -> RunResult:
     inputs_dir = ctx.rd / "children" / "inputs"
     _, o_in = K.child(ctx, "inputs", inputs_dir, out_dir=str(ctx.rd / "inputs"))
     if K.harness_broken(o_in):
@@ -100,6 +171,8 @@ def run_kernel_target(ctx: RunContext) -> RunResult:
     manifest = K.read_json(ctx, ctx.rd / "inputs" / "manifest.json", "inputs manifest")
     if o_in.exit_code != 0 or manifest is None:
         return _no_inputs(ctx, o_in, inputs_dir)
+    for note in Z.notes(manifest):
+        ctx.log.note(note)
     reference = _Reference(ctx, manifest)
 
     def attempt(rung: L.Rung, folder: Path, rungs: tuple[str, ...]) -> Step:

@@ -81,7 +81,7 @@ def test_a_good_file_compiles_and_says_the_run_needs_a_gpu(write, tmp_path: Path
     )
     code, out, _ = kdiag_run(str(cu), "--arch", "sm_80")
     assert out is not None
-    assert (code, out["verdict"]) == (1, "no-result")
+    assert (code, out["verdict"]) == (4, "no-result")
     assert out["rungs_unavailable"] == ["run: no GPU"]
     ev = json.loads((Path(out["run_dir"]) / "evidence.json").read_text())["evidence"]
     assert ev["run"]["compiled"] is True and ev["compiler"]["registers"] > 0  # ptxas -v figures kept

@@ -1,0 +1,164 @@
+"""Compile a Python submission's CUDA sources (:mod:`diagnose.run.cuda_sources`) with the installed nvcc,
+for the target arch, without a GPU and without running the submission.
+
+Each CUDA source goes to ``<run dir>/build/`` and through ``nvcc -cubin -arch=sm_XX -Xptxas -v``: the
+device pass only, so nothing is linked and no host compiler builds an object.  nvcc's front end still
+reads the whole translation unit, host code included, so an undeclared identifier in a host wrapper is
+found too.  Sources that include torch (every ``load_inline`` CUDA source: it is given
+``torch/types.h``) get torch's own extension headers on the include path, found from where the torch
+package lies (a file path; torch is not imported), the Python headers, and the flags
+``torch.utils.cpp_extension`` compiles with.  Reading torch's headers is slow (tens of seconds):
+each compile has a time limit.  Host-only C++ sources (``cpp_sources``: declarations for the
+bindings) are listed, not compiled.
+"""
+
+from __future__ import annotations
+
+import re
+import sysconfig
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from diagnose.run.cuda_sources import Found, Source
+
+COMPILE_TIMEOUT_S = 240.0
+#: torch.utils.cpp_extension's COMMON_NVCC_FLAGS, and the defines it adds to an extension's compile
+TORCH_FLAGS = (
+    "-D__CUDA_NO_HALF_OPERATORS__",
+    "-D__CUDA_NO_HALF_CONVERSIONS__",
+    "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
+    "-D__CUDA_NO_HALF2_OPERATORS__",
+    "--expt-relaxed-constexpr",
+    "-DTORCH_EXTENSION_NAME=kdiag_check",
+    "-DTORCH_API_INCLUDE_EXTENSION_H",
+    "-std=c++17",
+)
+_REGS = re.compile(r"Used (\d+) registers")
+_SPILL = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
+_SMEM = re.compile(r"(\d+) bytes smem")
+
+
+@dataclass(frozen=True)
+class Compiled:
+    source: Source
+    file: str  # the file written under the run dir (relative to it)
+    argv: tuple[str, ...]
+    ok: bool
+    log: str
+    timed_out: bool = False
+    registers: int | None = None  # max over the kernels
+    spilled: int = 0  # spill stores + loads, bytes
+    shared: int = 0  # static shared memory, bytes (max over the kernels)
+    outcome: Any = None  # the runner's Outcome of the nvcc child
+
+
+@dataclass(frozen=True)
+class Check:
+    arch: str
+    compiled: tuple[Compiled, ...]
+    listed: tuple[str, ...] = ()  # sources found and not compiled (host C++), and why
+    unresolved: tuple[str, ...] = ()
+
+    @property
+    def failed(self) -> Compiled | None:
+        return next((c for c in self.compiled if not c.ok and not c.timed_out), None)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.compiled) and all(c.ok for c in self.compiled)
+
+    @property
+    def log(self) -> str:
+        return "\n".join(c.log.rstrip("\n") for c in self.compiled if c.log) + "\n"
+
+    def summary(self) -> str:
+        """``compiles for sm_90: 10 registers, 0 bytes spilled, 0 bytes shared memory``."""
+        regs = max((c.registers for c in self.compiled if c.registers is not None), default=None)
+        spilled = sum(c.spilled for c in self.compiled)
+        shared = max((c.shared for c in self.compiled), default=0)
+        text = f"{regs if regs is not None else '?'} registers, {spilled} bytes spilled, {shared} bytes shared memory"
+        n = len(self.compiled)
+        what = "its CUDA source" if n == 1 else f"its {n} CUDA sources"
+        return f"compiles for {self.arch} ({what}): {text}"
+
+
+def find_nvcc(env: Mapping[str, str]) -> str | None:
+    from diagnose.envinfo import stack
+
+    return stack.find_binary("nvcc", env)
+
+
+def torch_include_dirs(snapshot: Mapping[str, Any] | None) -> list[str]:
+    """torch/include and torch/include/torch/csrc/api/include, from the torch package's folder: the one the
+    environment snapshot read ``torch/version.py`` from, else where Python would import torch from."""
+    folder: Path | None = None
+    sw = (snapshot or {}).get("software") or {}
+    origin = str(((sw.get("torch") or {}).get("cuda") or {}).get("from") or "")
+    if origin.startswith("file:") and origin.endswith("version.py"):
+        folder = Path(origin.removeprefix("file:")).parent
+    if folder is None or not folder.is_dir():
+        import importlib.util
+
+        try:
+            spec = importlib.util.find_spec("torch")  # finds the folder; imports nothing
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.origin:
+            return []
+        folder = Path(spec.origin).parent
+    inc = folder / "include"
+    return [str(p) for p in (inc, inc / "torch" / "csrc" / "api" / "include") if p.is_dir()]
+
+
+def nvcc_check_argv(nvcc: str, source: Path, out: Path, arch: str, includes: list[str]) -> list[str]:
+    a = arch.removeprefix("sm_").removeprefix("compute_")
+    flags = ["-gencode", f"arch=compute_{a},code=sm_{a}"] if a.endswith(("a", "f")) else [f"-arch=sm_{a}"]
+    inc = [f"-I{d}" for d in includes]
+    torch = [*TORCH_FLAGS, "-w"] if includes else []
+    return [nvcc, "-cubin", "-Xptxas", "-v", "-lineinfo", *flags, *torch, *inc, "-o", str(out), str(source)]
+
+
+def figures(log: str) -> tuple[int | None, int, int]:
+    regs = [int(m.group(1)) for m in _REGS.finditer(log)]
+    spilled = sum(int(a) + int(b) for a, b in _SPILL.findall(log))
+    shared = max((int(m.group(1)) for m in _SMEM.finditer(log)), default=0)
+    return (max(regs) if regs else None), spilled, shared
+
+
+def check(found: Found, build: Path, arch: str, nvcc: str, snapshot: Mapping[str, Any] | None, run: Any) -> Check:
+    """Compile every CUDA source; ``run(argv, folder, timeout) -> Outcome`` is the run's child runner."""
+    build.mkdir(parents=True, exist_ok=True)
+    compiled: list[Compiled] = []
+    listed: list[str] = []
+    torch_inc: list[str] | None = None
+    for i, src in enumerate(found.sources):
+        if src.lang != "cuda":
+            listed.append(f"{src.origin}: host C++, not compiled")
+            continue
+        includes: list[str] = []
+        if src.needs_torch and not src.device_only:
+            if torch_inc is None:
+                torch_inc = torch_include_dirs(snapshot)
+                py = sysconfig.get_paths().get("include")
+                if torch_inc and py and Path(py).is_dir():
+                    torch_inc.append(py)
+            if not torch_inc:
+                listed.append(f"{src.origin}: includes torch, and torch's headers were not found")
+                continue
+            includes = torch_inc
+        name = f"source{i}_{src.api}.cu"
+        path = build / name
+        path.write_text(src.text, encoding="utf-8")
+        argv = nvcc_check_argv(nvcc, path, build / f"source{i}.cubin", arch, includes)
+        outcome = run(argv, build / f"source{i}", COMPILE_TIMEOUT_S)
+        log = outcome.stdout.read_text() + outcome.stderr.read_text()
+        ok = outcome.exit_code == 0 and not outcome.timed_out
+        regs, spilled, shared = figures(log)
+        compiled.append(
+            Compiled(src, f"build/{name}", tuple(argv), ok, log, outcome.timed_out, regs, spilled, shared, outcome)
+        )
+        if not ok:
+            break  # the first source that does not compile is the finding
+    return Check(arch, tuple(compiled), tuple(listed), found.unresolved)

@@ -1,0 +1,204 @@
+"""The CUDA sources of a Python submission, found by reading it (AST), never importing or running it.
+
+What is found: ``torch.utils.cpp_extension.load_inline(cuda_sources=..., cpp_sources=...)``,
+``load(sources=[...])`` (the ``.cu`` files it names, beside the submission), CuPy ``RawKernel(code, ...)``
+and ``RawModule(code=...)``, and NVRTC's ``nvrtcCreateProgram(src, ...)``.  A source argument is
+resolved when it is a string constant, a name bound to one (anywhere in the file, the last binding
+wins), a ``+`` of such, a list or tuple of such, or one of those through ``textwrap.dedent``,
+``.strip()``, ``.encode()`` or ``str.encode``.  What cannot be resolved (an f-string, a file read at
+run time) is said, not guessed.
+
+>>> import ast
+>>> found = extract_text('''
+... from torch.utils.cpp_extension import load_inline
+... src = "__global__ void k(float* x) { x[0] = 1.f; }"
+... head = "torch::Tensor f(torch::Tensor x);"
+... mod = load_inline(name="m", cpp_sources=head, cuda_sources=src + "\\\\n", functions=["f"])
+... ''')
+>>> [(s.api, s.lang, s.line) for s in found.sources]
+[('load_inline', 'cuda', 5), ('load_inline', 'cpp', 5)]
+>>> found.sources[0].text.splitlines()[:2]
+['#include <torch/types.h>', '#include <cuda.h>']
+>>> extract_text('import cupy\\nk = cupy.RawKernel(make_code(), "k")').unresolved
+('RawKernel code (line 2): not a string kdiag can read without running the submission',)
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+#: what load_inline puts in front of the CUDA sources (torch/utils/cpp_extension.py)
+LOAD_INLINE_CUDA_PREFIX = "#include <torch/types.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n"
+LOAD_INLINE_CPP_PREFIX = "#include <torch/extension.h>\n"
+_CUDA_SUFFIXES = (".cu", ".cuh")
+
+
+@dataclass(frozen=True)
+class Source:
+    api: str  # load_inline | load | RawKernel | RawModule | nvrtc
+    lang: str  # cuda | cpp
+    text: str  # what the compiler sees (load_inline's prefix included)
+    line: int  # the call in the submission
+    origin: str  # "load_inline cuda_sources (line 12)", or the file load() names
+
+    @property
+    def needs_torch(self) -> bool:
+        return "torch/" in self.text or "ATen/" in self.text
+
+    @property
+    def device_only(self) -> bool:
+        """CuPy and NVRTC compile device code only (no host compiler, no torch)."""
+        return self.api in ("RawKernel", "RawModule", "nvrtc")
+
+
+@dataclass(frozen=True)
+class Found:
+    sources: tuple[Source, ...] = ()
+    unresolved: tuple[str, ...] = ()  # what names a source kdiag could not read statically
+
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    if isinstance(f, ast.Name):
+        return f.id
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    return ""
+
+
+class _Resolver:
+    def __init__(self, tree: ast.AST) -> None:
+        self.names: dict[str, ast.expr] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        self.names[t.id] = node.value
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                self.names[node.target.id] = node.value
+
+    def strings(self, node: ast.expr | None, depth: int = 0) -> list[str] | None:
+        """The string(s) an expression stands for, or None when it is not statically known."""
+        if node is None or depth > 20:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
+            v = node.value
+            return [v.decode("utf-8", "replace") if isinstance(v, bytes) else v]
+        if isinstance(node, ast.Name) and node.id in self.names:
+            return self.strings(self.names[node.id], depth + 1)
+        if isinstance(node, ast.List | ast.Tuple):
+            out: list[str] = []
+            for elt in node.elts:
+                got = self.strings(elt, depth + 1)
+                if got is None:
+                    return None
+                out += got
+            return out
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = self.strings(node.left, depth + 1), self.strings(node.right, depth + 1)
+            if left is None or right is None:
+                return None
+            if len(left) == 1 and len(right) == 1:
+                return [left[0] + right[0]]
+            return left + right  # list + list
+        if isinstance(node, ast.Call):
+            name = _call_name(node)
+            if name == "dedent" and node.args:
+                got = self.strings(node.args[0], depth + 1)
+                return None if got is None else [textwrap.dedent(s) for s in got]
+            if name == "encode" and _is_str_encode(node) and node.args:
+                return self.strings(node.args[0], depth + 1)
+            if name in ("strip", "lstrip", "rstrip", "encode") and isinstance(node.func, ast.Attribute):
+                got = self.strings(node.func.value, depth + 1)
+                if got is None or (name != "encode" and node.args):
+                    return None
+                return [s if name == "encode" else getattr(s, name)() for s in got]
+        return None
+
+
+def _is_str_encode(node: ast.Call) -> bool:
+    """``str.encode(src)`` (as against ``src.encode()``)."""
+    f = node.func
+    return isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in ("str", "bytes")
+
+
+def _arg(node: ast.Call, kw: str, pos: int | None) -> ast.expr | None:
+    for k in node.keywords:
+        if k.arg == kw:
+            return k.value
+    if pos is not None and len(node.args) > pos and not any(isinstance(a, ast.Starred) for a in node.args[: pos + 1]):
+        return node.args[pos]
+    return None
+
+
+def extract_text(text: str, folder: Path | None = None) -> Found:
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return Found()
+    res = _Resolver(tree)
+    sources: list[Source] = []
+    unresolved: list[str] = []
+
+    def want(node: ast.Call, api: str, what: str, expr: ast.expr | None) -> list[str] | None:
+        if expr is None:
+            return None
+        got = res.strings(expr)
+        if got is None:
+            unresolved.append(
+                f"{api} {what} (line {node.lineno}): not a string kdiag can read without running the submission"
+            )
+        return got
+
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _call_name(node)
+        if name == "load_inline":
+            cuda = want(node, name, "cuda_sources", _arg(node, "cuda_sources", 2))
+            cpp = want(node, name, "cpp_sources", _arg(node, "cpp_sources", 1))
+            if cuda and any(c.strip() for c in cuda):
+                body = LOAD_INLINE_CUDA_PREFIX + "\n".join(cuda)
+                sources.append(
+                    Source(name, "cuda", body, node.lineno, f"load_inline cuda_sources (line {node.lineno})")
+                )
+            if cpp and any(c.strip() for c in cpp):
+                body = LOAD_INLINE_CPP_PREFIX + "\n".join(cpp)
+                sources.append(Source(name, "cpp", body, node.lineno, f"load_inline cpp_sources (line {node.lineno})"))
+        elif name == "load" and _arg(node, "sources", 1) is not None:
+            files = want(node, name, "sources", _arg(node, "sources", 1))
+            for f in files or []:
+                p = Path(f) if folder is None or Path(f).is_absolute() else folder / f
+                if p.suffix not in (*_CUDA_SUFFIXES, ".cpp", ".cc", ".cxx"):
+                    continue
+                try:
+                    body = p.read_text(encoding="utf-8", errors="replace")
+                except OSError as e:
+                    unresolved.append(f"load sources (line {node.lineno}): cannot read {f}: {e.strerror}")
+                    continue
+                lang = "cuda" if p.suffix in _CUDA_SUFFIXES else "cpp"
+                sources.append(Source(name, lang, body, node.lineno, f"{f} (load, line {node.lineno})"))
+        elif name in ("RawKernel", "RawModule"):
+            code = want(node, name, "code", _arg(node, "code", 0))
+            if code:
+                sources.append(Source(name, "cuda", "\n".join(code), node.lineno, f"{name} code (line {node.lineno})"))
+        elif name == "nvrtcCreateProgram":
+            code = want(node, "nvrtc", "source", _arg(node, "src", 0))
+            if code:
+                sources.append(
+                    Source("nvrtc", "cuda", "\n".join(code), node.lineno, f"nvrtcCreateProgram (line {node.lineno})")
+                )
+    sources.sort(key=lambda s: (s.line, s.lang != "cuda"))
+    return Found(tuple(sources), tuple(dict.fromkeys(unresolved)))
+
+
+def extract(path: Path) -> Found:
+    """The CUDA/C++ sources of the submission at ``path`` (a file that cannot be read has none)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return Found()
+    return extract_text(text, path.parent)

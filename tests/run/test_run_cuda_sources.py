@@ -1,0 +1,182 @@
+"""The CUDA sources of a Python submission, read from its AST (never imported), and what no-result says."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from diagnose.run import cuda_sources as S
+from diagnose.run import no_result as NR
+
+
+def found(src: str, folder: Path | None = None) -> S.Found:
+    return S.extract_text(textwrap.dedent(src), folder)
+
+
+def test_load_inline_keywords_names_and_concatenation() -> None:
+    f = found('''
+        import textwrap
+        from torch.utils.cpp_extension import load_inline
+        head = "#define N 4\\n"
+        body = textwrap.dedent("""
+            __global__ void k(float* x) { x[threadIdx.x] = N; }
+        """)
+        decl = ["torch::Tensor f(torch::Tensor x);"]
+        raise SystemExit("importing this file would stop here")
+        m = load_inline(name="m", cpp_sources=decl, cuda_sources=[head + body], functions=["f"])
+    ''')
+    cuda, cpp = f.sources
+    assert (cuda.api, cuda.lang, cuda.line, cpp.lang) == ("load_inline", "cuda", 10, "cpp")
+    assert cuda.text.startswith(S.LOAD_INLINE_CUDA_PREFIX) and "#define N 4\n\n__global__ void k" in cuda.text
+    assert cuda.needs_torch and not cuda.device_only
+    assert cpp.text == S.LOAD_INLINE_CPP_PREFIX + decl_text()
+
+
+def decl_text() -> str:
+    return "torch::Tensor f(torch::Tensor x);"
+
+
+def test_load_inline_positional_arguments() -> None:
+    f = found('m = load_inline("m", "int f();", "__global__ void k() {}")')
+    assert [s.lang for s in f.sources] == ["cuda", "cpp"]
+    assert f.sources[0].text.endswith("__global__ void k() {}")
+
+
+def test_load_reads_the_files_it_names_beside_the_submission(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
+    f = found('from torch.utils.cpp_extension import load\nm = load(name="m", sources=["k.cu", "gone.cu"])', tmp_path)
+    assert [(s.api, s.lang, s.text) for s in f.sources] == [("load", "cuda", "__global__ void k() {}\n")]
+    assert any("gone.cu" in u for u in f.unresolved)
+
+
+def test_cupy_and_nvrtc_are_device_only() -> None:
+    f = found('''
+        import cupy as cp
+        code = r"""extern "C" __global__ void k(float* x) { x[0] = 1.f; }"""
+        k = cp.RawKernel(code, "k")
+        mod = cp.RawModule(code=code + "\\n")
+        err, prog = nvrtc.nvrtcCreateProgram(str.encode(code), b"k.cu", 0, [], [])
+        err, prog2 = nvrtc.nvrtcCreateProgram(code.encode(), b"k.cu", 0, [], [])
+    ''')
+    assert [s.api for s in f.sources] == ["RawKernel", "RawModule", "nvrtc", "nvrtc"]
+    assert all(s.device_only and s.text.startswith('extern "C"') for s in f.sources)
+
+
+def test_what_cannot_be_read_without_running_is_said() -> None:
+    f = found('n = 4\nm = load_inline(name="m", cpp_sources="", cuda_sources=f"#define N {n}")')
+    assert f.sources == ()
+    assert f.unresolved == (
+        "load_inline cuda_sources (line 2): not a string kdiag can read without running the submission",
+    )
+    assert found("def broken(:\n").sources == ()
+
+
+SNAP = {
+    "software": {
+        "torch": {"version": {"value": "2.13.0+cpu"}, "cuda": {"value": None}, "hip": {"value": None}},
+        "libraries": {"libcuda": {"value": None, "error": "no libcuda.so.1"}},
+        "nvcc": {"value": {"path": "/opt/cuda/bin/nvcc"}},
+    }
+}
+
+
+def test_no_result_names_the_real_cause() -> None:
+    assert NR.causes(SNAP, gpu=False) == (
+        "no GPU (no NVIDIA driver: libcuda.so.1 not found)",
+        "torch 2.13.0+cpu is a CPU build (no CUDA)",
+    )
+    cuda_torch = {"software": {"torch": {"version": {"value": "2.8.0"}, "cuda": {"value": "12.8"}}}}
+    assert NR.causes(cuda_torch, gpu=False) == ("no GPU",)
+    assert NR.causes(cuda_torch, gpu=True) == ()
+    assert NR.mode(SNAP, gpu=True) == "library-missing"
+    assert "nvcc is installed (/opt/cuda/bin/nvcc)" in NR.cuda_home_note(SNAP, "2.13.0+cpu")
+    assert NR.cannot_run("environment", "toolchain-missing") and not NR.cannot_run("kernel-logic", "hang")
+    assert NR.causes({"software": "garbage"}, gpu=False) == ("no GPU",)  # bad input never crashes
+
+
+REF = """
+    import torch
+    import torch.nn as nn
+
+    batch_size = 4
+    dim = 32
+
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return torch.relu(x)
+
+
+    def get_inputs():
+        return [torch.randn(batch_size, dim){device}]
+
+
+    def get_init_inputs():
+        return []
+"""
+
+
+def test_a_reference_that_needs_cuda_is_no_result_not_fail(write, tmp_path: Path, kdiag_run) -> None:
+    ref = write(tmp_path, "ref.py", REF.format(device=".cuda()"))
+    sub = write(tmp_path, "sub.py", "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+                                    "        return x.clamp_min(0)\n")  # fmt: skip
+    code, out, _ = kdiag_run(str(sub), "--reference", str(ref), "--probes", "none", "--ladder", "none")
+    assert out is not None
+    assert (code, out["verdict"], out["category"]) == (4, "no-result", "environment"), out
+    assert out["cannot_run"].startswith("cannot run here: no GPU")
+
+
+def test_torch_asking_for_cuda_home_is_traced_to_the_cpu_build(write, tmp_path: Path, kdiag_run) -> None:
+    """load_inline on a CPU build of torch says CUDA_HOME is not set, whatever the toolkit; the source here is
+    an f-string, so kdiag cannot compile it first and the submission runs."""
+    ref = write(tmp_path, "ref.py", REF.format(device=""))
+    sub = write(
+        tmp_path,
+        "sub.py",
+        """
+        import torch
+        from torch.utils.cpp_extension import load_inline
+
+        N = 256
+        src = f"__global__ void k(float* x) {{ x[0] = {N}; }}"
+        mod = load_inline(name="k", cpp_sources="void f();", cuda_sources=src, functions=["f"])
+
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x):
+                return x
+        """,
+    )
+    code, out, _ = kdiag_run(str(sub), "--reference", str(ref), "--probes", "none", "--ladder", "none")
+    assert out is not None
+    assert (code, out["verdict"], out["category"]) == (4, "no-result", "environment"), out
+    cpu_build = NR.torch_cpu_build(json.loads((Path(out["run_dir"]) / "env.json").read_text()))
+    if cpu_build is not None:  # this machine's torch: the note names the real cause
+        assert out["failure_mode"] == "library-missing"
+        assert any("the cause is the CPU build of torch" in n for n in out["notes"]), out["notes"]
+    assert any("CUDA source not checked: load_inline cuda_sources" in n for n in out["notes"])
+
+
+def test_a_command_that_needs_a_gpu_is_no_result(kdiag_run) -> None:
+    import sys
+
+    code, out, _ = kdiag_run("--ladder", "none", "--", sys.executable, "-c", "import torch; torch.zeros(1).cuda()")
+    assert out is not None
+    assert (code, out["verdict"], out["category"]) == (4, "no-result", "environment"), out
+    assert out["cannot_run"].startswith("cannot run here: no GPU")
+
+
+def test_a_torch_source_is_not_compiled_without_torch_headers(tmp_path: Path, monkeypatch) -> None:
+    """Without torch's headers a compile error would be the machine's, never the kernel's: nothing is compiled."""
+    from diagnose.run import compile_check as CC
+
+    monkeypatch.setattr(CC, "torch_include_dirs", lambda snapshot: [])
+
+    def run(*args: object) -> None:
+        raise AssertionError("nothing may be compiled")
+
+    found = S.extract_text('m = load_inline("m", "int f();", "__global__ void k() {}")')
+    check = CC.check(found, tmp_path, "sm_90", "nvcc", None, run)
+    assert (check.compiled, check.ok, check.failed) == ((), False, None)
+    assert check.listed[0] == "load_inline cuda_sources (line 1): includes torch, and torch's headers were not found"

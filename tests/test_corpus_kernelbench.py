@@ -1,0 +1,88 @@
+"""Every KernelBench-format pair of corpus/kernelbench/, through `kdiag run SUB --reference REF`, reaches its label.
+
+The CUDA cases compile the submission's load_inline source against torch's extension headers with the
+installed nvcc (tens of seconds each): they need the toolkit.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "corpus" / "kernelbench"
+LABELS = yaml.safe_load((CASES / "labels.yaml").read_text())
+EXIT = {"pass": 0, "fail": 1, "no-result": 4}
+
+
+def run_json(case: str, tmp_path: Path, *extra: str) -> tuple[int, dict, str]:
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["run", str(CASES / case / "submission.py"), "--reference", str(CASES / case / "reference.py")]
+    argv += ["--format", "json", "--runs-dir", str(tmp_path), "--timeout", "120", "--probes", "none", "--cpu"]
+    argv += ["--no-record", *extra]
+    code = main(argv, out=out, err=err)
+    assert out.getvalue().strip(), err.getvalue()
+    return code, json.loads(out.getvalue()), err.getvalue()
+
+
+def _needs_toolkit(name: str) -> list[pytest.MarkDecorator]:
+    return [pytest.mark.toolkit] if name.startswith("cuda_") else []
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_needs_toolkit(n)) for n in sorted(LABELS)])
+def test_kernelbench_pair_reaches_its_label(name: str, tmp_path: Path) -> None:
+    label = LABELS[name]
+    code, rep, _ = run_json(name, tmp_path)
+    assert (rep["verdict"], code) == (label["verdict"], EXIT[label["verdict"]]), rep
+    if label["verdict"] == "pass":
+        assert rep["category"] in ("none", None), rep
+    else:
+        assert rep["category"] == label["category"], rep
+    if label.get("note"):
+        assert any(label["note"] in n for n in rep["notes"]), rep["notes"]
+    if label.get("failure_mode"):
+        assert rep["failure_mode"] == label["failure_mode"], rep
+    if label.get("rule"):
+        assert rep["rule"] == label["rule"], rep
+    assert label.get("title", "") in rep["title"], rep["title"]
+
+
+@pytest.mark.toolkit
+def test_a_source_error_quotes_nvcc_and_a_clean_compile_says_what_it_checked(tmp_path: Path) -> None:
+    _, bad, _ = run_json("cuda_source_error", tmp_path)
+    quoted = [e["text"] for e in bad["evidence"]]
+    assert any('error: identifier "scale" is undefined' in t for t in quoted), quoted
+    assert bad["rungs"][0]["name"] == "compile" and bad["rungs"][0]["exit_code"] not in (0, None)
+    _, good, _ = run_json("cuda_compiles", tmp_path)
+    (checked,) = good["checked"]
+    assert checked.startswith("compiles for sm_90 (its CUDA source): ") and " registers, " in checked
+    assert "cannot run here: no GPU" in good["title"] and "CPU build" in good["cannot_run"]
+    assert "CUDA sources were compiled and checked, not run" in good["machine"]
+    assert (good["category"], good["rule"], good["fix"]) == ("environment", None, None)  # nothing to fix in it
+    built = Path(good["run_dir"]) / "build" / "source0_load_inline.cu"
+    assert built.read_text().startswith("#include <torch/types.h>")
+
+
+def test_size_overrides_run_a_kernelbench_problem_at_the_size_given(tmp_path: Path) -> None:
+    code, rep, _ = run_json("gpu_scale_size", tmp_path, "--size", "batch_size=4", "--size", "dim=1000")
+    assert (code, rep["verdict"]) == (0, "pass"), rep
+    assert "ran with --size batch_size=4, dim=1000" in rep["notes"]
+    assert not any("instead of" in n for n in rep["notes"])  # it fits: nothing made smaller
+    inputs = json.loads((Path(rep["run_dir"]) / "inputs" / "manifest.json").read_text())
+    (entry,) = inputs["sizes"]
+    assert [t["shape"] for t in entry["tensors"].values()] == [[4, 1000]]
+
+
+def test_a_size_the_reference_does_not_declare_is_a_usage_error(tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    sub, ref = CASES / "gpu_scale_size" / "submission.py", CASES / "gpu_scale_size" / "reference.py"
+    code = main(["run", str(sub), "--reference", str(ref), "--size", "rows=8"], out=out, err=err)
+    assert code == 2 and "rows: not a module-level size constant" in err.getvalue() and "dim=393216" in err.getvalue()
+    code = main(["run", str(sub), "--reference", str(ref), "--size", "dim"], out=out, err=err)
+    assert code == 2 and "--size wants NAME=VALUE" in err.getvalue()
