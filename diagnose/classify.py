@@ -40,13 +40,25 @@ def _gpu_facts(snapshot: Mapping[str, Any], errors: list[str] | None) -> Any:
         return None
 
 
+_DYNAMIC: dict[int, tuple[RuleSet, dict[str, Any]]] = {}
+
+
+def _dynamic_rules(rules: RuleSet) -> dict[str, Any]:
+    """The rules with ``failure_mode_from``, by id: looked up once per rule set, not once per record."""
+    hit = _DYNAMIC.get(id(rules))
+    if hit is None or hit[0] is not rules:
+        hit = (rules, {r.id: r for r in rules if r.failure_mode_from})
+        _DYNAMIC[id(rules)] = hit
+    return hit[1]
+
+
 def resolve_modes(diagnosis: Diagnosis, evidence: Evidence, rules: RuleSet) -> Diagnosis:
     """Findings of rules with ``failure_mode_from`` take their failure mode from the evidence.
 
     A rule's category is fixed, its mode may come from a fact (``kb_label_mode``: the mode a person
     gave this failure).  Findings that end up naming the same (category, mode) are kept once.
     """
-    dynamic = {r.id: r for r in rules if r.failure_mode_from}
+    dynamic = _dynamic_rules(rules)
     if not dynamic or not any(f.rule in dynamic for f in diagnosis.findings):
         return diagnosis
     context = evidence.context()

@@ -233,12 +233,14 @@ def read_facts(symbols: Iterable[str], context: Mapping[str, Any]) -> tuple[tupl
     return tuple(out)
 
 
-def explain_finding(rule: Any, evidence: Any) -> Rendered:
-    """A rule's explanation rendered against one input's evidence."""
-    context = evidence.context()
+def explain_finding(rule: Any, evidence: Any, context: Mapping[str, Any] | None = None) -> Rendered:
+    """A rule's explanation rendered against one input's evidence (``context``: its rule context, when
+    the caller has it already)."""
+    if context is None:
+        context = evidence.context()
     e = rule.explain
     symbols = dict.fromkeys([*rule.symbols, *template_symbols(rule)])
-    fw = framework(context)
+    fw = framework(context) if e.fixes else None  # the framework only picks among per-framework fixes
     fix = dict(e.fixes).get(fw, e.fix) if fw else e.fix
     # a text whose every sentence needs an absent value falls back to the title (lint keeps one
     # sentence of each text free of placeholders, so this is for rules from elsewhere)

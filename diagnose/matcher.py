@@ -165,7 +165,9 @@ class Matcher:
             skipped += len(self._family_skips)
             skipped_for.extend(self._family_skips)
         matched.sort(key=lambda m: m[0])  # rule-base order, as if every rule had been tried in turn
-        findings = _dedupe(sorted((_finding(r, evidence) for _, r in matched), key=_rank, reverse=True))
+        # rank and keep one per (category, mode) first: only the kept ones get their explanation rendered
+        kept = _dedupe(sorted((r for _, r in matched), key=_rank, reverse=True))
+        findings = [_finding(r, evidence, context) for r in kept]
         # "could not check" names the evidence that would have decided between this diagnosis and its
         # candidates: sources missing for skipped rules of the same failure modes (all, when none fit)
         modes = {f.failure_mode for f in findings}
@@ -217,11 +219,12 @@ def decide(
     )
 
 
-def _rank(f: Finding) -> tuple[int, int, float]:
+def _rank(f: Finding | Rule) -> tuple[int, int, float]:
     return (f.priority, f.specificity, f.confidence)
 
 
-def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
+def _dedupe(findings: Iterable[Any]) -> list[Any]:
+    """The first of each (category, failure mode), in the given order (findings or rules)."""
     seen: set[tuple[str, str]] = set()
     out = []
     for f in findings:
@@ -233,10 +236,10 @@ def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
     return out
 
 
-def _finding(rule: Rule, evidence: Evidence) -> Finding:
+def _finding(rule: Rule, evidence: Evidence, context: Mapping[str, Any] | None = None) -> Finding:
     from diagnose.explain import explain_finding
 
-    text = explain_finding(rule, evidence)  # the rule's text with this input's values
+    text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
     return Finding(
         rule=rule.id,
         title=rule.title,
