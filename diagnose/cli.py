@@ -14,6 +14,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from diagnose.cli_rules import _load_rules, add_rules_parser, cmd_rules
+
 EPILOG_CLASSIFY = """\
 inputs:
   FILE            a text log (one failure per file)
@@ -78,27 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--record", action="store_true", help="record every diagnosis in the knowledge base (kdiag kb)")
     c.add_argument("--db", metavar="PATH", help="the knowledge base to consult and record in (default: $KDIAG_DB)")
 
-    r = sub.add_parser("rules", help="list, show and lint the rule base")
-    rsub = r.add_subparsers(dest="rules_command", metavar="ACTION")
-    rl = rsub.add_parser("list", help="one line per rule")
-    rl.add_argument(
-        "--format", choices=("table", "json", "markdown"), default="table", help="markdown: docs/RULE-CATALOGUE.md"
-    )
-    rl.add_argument("--category", help="only this category")
-    rs = rsub.add_parser("show", help="one rule in full")
-    rs.add_argument("id")
-    rs.add_argument("--format", choices=("text", "json"), default="text")
-    rn = rsub.add_parser("lint", help="check every rule file and its examples; list every offender")
-    rc = rsub.add_parser(
-        "coverage", help="the message catalogue: families per tool, and how many a rule decides on their own messages"
-    )
-    rc.add_argument("--format", choices=("table", "json"), default="table")
-    rc.add_argument("-v", "--verbose", action="store_true", help="list the families no rule covers")
-    from diagnose.kb.cli import add_corpus_parser, add_kb_parser, add_suggest_parser
+    from diagnose.kb.cli import add_corpus_parser, add_kb_parser
 
-    add_suggest_parser(rsub)
-    for sp in (rl, rs, rn, rc):
-        sp.add_argument("--rules", metavar="DIR", help="rule directory (default: the bundled rules)")
+    add_rules_parser(sub)
 
     v = sub.add_parser(
         "eval",
@@ -148,18 +132,6 @@ def _ui(argv: list[str], out: TextIO, err: TextIO) -> int:
 
 
 # --- classify -----------------------------------------------------------------------
-
-
-def _load_rules(path: str | None, err: TextIO) -> Any:
-    from diagnose.rules import RuleLoadError, load_rules
-
-    try:
-        return load_rules(path)
-    except RuleLoadError as exc:
-        err.write(f"kdiag: the rule base is broken ({len(exc.problems)} problem(s)):\n")
-        for prob in exc.problems:
-            err.write(f"  {prob}\n")
-        return None
 
 
 def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -218,158 +190,6 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"kdiag: {tally.errors} of {tally.total} input(s) could not be classified (see their error entries)\n"
         )
         return 1
-    return 0
-
-
-# --- rules --------------------------------------------------------------------------
-
-
-def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if args.rules_command is None:
-        err.write("kdiag rules: choose an action: list, show ID, lint, coverage, suggest GROUP\n")
-        return 2
-    if args.rules_command == "lint":
-        return _lint(args.rules, out, err)
-    if args.rules_command == "coverage":
-        return _coverage(args, out, err)
-    if args.rules_command == "suggest":
-        from diagnose.kb.cli import cmd_suggest
-
-        return cmd_suggest(args, out, err)
-    rules = _load_rules(args.rules, err)
-    if rules is None:
-        return 3
-    if args.rules_command == "list":
-        chosen = [r for r in rules if not args.category or r.category == args.category]
-        if args.format == "json":
-            json.dump([_rule_dict(r, brief=True) for r in chosen], out, indent=2)
-            out.write("\n")
-        elif args.format == "markdown":
-            from diagnose.catalogue_md import render
-
-            out.write(render(chosen))
-        else:
-            out.write(f"{'ID':<44} {'CATEGORY':<18} {'FAILURE MODE':<32} {'CONF':>4} {'PRIO':>4}\n")
-            for r in sorted(chosen, key=lambda r: (r.category, r.failure_mode, r.id)):
-                out.write(f"{r.id:<44} {r.category:<18} {r.failure_mode:<32} {r.confidence:>4.2f} {r.priority:>4}\n")
-            out.write(f"\n{len(chosen)} rules\n")
-        return 0
-    rule = rules.get(args.id)
-    if rule is None:
-        import difflib
-
-        near = difflib.get_close_matches(args.id, [r.id for r in rules], n=3, cutoff=0.4)
-        err.write(f"kdiag: no rule {args.id!r}" + (f"; did you mean: {', '.join(near)}?" if near else "") + "\n")
-        return 2
-    if args.format == "json":
-        json.dump(_rule_dict(rule), out, indent=2)
-        out.write("\n")
-        return 0
-    e = rule.explain
-    out.write(f"{rule.id} — {rule.title}\n")
-    out.write(f"  category: {rule.category}   failure mode: {rule.failure_mode}\n")
-    authored = rule.authored_confidence
-    cal = f" (calibrated; authored {authored:.2f})" if authored is not None and authored != rule.confidence else ""
-    out.write(f"  confidence: {rule.confidence:.2f}{cal}   priority: {rule.priority}   status: {rule.status}\n")
-    out.write(f"  requires: {', '.join(rule.requires)}\n  when: {rule.when}\n  file: {rule.path}\n\n")
-    fixes = tuple((f"How to fix it ({fw} code)", text) for fw, text in e.fixes)
-    for head, body in (("What it detects", e.what), ("Why it happens", e.why), ("How to fix it", e.fix), *fixes):
-        out.write(f"{head}\n{_indent(body)}\n\n")
-    if e.caveats:
-        out.write(f"Caveats\n{_indent(e.caveats)}\n\n")
-    out.write("References\n" + "".join(f"  - {ref}\n" for ref in rule.references))
-    return 0
-
-
-def _coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from diagnose.catalogue import CatalogueError, default_catalogue
-    from diagnose.coverage import family_coverage, per_tool
-
-    rules = _load_rules(args.rules, err)
-    if rules is None:
-        return 3
-    try:
-        cat = default_catalogue()
-    except CatalogueError as exc:
-        err.write(f"kdiag: the message catalogue is broken:\n{exc}\n")
-        return 3
-    rows = family_coverage(cat, rules)
-    if args.format == "json":
-        json.dump({"tools": per_tool(rows), "families": [r.to_dict() for r in rows]}, out, indent=2)
-        out.write("\n")
-        return 0
-    out.write(f"{'TOOL':<16} {'FAMILIES':>8} {'DECIDED':>8} {'CONCEPTS':>9} {'WARNING':>8} {'COVERED':>8}\n")
-    totals = dict.fromkeys(("families", "decided", "concepts", "warning", "covered"), 0)
-    for tool, t in sorted(per_tool(rows).items()):
-        out.write(
-            f"{tool:<16} {t['families']:>8} {t['decided']:>8} {t['concepts']:>9} {t['warning']:>8} {t['covered']:>8}\n"
-        )
-        for k in totals:
-            totals[k] += t[k]
-    out.write(
-        f"{'all':<16} {totals['families']:>8} {totals['decided']:>8} {totals['concepts']:>9} "
-        f"{totals['warning']:>8} {totals['covered']:>8}\n"
-    )
-    missing = [r for r in rows if not r.covered and r.decision != "warning"]
-    out.write("\ncovered: a rule gives a verdict on the family's own message (its sample, or its template filled)\n")
-    if missing and args.verbose:
-        out.write("\nnot covered:\n")
-        for r in missing:
-            out.write(f"  {r.family:<44} {r.tool:<12} {r.message[:70]}\n")
-    elif missing:
-        out.write(f"{len(missing)} not covered (-v lists them)\n")
-    return 0
-
-
-def _indent(text: str) -> str:
-    import textwrap
-
-    return "\n".join(textwrap.fill(p, 96, initial_indent="  ", subsequent_indent="  ") for p in text.split("\n\n"))
-
-
-def _rule_dict(rule: Any, *, brief: bool = False) -> dict[str, Any]:
-    out = {
-        "id": rule.id,
-        "title": rule.title,
-        "category": rule.category,
-        "failure_mode": rule.failure_mode,
-        "confidence": rule.confidence,
-        "authored_confidence": rule.authored_confidence if rule.authored_confidence is not None else rule.confidence,
-        "priority": rule.priority,
-        "status": rule.status,
-        "requires": list(rule.requires),
-        "path": rule.path,
-    }
-    if not brief:
-        out.update(
-            when=rule.when,
-            explain={
-                k: (dict(v) if k == "fixes" else v) for k, v in vars(rule.explain).items() if v is not None and v != ()
-            },
-            references=list(rule.references),
-        )
-    return out
-
-
-def _lint(path: str | None, out: TextIO, err: TextIO) -> int:
-    from diagnose.lint import check_rules
-    from diagnose.rules import RuleLoadError, load_rules
-
-    try:
-        rules = load_rules(path, include_deprecated=True)
-    except RuleLoadError as exc:
-        for prob in exc.problems:
-            out.write(f"{prob}\n")
-        err.write(f"kdiag rules lint: {len(exc.problems)} problem(s)\n")
-        return 1
-    problems = check_rules(rules)
-    for prob in problems:
-        out.write(f"{prob}\n")
-    if problems:
-        err.write(f"kdiag rules lint: {len(problems)} problem(s) in {len({p.path for p in problems})} file(s)\n")
-        return 1
-    examples = sum(len(r.match_examples) + len(r.no_match_examples) for r in rules)
-    out.write(f"{len(rules)} rules, {examples} examples: all good\n")
     return 0
 
 
