@@ -14,7 +14,7 @@ Codes are kept as printed; the signal is derived: a negative code is a signal nu
 A real sample (captured here: bash 5.2 running a Python that dereferences NULL, then
 ``echo exit code $?``):
 
-    bash: line 1:  8225 Segmentation fault      /work/main/.venv/bin/python -c 'import ctypes; ctypes.string_at(0)'
+    bash: line 1:  8225 Segmentation fault      <venv>/bin/python -c 'import ctypes; ctypes.string_at(0)'
     exit code 139
 
 >>> f = parse("bash: line 1:  8225 Segmentation fault      python -c 'x'\\nexit code 139")

@@ -12,7 +12,7 @@ with the CPU build of torch 2.13):
 
     Traceback (most recent call last):
       File "<string>", line 1, in <module>
-      File "/work/main/.venv/lib/python3.11/site-packages/torch/cuda/__init__.py", line 522, in _lazy_init
+      File "<venv>/lib/python3.11/site-packages/torch/cuda/__init__.py", line 522, in _lazy_init
         raise AssertionError("Torch not compiled with CUDA enabled")
     AssertionError: Torch not compiled with CUDA enabled
 
