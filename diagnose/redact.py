@@ -60,7 +60,7 @@ def redact_paths(text: str, *, extra: Iterable[tuple[str, str]] = ()) -> str:
     A prefix is replaced only where a path starts with it (followed by ``/`` or the path's end).
     """
     for prefix, name in _prefixes(extra):
-        text = re.sub(r"(?<![\w/.~<>-])" + re.escape(prefix) + r"(?=[/\s\"':,;)\]]|$)", lambda _m, n=name: n, text)
+        text = re.sub(r"(?<![\w/.~<>-])" + re.escape(prefix) + r"(?=[/\s\"':,;)\]]|$)", name.replace("\\", r"\\"), text)
     text = _SITE.sub(lambda m: f"<venv>/lib/{m.group(1)}/{m.group(2)}-packages/", text)
     text = _STDLIB.sub(lambda m: f"<python>/lib/{m.group(1)}/", text)
     return _INCLUDE.sub(lambda m: f"<python>/include/{m.group(1)}", text)
