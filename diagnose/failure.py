@@ -9,7 +9,8 @@ A failure is
 - the process ended badly: a non-zero exit status, a signal, a timeout, the OOM killer;
 - an exception (a Python traceback, or a bare ``SomeError: ...`` line);
 - a collector fact that denotes an error: a CUDA error or device-side assertion, an out-of-memory
-  report, a Triton error, compiler errors (or a fatal ptxas message), sanitizer errors, leaks or
+  report, a message of a failure family of the tools' own catalogue (``CUBLAS_STATUS_EXECUTION_FAILED``
+  quoted alone, an issue title that is only the error), a Triton error, compiler errors (or a fatal ptxas message), sanitizer errors, leaks or
   race hazards, an environment problem (driver, library, device), a numerical mismatch;
 - an error-like line (``error:``, ``FAILED``, ``fatal``, ``Segmentation fault``, ``Aborted``,
   ``terminate called``, ``3 failed``, ...) that is not clearly healthy: a count of zero
@@ -150,11 +151,26 @@ def _fact_signs(ev: Evidence) -> list[str]:
         issues = [i for i in ev.env.issues if i not in _ENV_INFORMATIONAL]
         if issues and not _all_low_severity(ev.log.text, ev.env.lines):
             out.append(f"environment: {', '.join(issues)}")
+    out.extend(_family_signs(ev))
     n = ev.numerics
     failed_numerics = n is not None and (n.mismatch or n.shape_mismatch or n.dtype_mismatch or n.nan_in_output)
     if n is not None and failed_numerics and not n.expected_variation:
         out.append("numerical mismatch")
     return out
+
+
+def _family_signs(ev: Evidence) -> list[str]:
+    """A message of a failure family (severity ``error`` in diagnose/data/catalogue/) on a line of error severity.
+
+    A family's message is the tool's own statement that something failed, whatever words surround
+    it; the line's own severity still counts (an INFO or warning line that quotes an error name is
+    not a failure of this run)."""
+    c = ev.concept
+    if c is None or not c.failed or c.family is None:
+        return []
+    if _all_low_severity(ev.log.text, c.lines):
+        return []
+    return [f"message family {c.family}"]
 
 
 def _all_low_severity(text: str, lines: tuple[int, ...]) -> bool:

@@ -116,7 +116,6 @@ PUBLIC = {
     "gpufit-cuda11-compute30-dropped": "nvcc-unsupported-gpu-arch",
     "cuhe-base-cu-device-from-host-device": "nvcc-execution-space-violation",
     "cuda-memtest-gcc-too-new": "nvcc-host-compiler-version-unsupported",
-    "greedy-infomax-permute-noncontiguous": "cudnn-configuration-not-supported",
 }
 
 
