@@ -111,3 +111,18 @@ def test_concepts_are_normalised_and_compared() -> None:
     f = facts_from(Catalogue((fam,)), "kernel: shared memory 576 KiB over 0x18c00\n")
     assert f is not None
     assert (f.requested, f.limit, f.over_limit, f.over_every_gpu) == (589824.0, 101376.0, True, True)
+
+
+def test_the_first_error_family_message_is_quoted_from_its_own_line() -> None:
+    """concept_message: the line the first error family matched, spaces collapsed, long lines cut."""
+    log = (
+        "building kernel.ptx\n"
+        "ptxas fatal   : Unsupported .version 9.1; current version is '9.0'\n"
+        "ptxas fatal   : Ptx assembly aborted due to errors\n"
+    )
+    f = facts_from(CAT, log)
+    assert f is not None and f.family == "ptxas-ptx-isa-too-new"
+    assert f.message == "ptxas fatal : Unsupported .version 9.1; current version is '9.0'"
+    long = facts_from(CAT, "ptxas fatal   : Unsupported .version 9.1; current version is '9.0' " + "x" * 200)
+    assert long is not None and long.message is not None
+    assert len(long.message) == 100 and long.message.endswith("...")
