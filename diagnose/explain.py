@@ -176,7 +176,10 @@ def _value(name: str, fmt: str | None, context: Mapping[str, Any]) -> str:
             r = float(num) / float(den)
         except (TypeError, ValueError, ZeroDivisionError) as exc:
             raise Absent from exc
-        return f"{r:.2g}×" if r < 10 else f"{r:.0f}×"
+        if r >= 10:
+            return f"{r:.0f}×"
+        # two significant digits, three where two would round a ratio above 1 down to "1×"
+        return f"{r:.2g}×" if r < 1 or f"{r:.2g}" != "1" else f"{r:.3g}×"
     return format_value(context.get(name), fmt)
 
 
@@ -210,9 +213,11 @@ def render(text: str, context: Mapping[str, Any]) -> str:
             out.append(pieces[i - 1] if i > 0 else " ")
         out.append(filled)
     result = "".join(out)
+    # the gap a dropped segment leaves: no space before the punctuation that follows it (a value's own
+    # spacing, `not supported on .target`, is kept)
+    result = re.sub(r"[ \t]*\0[ \t]*(?=[,.;:)])", "", result)
     result = re.sub(r"[ \t]*\0[ \t]*", " ", result)
-    result = re.sub(r" +([,.;:)])", r"\1", result)
-    return re.sub(r"[ \t]{2,}", " ", result).strip()
+    return re.sub(r"(?<=\S)[ \t]{2,}", " ", result).strip()
 
 
 def read_facts(symbols: Iterable[str], context: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
