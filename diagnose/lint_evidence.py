@@ -83,12 +83,19 @@ def family_template_contexts(rule: Rule) -> list[tuple[int, Mapping[str, Any]]]:
     return out
 
 
+def own_values(context: Mapping[str, Any]) -> dict[str, Any]:
+    """The facts this input has: ``context`` less every symbol at its empty default (a count of 0, a
+    false flag of a source the input lacks say nothing about it)."""
+    from diagnose.evidence import _empty_context
+
+    blank = _empty_context()
+    return {k: v for k, v in context.items() if k not in blank or v != blank[k]}
+
+
 def _values_here(rule: Rule, context: Mapping[str, Any]) -> list[str]:
     """A few evidence symbols of the rule's sources that have a value in this input (a hint for the author)."""
-    from diagnose.evidence import rule_types
-
-    heads = tuple(f"{s}_" for s in rule.requires) or ("",)
-    names = [n for n in rule_types() if n.startswith(heads) and not n.endswith(("_lines", "_text", "_present"))]
+    heads = tuple(f"{s}_" for s in rule.requires if s != "log") or ("log_",)
+    names = [n for n in own_values(context) if n.startswith(heads) and not n.endswith(("_lines", "_text"))]
     shown = [name for name, _ in X.read_facts(sorted(names), context)]
     return shown[:8]
 
@@ -115,7 +122,7 @@ def check_evidence_text(rule: Rule, contexts: Sequence[tuple[int, Mapping[str, A
     bare = [X.render(t, {}) for t in texts]
     out = []
     for line, ctx in contexts:
-        if [X.render(t, ctx) for t in texts] == bare:
+        if [X.render(t, own_values(ctx)) for t in texts] == bare:
             hint = ", ".join(_values_here(rule, ctx)) or "none of its sources' symbols"
             out.append(
                 problem(
