@@ -27,7 +27,12 @@ EVIDENCE_SEVERITY = "warning"
 #: the severity of a fix, not keyed by framework, that names another framework's API than its examples'
 FIX_SEVERITY = "warning"
 #: rules whose examples carry no value to name, with the reason (checked: every id is a rule)
-NO_EVIDENCE_ALLOWED: dict[str, str] = {}
+NO_EVIDENCE_ALLOWED: dict[str, str] = {
+    "cuda-arch-requirement-unmet": "reads the log text only: the line its pattern matches (cited with the finding) is "
+    "its evidence, and no parsed fact carries the required capability",
+    "cuda-illegal-address-paraphrase": "reads the log text only, a paraphrase without the runtime's message: no parsed "
+    "fact carries a value; the matched line is cited with the finding",
+}
 
 #: one framework's API in fix text: a call or decorator only that framework's code has
 FRAMEWORK_API: dict[str, re.Pattern[str]] = {
