@@ -261,10 +261,15 @@ def explain_finding(rule: Any, evidence: Any, context: Mapping[str, Any] | None 
 # --- the framework the failing code is written in ---------------------------------------------
 
 _JAX = re.compile(r"\bjax(?:lib)?\b|XlaRuntimeError|\bpallas\b", re.IGNORECASE)
-_TRITON = re.compile(r"\btriton\b|@triton\.jit|\btl\.(?:load|store|dot|arange)\b")
+_TRITON = re.compile(r"\btriton\b|@triton\.jit|\btl\.(?:load|store|dot|arange)\b|Triton Error \[CUDA\]")
 _CUPY = re.compile(r"\bcupyx?\b", re.IGNORECASE)
 _NUMBA = re.compile(r"\bnumba\b", re.IGNORECASE)
-_TORCH = re.compile(r"\btorch\b|\bPyTorch\b|\bATen\b|TORCH_USE_CUDA_DSA")
+# c10's wording of a CUDA error raised as a Python exception (`RuntimeError: CUDA error: ...`), and the
+# THC checks of older releases
+_TORCH = re.compile(
+    r"\btorch\b|\bPyTorch\b|\bATen\b|TORCH_USE_CUDA_DSA|\bTHCudaCheck\b|\bTHC/"
+    r"|(?:RuntimeError|AcceleratorError): CUDA error: "
+)
 _TRITON_FRAME = re.compile(r"^=+\s+at \S+ in \S+\.py:\d+", re.MULTILINE)  # a sanitizer frame in a Python file
 _OTHER = re.compile(r"\btensorflow\b|\bpaddle\b", re.IGNORECASE)  # no framework-specific text for these
 #: which frameworks a rule's evidence can come from, per evidence source it requires

@@ -120,6 +120,11 @@ def test_the_framework_comes_from_the_evidence() -> None:
     jax = "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: ptxas exited with non-zero error code 65280\n"
     assert X.framework(collect(jax).context()) == "jax"
     assert X.framework(collect("hello\n").context()) is None
+    # c10's wording of a CUDA error (torch names itself nowhere else in such a log), Triton's driver wrapper
+    assert X.framework(collect("RuntimeError: CUDA error: hardware stack error\n").context()) == "torch"
+    triton_driver = "Triton Error [CUDA]: an illegal instruction was encountered\n"  # triton-lang/triton#8657
+    assert X.framework(collect(triton_driver).context()) == "triton"
+    assert X.framework(collect("main.cu:41: CUDA error: misaligned address\n").context()) == "cuda"
 
 
 def test_the_fix_fits_the_framework() -> None:
