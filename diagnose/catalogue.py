@@ -23,7 +23,7 @@ documentation — never from one user's report.  Each file::
         patterns:                    # Python regexes over one line; named groups carry concepts
           - 'Unsupported \\.version (?P<need_version>\\d+\\.\\d+); current version is .(?P<have_version>\\d+\\.\\d+)'
         concepts: {component: ptxas} # constant concept values when the family matches
-        explain: {what: ..., why: ..., fix: ..., caveats: ...}
+        explain: {what: ..., why: ..., fix: ..., caveats: ...}   # fix: a text, or {default: ..., torch: ..., cuda: ...}
         references: [https://...]
         examples:                    # optional real excerpts: {log: ..., origin: owner/repo#N}
 
@@ -136,6 +136,9 @@ class Family:
     path: str
     line: int
     versions: tuple[tuple[str, str], ...] = ()
+    fixes: tuple[
+        tuple[str, str], ...
+    ] = ()  # (framework, fix) when explain.fix is a mapping; explain["fix"]: its default
 
     @property
     def decided(self) -> bool:
@@ -294,7 +297,8 @@ def _family(item: Any, tool: str, versions: tuple, shown: str, ln: int, bad: Any
         messages=tuple(messages),
         patterns=tuple(patterns),
         concepts=tuple((str(k), str(v)) for k, v in concepts.items()),
-        explain={k: str(v).strip() for k, v in explain.items()},
+        explain={k: str(v).strip() for k, v in explain.items() if k != "fix"} | {"fix": _fix_default(explain)},
+        fixes=_fixes(explain),
         references=tuple(refs),
         examples=tuple(examples),
         path=shown,
@@ -380,6 +384,34 @@ def _patterns(item: dict[str, Any], err: Callable[[str], object]) -> list[re.Pat
     return patterns
 
 
+def _fix_problem(fix: Any) -> str | None:
+    """What is wrong with a per-framework fix mapping (``default`` plus a text per framework), if anything."""
+    from diagnose.rule_model import FIX_FRAMEWORKS
+
+    if not isinstance(fix, dict):
+        return "needs a text, or a mapping with a `default` text and one per framework"
+    if not isinstance(fix.get("default"), str) or not fix["default"].strip():
+        return "a mapping needs a `default` text"
+    for fw, text in fix.items():
+        if fw != "default" and fw not in FIX_FRAMEWORKS:
+            return f"unknown framework {fw!r} (known: {', '.join(FIX_FRAMEWORKS)})"
+        if not isinstance(text, str) or not text.strip():
+            return f"fix.{fw} must be a non-empty string"
+    return None
+
+
+def _fix_default(explain: dict[str, Any]) -> str:
+    fix = explain.get("fix")
+    return str(fix.get("default") if isinstance(fix, dict) else fix or "").strip()
+
+
+def _fixes(explain: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    fix = explain.get("fix")
+    if not isinstance(fix, dict):
+        return ()
+    return tuple((str(fw), str(text).strip()) for fw, text in fix.items() if fw != "default")
+
+
 def _extras(item: dict[str, Any], err: Callable[[str], object]) -> tuple[dict, dict, list, list]:
     """concepts, explain, references and examples; each one that is malformed comes back empty."""
     concepts = item.get("concepts") or {}
@@ -387,8 +419,11 @@ def _extras(item: dict[str, Any], err: Callable[[str], object]) -> tuple[dict, d
         err(f"concepts may set only {', '.join(CONSTANT_CONCEPTS)}")
         concepts = {}
     explain = item.get("explain")
-    if not isinstance(explain, dict) or not all(isinstance(explain.get(k), str) for k in ("what", "why", "fix")):
+    if not isinstance(explain, dict) or not all(isinstance(explain.get(k), str) for k in ("what", "why")):
         err("explain needs what, why and fix")
+        explain = {}
+    elif not isinstance(explain.get("fix"), str) and _fix_problem(explain.get("fix")):
+        err(f"explain.fix: {_fix_problem(explain.get('fix'))}")
         explain = {}
     refs = item.get("references") or []
     if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):

@@ -19,6 +19,7 @@ def add_rules_parser(sub: Any) -> None:
     rs.add_argument("id")
     rs.add_argument("--format", choices=("text", "json"), default="text")
     rn = rsub.add_parser("lint", help="check every rule file and its examples; list every offender")
+    rn.add_argument("--strict", action="store_true", help="warnings fail the lint too")
     rc = rsub.add_parser(
         "coverage", help="the message catalogue: families per tool, and how many a rule decides on their own messages"
     )
@@ -51,7 +52,7 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("kdiag rules: choose an action: list, show ID, lint, coverage, suggest GROUP\n")
         return 2
     if args.rules_command == "lint":
-        return _lint(args.rules, out, err)
+        return _lint(args.rules, out, err, strict=args.strict)
     if args.rules_command == "coverage":
         return _coverage(args, out, err)
     if args.rules_command == "suggest":
@@ -173,7 +174,7 @@ def _rule_dict(rule: Any, *, brief: bool = False) -> dict[str, Any]:
     return out
 
 
-def _lint(path: str | None, out: TextIO, err: TextIO) -> int:
+def _lint(path: str | None, out: TextIO, err: TextIO, *, strict: bool = False) -> int:
     from diagnose.lint import check_rules
     from diagnose.rules import RuleLoadError, load_rules
 
@@ -184,12 +185,18 @@ def _lint(path: str | None, out: TextIO, err: TextIO) -> int:
             out.write(f"{prob}\n")
         err.write(f"kdiag rules lint: {len(exc.problems)} problem(s)\n")
         return 1
-    problems = check_rules(rules)
-    for prob in problems:
+    found = check_rules(rules)
+    for prob in found:
         out.write(f"{prob}\n")
-    if problems:
-        err.write(f"kdiag rules lint: {len(problems)} problem(s) in {len({p.path for p in problems})} file(s)\n")
+    failing = found if strict else [p for p in found if p.severity == "error"]
+    warnings = [p for p in found if p.severity == "warning"]
+    counts = (
+        f"{len(found) - len(warnings)} error(s), {len(warnings)} warning(s) in {len({p.path for p in found})} file(s)"
+    )
+    if failing:
+        err.write(f"kdiag rules lint: {counts}\n")
         return 1
     examples = sum(len(r.match_examples) + len(r.no_match_examples) for r in rules)
-    out.write(f"{len(rules)} rules, {examples} examples: all good\n")
+    tail = f" ({len(warnings)} warning(s) in {len({p.path for p in warnings})} file(s); --strict fails on them)"
+    out.write(f"{len(rules)} rules, {examples} examples: all good{tail if warnings else ''}\n")
     return 0

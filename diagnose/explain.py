@@ -176,7 +176,10 @@ def _value(name: str, fmt: str | None, context: Mapping[str, Any]) -> str:
             r = float(num) / float(den)
         except (TypeError, ValueError, ZeroDivisionError) as exc:
             raise Absent from exc
-        return f"{r:.2g}×" if r < 10 else f"{r:.0f}×"
+        if r >= 10:
+            return f"{r:.0f}×"
+        # two significant digits, three where two would round a ratio above 1 down to "1×"
+        return f"{r:.2g}×" if r < 1 or f"{r:.2g}" != "1" else f"{r:.3g}×"
     return format_value(context.get(name), fmt)
 
 
@@ -210,9 +213,11 @@ def render(text: str, context: Mapping[str, Any]) -> str:
             out.append(pieces[i - 1] if i > 0 else " ")
         out.append(filled)
     result = "".join(out)
+    # the gap a dropped segment leaves: no space before the punctuation that follows it (a value's own
+    # spacing, `not supported on .target`, is kept)
+    result = re.sub(r"[ \t]*\0[ \t]*(?=[,.;:)])", "", result)
     result = re.sub(r"[ \t]*\0[ \t]*", " ", result)
-    result = re.sub(r" +([,.;:)])", r"\1", result)
-    return re.sub(r"[ \t]{2,}", " ", result).strip()
+    return re.sub(r"(?<=\S)[ \t]{2,}", " ", result).strip()
 
 
 def read_facts(symbols: Iterable[str], context: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -256,10 +261,15 @@ def explain_finding(rule: Any, evidence: Any, context: Mapping[str, Any] | None 
 # --- the framework the failing code is written in ---------------------------------------------
 
 _JAX = re.compile(r"\bjax(?:lib)?\b|XlaRuntimeError|\bpallas\b", re.IGNORECASE)
-_TRITON = re.compile(r"\btriton\b|@triton\.jit|\btl\.(?:load|store|dot|arange)\b")
+_TRITON = re.compile(r"\btriton\b|@triton\.jit|\btl\.(?:load|store|dot|arange)\b|Triton Error \[CUDA\]")
 _CUPY = re.compile(r"\bcupyx?\b", re.IGNORECASE)
 _NUMBA = re.compile(r"\bnumba\b", re.IGNORECASE)
-_TORCH = re.compile(r"\btorch\b|\bPyTorch\b|\bATen\b|TORCH_USE_CUDA_DSA")
+# c10's wording of a CUDA error raised as a Python exception (`RuntimeError: CUDA error: ...`), and the
+# THC checks of older releases
+_TORCH = re.compile(
+    r"\btorch\b|\bPyTorch\b|\bATen\b|TORCH_USE_CUDA_DSA|\bTHCudaCheck\b|\bTHC/"
+    r"|(?:RuntimeError|AcceleratorError): CUDA error: "
+)
 _TRITON_FRAME = re.compile(r"^=+\s+at \S+ in \S+\.py:\d+", re.MULTILINE)  # a sanitizer frame in a Python file
 _OTHER = re.compile(r"\btensorflow\b|\bpaddle\b", re.IGNORECASE)  # no framework-specific text for these
 #: which frameworks a rule's evidence can come from, per evidence source it requires

@@ -235,6 +235,7 @@ class ConceptFacts(Facts):
 
     families: tuple[str, ...] = ()  # message families matched, in order of first appearance
     family: str | None = None  # the first family of error severity (None: only warnings matched)
+    message: str | None = None  # the line that family matched, spaces collapsed, cut at 100 characters
     tools: tuple[str, ...] = ()  # the tools whose own messages matched: ptxas, nvml, xla, torch ...
     failed: bool = False  # a family of error severity matched: the log prints a failure
     component: str | None = None  # what a version message is about: driver, cuda-runtime, ptxas, cudnn, jaxlib ...

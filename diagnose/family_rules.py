@@ -35,7 +35,7 @@ def family_rule(fam: Any) -> Rule:
         priority=fam.priority,
         requires=("concept",),
         when=f'"{fam.id}" in concept_families',
-        explain=Explain(**fam.explain),
+        explain=Explain(**fam.explain, fixes=fam.fixes),
         references=fam.references or (fam.path,),
         match_examples=tuple(samples),
         no_match_examples=(),

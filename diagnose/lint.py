@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from diagnose import facts as F
 from diagnose.collectors import collect
 from diagnose.evidence import SOURCES, Evidence
+from diagnose.lint_evidence import (
+    check_allow_list,
+    check_evidence_text,
+    check_fix_frameworks,
+    family_template_contexts,
+)
 from diagnose.rules import Example, Rule, RuleProblem, RuleSet
 
 
@@ -78,8 +87,22 @@ def check_explain(rule: Rule) -> list[RuleProblem]:
     return problems
 
 
+def _contexts(rule: Rule) -> list[tuple[int, Any]]:
+    """The rule context of each match example that reads (with its line), and a family's filled templates."""
+    out: list[tuple[int, Any]] = []
+    for ex in rule.match_examples:
+        try:
+            out.append((ex.line or rule.line, example_evidence(ex).context()))
+        except Exception:
+            continue  # reported below
+    return out + family_template_contexts(rule)
+
+
 def check_rule(rule: Rule) -> list[RuleProblem]:
+    """Every problem of one rule, errors and warnings (``RuleProblem.severity``)."""
     problems = check_explain(rule)
+    contexts = _contexts(rule)
+    problems += check_evidence_text(rule, contexts) + check_fix_frameworks(rule, contexts)
     for ex in rule.match_examples + rule.no_match_examples:
         expected = ex in rule.match_examples
         try:
@@ -192,4 +215,12 @@ def check_rules(rules: RuleSet) -> list[RuleProblem]:
     for rule in rules:
         out.extend(check_rule(rule))
     out.extend(check_overlaps(rules))
+    from diagnose.rule_model import DEFAULT_RULES_DIR
+
+    if Path(rules.root).resolve() == DEFAULT_RULES_DIR.resolve():
+        out.extend(check_allow_list({r.id for r in rules}))
     return out
+
+
+def errors(problems: list[RuleProblem]) -> list[RuleProblem]:
+    return [p for p in problems if p.severity == "error"]

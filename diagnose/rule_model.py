@@ -59,9 +59,11 @@ class RuleProblem:
     path: str
     line: int
     message: str
+    severity: str = "error"  # error | warning (``kdiag rules lint`` fails on errors; --strict on warnings too)
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}"
+        head = "warning: " if self.severity == "warning" else ""
+        return f"{self.path}:{self.line}: {head}{self.message}"
 
 
 class RuleLoadError(Exception):

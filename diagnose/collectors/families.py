@@ -109,7 +109,8 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
     for h in ordered:
         for key, value in _values(h).items():
             raw.setdefault(key, value)
-    first_error = next((h.family.id for h in hits if h.family.severity == "error"), None)
+    first = next((h for h in hits if h.family.severity == "error"), None)
+    first_error = first.family.id if first else None
     need_cc, have_cc = C.compute_capability(raw.get("need_cc")), C.compute_capability(raw.get("have_cc"))
     exp_dt, found_dt = C.dtype_name(raw.get("expected_dtype")), C.dtype_name(raw.get("found_dtype"))
     exp_dev, found_dev = C.device_kind(raw.get("expected_device")), C.device_kind(raw.get("found_device"))
@@ -125,6 +126,7 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
         lines=tuple(sorted({h.line for h in hits})),
         families=tuple(h.family.id for h in hits),
         family=first_error,
+        message=_message(text, first.line) if first else None,
         tools=tuple(dict.fromkeys(h.family.tool for h in hits)),
         failed=first_error is not None,
         component=raw.get("component"),
@@ -167,6 +169,13 @@ def _resource(raw: str | None) -> str | None:
         return None
     s = raw.strip().lower()
     return _RESOURCES.get(s, s.replace(" ", "-"))
+
+
+def _message(text: str, line: int) -> str | None:
+    """Line ``line`` (1-based) of ``text``, its runs of spaces collapsed, cut at 100 characters."""
+    lines = text.split("\n", line)
+    got = " ".join(lines[line - 1].split()) if len(lines) >= line else ""
+    return (got if len(got) <= 100 else got[:97] + "...") or None
 
 
 def _values(hit: Hit) -> dict[str, str]:

@@ -136,7 +136,7 @@ def suggest(store: Store, ref: str, *, category: str | None = None, mode: str | 
 
 
 def lint_text(text: str, rule_id: str) -> list[str]:
-    from diagnose.lint import check_rule
+    from diagnose.lint import check_rule, errors
     from diagnose.rules import parse_rule_file
 
     with tempfile.TemporaryDirectory() as d:
@@ -145,4 +145,4 @@ def lint_text(text: str, rule_id: str) -> list[str]:
         rule, problems = parse_rule_file(path, root=Path(d))
         if rule is None:
             return [str(p) for p in problems]
-        return [str(p) for p in check_rule(rule)]
+        return [str(p) for p in errors(check_rule(rule))]

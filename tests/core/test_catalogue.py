@@ -111,3 +111,55 @@ def test_concepts_are_normalised_and_compared() -> None:
     f = facts_from(Catalogue((fam,)), "kernel: shared memory 576 KiB over 0x18c00\n")
     assert f is not None
     assert (f.requested, f.limit, f.over_limit, f.over_every_gpu) == (589824.0, 101376.0, True, True)
+
+
+def test_the_first_error_family_message_is_quoted_from_its_own_line() -> None:
+    """concept_message: the line the first error family matched, spaces collapsed, long lines cut."""
+    log = (
+        "building kernel.ptx\n"
+        "ptxas fatal   : Unsupported .version 9.1; current version is '9.0'\n"
+        "ptxas fatal   : Ptx assembly aborted due to errors\n"
+    )
+    f = facts_from(CAT, log)
+    assert f is not None and f.family == "ptxas-ptx-isa-too-new"
+    assert f.message == "ptxas fatal : Unsupported .version 9.1; current version is '9.0'"
+    long = facts_from(CAT, "ptxas fatal   : Unsupported .version 9.1; current version is '9.0' " + "x" * 200)
+    assert long is not None and long.message is not None
+    assert len(long.message) == 100 and long.message.endswith("...")
+
+
+def test_a_family_fix_can_be_keyed_by_framework(tmp_path: Path) -> None:
+    from diagnose.collectors import collect
+    from diagnose.explain import explain_finding
+    from diagnose.family_rules import family_rule
+
+    family = (
+        "tool: demo\n"
+        "families:\n"
+        "  - id: demo-ordinal\n"
+        "    title: t\n"
+        "    category: environment\n"
+        "    failure_mode: no-gpu-visible\n"
+        "    messages: [{text: invalid device ordinal, source: cudaGetErrorString(101)}]\n"
+        "    patterns: ['invalid device ordinal']\n"
+        "    explain:\n"
+        "      what: 'A device index past the visible GPUs. The log says `{concept_message}`.'\n"
+        "      why: b\n"
+        "      fix: {default: Check the index., torch: Compare it with torch.cuda.device_count().}\n"
+    )
+    (tmp_path / "demo.yaml").write_text(family)
+    (fam,) = load_catalogue(tmp_path).families
+    assert fam.explain["fix"] == "Check the index." and dict(fam.fixes) == {
+        "torch": "Compare it with torch.cuda.device_count()."
+    }
+    rule = family_rule(fam)
+    torch_log = "torch.AcceleratorError: CUDA error: invalid device ordinal\n"
+    ctx = collect(torch_log).context() | {"concept_message": "CUDA error: invalid device ordinal"}
+    got = explain_finding(rule, None, ctx)
+    assert got.fix == "Compare it with torch.cuda.device_count()."
+    assert got.what == "A device index past the visible GPUs. The log says `CUDA error: invalid device ordinal`."
+    cpp = collect("main.cu:12: invalid device ordinal\n").context()
+    assert explain_finding(rule, None, cpp).fix == "Check the index."
+    (tmp_path / "demo.yaml").write_text(family.replace("torch: Compare", "julia: Compare"))
+    with pytest.raises(CatalogueError, match="unknown framework 'julia'"):
+        load_catalogue(tmp_path)

@@ -120,6 +120,11 @@ def test_the_framework_comes_from_the_evidence() -> None:
     jax = "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: ptxas exited with non-zero error code 65280\n"
     assert X.framework(collect(jax).context()) == "jax"
     assert X.framework(collect("hello\n").context()) is None
+    # c10's wording of a CUDA error (torch names itself nowhere else in such a log), Triton's driver wrapper
+    assert X.framework(collect("RuntimeError: CUDA error: hardware stack error\n").context()) == "torch"
+    triton_driver = "Triton Error [CUDA]: an illegal instruction was encountered\n"  # triton-lang/triton#8657
+    assert X.framework(collect(triton_driver).context()) == "triton"
+    assert X.framework(collect("main.cu:41: CUDA error: misaligned address\n").context()) == "cuda"
 
 
 def test_the_fix_fits_the_framework() -> None:
@@ -159,3 +164,14 @@ def test_fix_mappings_load_and_lint(tmp_path: Path) -> None:
     for bad in ("  fix:\n    triton: Lower it.", "  fix:\n    default: Lower it.\n    julia: Lower it."):
         with pytest.raises(RuleLoadError):
             load_rules(_fix_rule(tmp_path / str(abs(hash(bad))), "triton", bad))
+
+
+def test_a_values_own_spacing_is_kept_and_a_ratio_just_over_one_is_not_shown_as_one() -> None:
+    # ptxas prints `not supported on .target 'sm_80'`: only the gap of a dropped segment is tidied
+    ctx = {"compiler_first_error": "Instruction 'wgmma.fence' not supported on .target 'sm_80'"}
+    assert X.render("ptxas said `{compiler_first_error}`[[ in {compiler_tool}]].", ctx) == (
+        "ptxas said `Instruction 'wgmma.fence' not supported on .target 'sm_80'`."
+    )
+    # 50,176 bytes of static shared memory against 49,152: 1.02×, not 1×
+    sizes = {"compiler_smem_bytes": 50176.0, "compiler_smem_limit_bytes": 49152.0}
+    assert X.render("{ratio:compiler_smem_bytes/compiler_smem_limit_bytes} the limit.", sizes) == "1.02× the limit."

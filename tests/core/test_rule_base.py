@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagnose.lint import check_rule
+from diagnose.lint import check_rule, errors
 from diagnose.rules import default_rules, load_rules
 
 RULES = default_rules()
@@ -12,13 +12,13 @@ RULES = default_rules()
 
 def test_bundled_rules_load_and_lint_clean() -> None:
     rules = load_rules(include_deprecated=True)
-    offenders = [str(p) for r in rules for p in check_rule(r)]
+    offenders = [str(p) for r in rules for p in errors(check_rule(r))]
     assert not offenders, "\n".join(offenders)
 
 
 @pytest.mark.parametrize("rule", list(RULES), ids=lambda r: r.id)
 def test_rule_examples(rule) -> None:
-    problems = check_rule(rule)
+    problems = errors(check_rule(rule))
     assert not problems, "\n".join(map(str, problems))
 
 
