@@ -43,43 +43,65 @@ MAX_FRAME = 160  # characters of a frame kept
 
 # --- what decides -----------------------------------------------------------------------------------
 
-#: compiler and code-generator crash banners and internal assertions → the tool
-_CRASH: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"'(cicc|ptxas|nvlink|fatbinary|cudafe\+\+)' died (?:due to signal|with status)"), ""),
-    (re.compile(r"`(ptxas)` raised SIG[A-Z]+"), ""),
-    (re.compile(r"\b(ptxas)\b[^\n]{0,80}\b(?:[Ii]nternal error|Segmentation fault|core dumped)"), ""),
-    (re.compile(r"\binternal compiler error\b|\bInternal Compiler Error\b", re.IGNORECASE), "compiler"),
-    (re.compile(r"^LLVM ERROR: ", re.MULTILINE), "LLVM"),
-    (re.compile(r"PLEASE submit a bug report to https?://\S*llvm"), "LLVM"),
-    (re.compile(r"(?:llvm|mlir|triton)/(?:lib|include)/\S+:\d+: [^\n]*Assertion [`'][^\n]*failed"), "LLVM/MLIR"),
-    (re.compile(r"\bxla/\S+\.cc:\d+\] Check failed"), "XLA"),
-    (re.compile(r"\bNVRTC_ERROR_BUILTIN_OPERATION_FAILURE\b"), "NVRTC"),
+#: compiler and code-generator crash banners and internal assertions → the tool (after the plain
+#: substrings one of which a match contains)
+_CRASH: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
+    (("died",), re.compile(r"'(cicc|ptxas|nvlink|fatbinary|cudafe\+\+)' died (?:due to signal|with status)"), ""),
+    (("raised SIG",), re.compile(r"`(ptxas)` raised SIG[A-Z]+"), ""),
+    (("ptxas",), re.compile(r"\b(ptxas)\b[^\n]{0,80}\b(?:[Ii]nternal error|Segmentation fault|core dumped)"), ""),
+    (
+        ("nternal compiler error", "nternal Compiler Error", "NTERNAL COMPILER ERROR"),
+        re.compile(r"\binternal compiler error\b|\bInternal Compiler Error\b", re.IGNORECASE),
+        "compiler",
+    ),
+    (("LLVM ERROR: ",), re.compile(r"^LLVM ERROR: ", re.MULTILINE), "LLVM"),
+    (("PLEASE submit a bug report",), re.compile(r"PLEASE submit a bug report to https?://\S*llvm"), "LLVM"),
+    (
+        ("Assertion",),
+        re.compile(r"(?:llvm|mlir|triton)/(?:lib|include)/\S+:\d+: [^\n]*Assertion [`'][^\n]*failed"),
+        "LLVM/MLIR",
+    ),
+    (("Check failed",), re.compile(r"\bxla/\S+\.cc:\d+\] Check failed"), "XLA"),
+    (("NVRTC_ERROR_BUILTIN",), re.compile(r"\bNVRTC_ERROR_BUILTIN_OPERATION_FAILURE\b"), "NVRTC"),
 )
 
 #: kernel names (as the sanitizer, profilers and error messages print them) and native library files
-#: → (kind, library).  Order matters: the first that matches wins.
-_KERNEL_LIBS: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(r"\btriton_(?:poi|red|per|tem|for)_\w+"), "generated", "TorchInductor"),
-    (re.compile(r"\bnvfuser|\bCudaCodeGen\b|\bnvfuser_\w+|\bkernel_nvfuser", re.IGNORECASE), "generated", "nvFuser"),
+#: → (kind, library), with the plain substrings one of which a match contains (a cheap test before the
+#: regex).  Order matters: the first that matches wins.
+_KERNEL_LIBS: tuple[tuple[re.Pattern[str], str, str, tuple[str, ...]], ...] = (
+    (re.compile(r"\btriton_(?:poi|red|per|tem|for)_\w+"), "generated", "TorchInductor", ("triton_",)),
+    (
+        re.compile(r"\bnvfuser|\bCudaCodeGen\b|\bnvfuser_\w+|\bkernel_nvfuser", re.IGNORECASE),
+        "generated",
+        "nvFuser",
+        ("nvfuser", "nvFuser", "NVFUSER", "CudaCodeGen", "Nvfuser"),
+    ),
     (
         re.compile(r"\bflash::|\bflash_(?:fwd|bwd)_\w*kernel|\bflash_attn_?\w*\.so\b|\bflash_attn_2_cuda\b"),
         "library",
         "flash-attn",
+        ("flash",),
     ),
-    (re.compile(r"\bxformers\b|\bfmha_cutlass[FB]\w*"), "library", "xformers"),
-    (re.compile(r"\bbitsandbytes\b|\blibbitsandbytes_cuda\w*"), "library", "bitsandbytes"),
-    (re.compile(r"\bvllm::|\bvllm\._C\b"), "library", "vllm"),
-    (re.compile(r"\bamp_C\b|\bfused_layer_norm_cuda\b|\bapex_C\b"), "library", "apex"),
-    (re.compile(r"\bdeepspeed\b|\bDeepSpeed\w*Kernel"), "library", "deepspeed"),
-    (re.compile(r"\bonnxruntime::"), "library", "onnxruntime"),
-    (re.compile(r"\bcudf::"), "library", "cuDF"),
-    (re.compile(r"\bcuvs::"), "library", "cuVS"),
-    (re.compile(r"\braft::"), "library", "RAFT"),
-    (re.compile(r"\bcutlass::|\bcutlass_\w*kernel"), "library", "CUTLASS"),
+    (re.compile(r"\bxformers\b|\bfmha_cutlass[FB]\w*"), "library", "xformers", ("xformers", "fmha_cutlass")),
+    (re.compile(r"\bbitsandbytes\b|\blibbitsandbytes_cuda\w*"), "library", "bitsandbytes", ("bitsandbytes",)),
+    (re.compile(r"\bvllm::|\bvllm\._C\b"), "library", "vllm", ("vllm",)),
+    (
+        re.compile(r"\bamp_C\b|\bfused_layer_norm_cuda\b|\bapex_C\b"),
+        "library",
+        "apex",
+        ("amp_C", "fused_layer_norm_cuda", "apex_C"),
+    ),
+    (re.compile(r"\bdeepspeed\b|\bDeepSpeed\w*Kernel"), "library", "deepspeed", ("deepspeed", "DeepSpeed")),
+    (re.compile(r"\bonnxruntime::"), "library", "onnxruntime", ("onnxruntime::",)),
+    (re.compile(r"\bcudf::"), "library", "cuDF", ("cudf::",)),
+    (re.compile(r"\bcuvs::"), "library", "cuVS", ("cuvs::",)),
+    (re.compile(r"\braft::"), "library", "RAFT", ("raft::",)),
+    (re.compile(r"\bcutlass::|\bcutlass_\w*kernel"), "library", "CUTLASS", ("cutlass",)),
     (
         re.compile(r"\bsm\d+_xmma_(?:fprop|dgrad|wgrad|conv)\w*|\bcudnn::|\bimplicit_convolve_sgemm|\blibcudnn\w*\.so"),
         "library",
         "cuDNN",
+        ("xmma_", "cudnn", "implicit_convolve"),
     ),
     (
         re.compile(
@@ -88,20 +110,28 @@ _KERNEL_LIBS: tuple[tuple[re.Pattern[str], str, str], ...] = (
         ),
         "library",
         "cuBLAS",
+        ("gemm", "gemv", "cublas", "gemmSN"),
     ),
-    (re.compile(r"\blibcufft\w*\.so|\bregular_fft\b|\bvector_fft\b"), "library", "cuFFT"),
-    (re.compile(r"\blibcusparse\.so|\bcusparse::"), "library", "cuSPARSE"),
+    (re.compile(r"\blibcufft\w*\.so|\bregular_fft\b|\bvector_fft\b"), "library", "cuFFT", ("libcufft", "_fft")),
+    (re.compile(r"\blibcusparse\.so|\bcusparse::"), "library", "cuSPARSE", ("cusparse",)),
     (
         re.compile(r"\bcub::(?:CUB_\w+::)?Device\w*Kernel\b|\bthrust::(?:THRUST_\w+::)?cuda_cub::core::_kernel_agent"),
         "library",
         "CUB/Thrust",
+        ("cub::", "thrust::"),
     ),
-    (re.compile(r"\bnccl(?:Dev)?Kernel\w*|\blibnccl\.so"), "library", "NCCL"),
-    (re.compile(r"\bat::native::|\bat::cuda::|aten/src/ATen/native/"), "library", "ATen (PyTorch)"),
+    (re.compile(r"\bnccl(?:Dev)?Kernel\w*|\blibnccl\.so"), "library", "NCCL", ("nccl",)),
+    (
+        re.compile(r"\bat::native::|\bat::cuda::|aten/src/ATen/native/"),
+        "library",
+        "ATen (PyTorch)",
+        ("at::", "aten/src/ATen"),
+    ),
     (
         re.compile(r"\b(?:loop|input)_\w+_fusion\w*|\bfusion_\d+\b|\bgemm_fusion_\w+|\btriton_gemm_\w+"),
         "generated",
         "XLA",
+        ("fusion", "triton_gemm"),
     ),
 )
 
@@ -181,10 +211,25 @@ _NOT_USER_SRC = re.compile(
     r"/usr/local/cuda|/cuda[\w.-]*/(?:include|targets)|(?:site|dist)-packages/|aten/src/|c10/|/include/(?:cub|thrust|cuda)/"
     r"|/pytorch/|/tensorflow/|/xla/|\bexternal/|/llvm|/mlir/|\b(?:sm_\d+_intrinsics|cuda_runtime|crt/\w+)\.h"
 )
-_QUICK = re.compile(
-    r'File "|=+\s+(?:at |Device Frame|Host Frame)|#\d+:? |\.(?:cu|cuh)\b|died|raised SIG|internal compiler error|Internal error'
-    r"|LLVM ERROR|Check failed|triton_(?:poi|red|per|tem)_|nvfuser|NVRTC_ERROR_BUILTIN|\blib\w+\.so|Assertion",
-    re.IGNORECASE,
+#: a log with none of these substrings says nothing about where code lives (cheap test first)
+_QUICK = (
+    'File "',
+    "=====",
+    "#",
+    ".cu",
+    "died",
+    "raised SIG",
+    "nternal",
+    "NTERNAL",
+    "LLVM ERROR",
+    "Check failed",
+    "triton_",
+    "nvfuser",
+    "nvFuser",
+    "NVRTC_ERROR_BUILTIN",
+    ".so",
+    "Assertion",
+    "::",
 )
 
 
@@ -198,8 +243,8 @@ def _line_of(text: str, pos: int) -> int:
 
 
 def _kernel_lib(name: str) -> tuple[str, str] | None:
-    for rx, kind, lib in _KERNEL_LIBS:
-        if rx.search(name):
+    for rx, kind, lib, keys in _KERNEL_LIBS:
+        if any(k in name for k in keys) and rx.search(name):
             return kind, lib
     return None
 
@@ -221,8 +266,8 @@ def _short(path: str) -> str:
 
 
 def _crash(text: str) -> tuple[str, str, int] | None:
-    for rx, tool in _CRASH:
-        m = rx.search(text)
+    for keys, rx, tool in _CRASH:
+        m = rx.search(text) if any(k in text for k in keys) else None
         if m:
             name = tool or m.group(1)
             line_start = text.rfind("\n", 0, m.start()) + 1
@@ -260,7 +305,7 @@ def _python(text: str) -> tuple[tuple[str, str, str, int] | None, tuple[str, int
 
 
 def parse(text: str) -> LocationFacts | None:
-    if not text or not _QUICK.search(text):
+    if not text or not any(k in text for k in _QUICK):
         return None
     crash = _crash(text)
     if crash is not None:
@@ -284,7 +329,8 @@ def parse(text: str) -> LocationFacts | None:
     # device code: the sanitizer's access line ("at kernel+0x30 in file.cu:44") and device frames,
     # the kernel (outermost device frame) deciding over the innermost function (a cub:: helper)
     device: list[tuple[str, int]] = []
-    for rx in (_SAN_AT, _SAN_DEVICE):
+    sanitizer = "=====" in text
+    for rx in (_SAN_AT, _SAN_DEVICE) if sanitizer else ():
         for m in rx.finditer(text):
             where = m.group("where")
             if "thread" in where.split("(")[0] or (where.startswith(("0x", "[")) and "in " not in where):
@@ -305,7 +351,8 @@ def parse(text: str) -> LocationFacts | None:
 
     # native host frames: a kernel library's shared object (cuBLAS, cuDNN, flash-attn's extension)
     if kind != "library":
-        for rx in (_SAN_HOST, _NATIVE_FRAME):
+        native = ((_SAN_HOST,) if sanitizer else ()) + ((_NATIVE_FRAME,) if "#" in text else ())
+        for rx in native:
             for m in rx.finditer(text):
                 where = m.group("where")
                 native_frames += 1
@@ -317,8 +364,8 @@ def parse(text: str) -> LocationFacts | None:
 
     # kernel names and library sources named anywhere else (an error message, an assertion's path)
     if kind is None:
-        for rx, k, lib in _KERNEL_LIBS:
-            named = rx.search(text)
+        for rx, k, lib, keys in _KERNEL_LIBS:
+            named = rx.search(text) if any(key in text for key in keys) else None
             if named:
                 kind, library = k, lib
                 line_start = text.rfind("\n", 0, named.start()) + 1
@@ -327,7 +374,7 @@ def parse(text: str) -> LocationFacts | None:
                 lines = [_line_of(text, named.start())]
                 break
 
-    py, user = _python(text)
+    py, user = _python(text) if 'File "' in text else (None, None)
     if py is not None and kind in (None, "user"):
         pk, plib, pframe, pat = py
         if pk != "user" or kind is None:
@@ -340,7 +387,7 @@ def parse(text: str) -> LocationFacts | None:
         source = _first_user_source(text)
         offsets_only = native_frames > 0 and source is None and bool(_OFFSET.search(text))
     if kind is None:
-        check = _SRC_LINE.search(text)
+        check = _SRC_LINE.search(text) if ".cu" in text else None
         if check is not None and _CUDA_SRC.search(check.group("file")) and not _NOT_USER_SRC.search(check.group(0)):
             kind, frame = "user", source or _clip(check.group(0))  # an error-check site in the user's sources
         elif source is not None:
@@ -366,7 +413,7 @@ _LOCATING = re.compile(r"\.(?:cu|cuh)(?::\d+: \S+: block: \[|\(\d+\): (?:error|w
 
 def _first_user_source(text: str) -> str | None:
     """The first ``file.cu:LINE`` of the user's own code that locates the failing code."""
-    for hit in _LOCATING.finditer(text):
+    for hit in _LOCATING.finditer(text) if ".cu" in text else ():
         start = text.rfind("\n", 0, hit.start()) + 1
         end = text.find("\n", hit.end())
         line_text = text[start : end if end >= 0 else len(text)]
