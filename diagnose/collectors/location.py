@@ -121,11 +121,11 @@ _KERNEL_LIBS: tuple[tuple[re.Pattern[str], str, str, tuple[str, ...]], ...] = (
         ("cub::", "thrust::"),
     ),
     (re.compile(r"\bnccl(?:Dev)?Kernel\w*|\blibnccl\.so"), "library", "NCCL", ("nccl",)),
-    (
-        re.compile(r"\bat::native::|\bat::cuda::|aten/src/ATen/native/"),
+    (  # a device-side assertion in one of torch's own kernels (a host frame there is only the op's dispatch)
+        re.compile(r"aten/src/ATen/native/\S+\.cuh?:\d+: \S+: block: \["),
         "library",
         "ATen (PyTorch)",
-        ("at::", "aten/src/ATen"),
+        ("aten/src/ATen",),
     ),
     (
         re.compile(r"\b(?:loop|input)_\w+_fusion\w*|\bfusion_\d+\b|\bgemm_fusion_\w+|\btriton_gemm_\w+"),
@@ -242,8 +242,13 @@ def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
-def _kernel_lib(name: str) -> tuple[str, str] | None:
-    for rx, kind, lib, keys in _KERNEL_LIBS:
+#: kernel names that say whose code it is only as a *device* frame (torch's host frames in ``at::native``
+#: are where every op is dispatched, whoever's kernel failed)
+_DEVICE_LIBS = ((re.compile(r"\bat::native::|\bat::cuda::"), "library", "ATen (PyTorch)", ("at::",)),)
+
+
+def _kernel_lib(name: str, *, device: bool = False) -> tuple[str, str] | None:
+    for rx, kind, lib, keys in _KERNEL_LIBS + (_DEVICE_LIBS if device else ()):
         if any(k in name for k in keys) and rx.search(name):
             return kind, lib
     return None
@@ -342,7 +347,7 @@ def parse(text: str) -> LocationFacts | None:
     device_with_source = with_source
     if device:
         kernel_where, at = device[-1] if len(device) > 1 else device[0]
-        hit = _kernel_lib(kernel_where) or _kernel_lib(device[0][0])
+        hit = _kernel_lib(kernel_where, device=True) or _kernel_lib(device[0][0], device=True)
         if hit:
             kind, library = hit
             frame, lines = _clip(kernel_where), [at]
