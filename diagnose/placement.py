@@ -24,6 +24,8 @@ from typing import Any
 
 #: a rule text's pointer to a source line it expects the log to print
 _LINE_POINTER = re.compile(r"`[^`\n]*\b(?:file|FILE|kernel)\.(?:cu|cuh|py):LINE\b[^`\n]*`|\b(?:file|FILE)\.cu:LINE\b")
+#: a rule text's mention of the line a report names
+_REPORTED_LINE = re.compile(r"\bthe reported (?:source |kernel )?line\b")
 _NO_LINE = "source line (this log prints none, only offsets: rebuild with line information to get one)"
 MAX_FRAME = 100
 
@@ -58,11 +60,14 @@ def _caller(context: Mapping[str, Any]) -> str:
 
 
 def source_lines(fix: str, context: Mapping[str, Any]) -> str:
-    """``file.cu:LINE`` pointers replaced by the log's source line, or by a note that it has none."""
-    if "LINE" not in fix:
-        return fix
+    """``file.cu:LINE`` pointers replaced by the log's source line, or by a note that it has none; "the
+    reported line" given the line, or said to be missing when the log's frames have only offsets."""
     source = context.get("location_source_line")
-    return _LINE_POINTER.sub(f"`{source}`" if source else _NO_LINE, fix)
+    if "LINE" in fix:
+        fix = _LINE_POINTER.sub(f"`{source}`" if source else _NO_LINE, fix)
+    if "reported" in fix and (source or context.get("location_offsets_only")):
+        fix = _REPORTED_LINE.sub(f"the reported line (`{source}`)" if source else f"the {_NO_LINE}", fix)
+    return fix
 
 
 def located_fix(fix: str, category: str, context: Mapping[str, Any]) -> str:

@@ -64,6 +64,11 @@ def test_a_pointer_to_file_cu_line_renders_only_with_a_source_line() -> None:
     ev = collect((SAN / "doc-04-understanding-memcheck-errors.txt").read_text(encoding="utf-8"))
     fix = explain_finding(rule, ev).fix
     assert "`memcheck_demo.cu:6`" in fix and "LINE" not in fix
+    # "the reported source line" of another rule: named when printed, said to be missing when not
+    write = _rule("sanitizer-oob-global-write")
+    assert "`memcheck_demo.cu:6`" in explain_finding(write, ev).fix
+    ev = collect((SAN / "case-onnxruntime-resize-trilinear-oob-write.txt").read_text(encoding="utf-8"))
+    assert "prints none, only offsets" in explain_finding(write, ev).fix
 
 
 def test_a_compiler_crash_adds_the_compiler_bug_alternative() -> None:
