@@ -111,6 +111,16 @@ def adjusted(rule: Any, context: Mapping[str, Any]) -> float:
     return apply(rule.confidence, steps(rule, context))
 
 
+def assess(rule: Any, context: Mapping[str, Any]) -> tuple[float, str | None]:
+    """The rule's confidence on this input, and how the evidence moved it from the calibrated value
+    (None when it did not): ``0.89 calibrated; -0.20 663808 bytes ... over every GPU's limit``."""
+    moves = steps(rule, context)
+    value = apply(rule.confidence, moves)
+    if not moves:
+        return value, None
+    return value, f"{rule.confidence:.2f} calibrated; " + "; ".join(f"{d:+.2f} {why}" for d, why in moves)
+
+
 def apply(confidence: float, moves: Iterable[tuple[float, str]]) -> float:
     delta = sum(d for d, _ in moves)
     delta = min(MAX_UP, max(MAX_DOWN, delta))

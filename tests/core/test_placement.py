@@ -101,3 +101,11 @@ def test_kernel_logic_in_a_library_is_lowered_and_moves_are_bounded() -> None:
     assert C.apply(0.98, [(0.5, "x")]) == C.CEILING
     assert C.apply(0.1, [(-0.2, "x")]) == C.FLOOR
     assert C.apply(0.7, []) == 0.7
+
+
+def test_a_finding_says_how_the_evidence_moved_its_confidence() -> None:
+    rep = _diagnose(SAN / "case-onnxruntime-resize-trilinear-oob-write.txt")
+    best = rep.diagnosis.best
+    moved = dict(best.facts).get("confidence")
+    assert moved is not None and "calibrated" in moved and "library (onnxruntime)" in moved
+    assert best.confidence == C.assess(_rule(best.rule), rep.evidence.context())[0]
