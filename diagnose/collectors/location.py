@@ -392,9 +392,9 @@ def parse(text: str) -> LocationFacts | None:
         source = _first_user_source(text)
         offsets_only = native_frames > 0 and source is None and bool(_OFFSET.search(text))
     if kind is None:
-        check = _SRC_LINE.search(text) if ".cu" in text else None
-        if check is not None and _CUDA_SRC.search(check.group("file")) and not _NOT_USER_SRC.search(check.group(0)):
-            kind, frame = "user", source or _clip(check.group(0))  # an error-check site in the user's sources
+        check = _cuda_source_named(text)
+        if check is not None:
+            kind, frame = "user", source or _clip(check)  # an error-check site in the user's sources
         elif source is not None:
             kind, frame = "user", source
     if kind is None:
@@ -408,6 +408,20 @@ def parse(text: str) -> LocationFacts | None:
         source_line=source,
         offsets_only=offsets_only,
     )
+
+
+def _cuda_source_named(text: str) -> str | None:
+    """The first ``file.cu:LINE`` of the log outside toolkit and framework sources (any line)."""
+    pos = text.find(".cu")
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        end = end if end >= 0 else len(text)
+        for m in _SRC_LINE.finditer(text, start, end):
+            if _CUDA_SRC.search(m.group("file")) and not _NOT_USER_SRC.search(m.group(0)):
+                return m.group(0)
+        pos = text.find(".cu", end)
+    return None
 
 
 #: lines whose file:line is the failing code's own: a device-side assertion ("k.cu:42: kern: block:
