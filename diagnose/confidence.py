@@ -53,15 +53,19 @@ def _present(value: Any) -> bool:
     return value is not None and value != "" and value != () and value is not False
 
 
-def _sources(rule: Any) -> set[str]:
+_READS: dict[tuple[str, tuple[str, ...], tuple[str, ...]], frozenset[str]] = {}
+
+
+def _sources(rule: Any) -> frozenset[str]:
+    """The evidence sources a rule reads (required, or named by its condition); kept per rule."""
     from diagnose.evidence import symbol_source
 
-    out = set(getattr(rule, "requires", ()) or ())
-    for s in getattr(rule, "symbols", ()) or ():
-        src = symbol_source(s)
-        if src:
-            out.add(src)
-    return out
+    requires = tuple(getattr(rule, "requires", ()) or ())
+    symbols = tuple(getattr(rule, "symbols", ()) or ())
+    key = (str(getattr(rule, "id", "")), requires, symbols)
+    if key not in _READS:
+        _READS[key] = frozenset(requires) | {src for s in symbols if (src := symbol_source(s))}
+    return _READS[key]
 
 
 def steps(rule: Any, context: Mapping[str, Any]) -> list[tuple[float, str]]:
