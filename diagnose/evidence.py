@@ -45,6 +45,7 @@ SOURCES: dict[str, type[F.Facts]] = {
     "run": F.RunFacts,
     "concept": F.ConceptFacts,
     "kb": F.KbFacts,
+    "location": F.LocationFacts,
 }
 
 #: record types nested in facts, by name, for from_dict
@@ -73,6 +74,7 @@ class Evidence:
     run: F.RunFacts | None = None
     concept: F.ConceptFacts | None = None
     kb: F.KbFacts | None = None
+    location: F.LocationFacts | None = None
     schema: int = SCHEMA_VERSION
 
     # -- access -------------------------------------------------------------------

@@ -249,12 +249,17 @@ def explain_finding(rule: Any, evidence: Any, context: Mapping[str, Any] | None 
     fix = dict(e.fixes).get(fw, e.fix) if fw else e.fix
     # a text whose every sentence needs an absent value falls back to the title (lint keeps one
     # sentence of each text free of placeholders, so this is for rules from elsewhere)
+    # where the failing code lives leads the fix (a library's, generated, the toolchain's), and a fix's
+    # pointer to a source line names the log's own line or says there is none (diagnose.placement)
+    from diagnose.placement import located_caveats, located_fix, location_facts
+
+    caveats = (render(e.caveats, context) or None) if e.caveats else None
     return Rendered(
         what=render(e.what, context) or rule.title,
         why=render(e.why, context) or rule.title,
-        fix=render(fix, context) or rule.title,
-        caveats=(render(e.caveats, context) or None) if e.caveats else None,
-        facts=((("framework", fw),) if fw and e.fixes else ()) + read_facts(symbols, context),
+        fix=located_fix(render(fix, context) or rule.title, rule.category, context),
+        caveats=located_caveats(caveats, rule.failure_mode, context),
+        facts=((("framework", fw),) if fw and e.fixes else ()) + read_facts(symbols, context) + location_facts(context),
     )
 
 

@@ -263,6 +263,24 @@ class ConceptFacts(Facts):
     over_int32_elements: bool = False  # max_elements is past the int32 index range
 
 
+# --- where the failing code lives (diagnose.collectors.location) ---------------------
+
+
+@dataclass(frozen=True)
+class LocationFacts(Facts):
+    """Where the failing code lives, read from any framework's evidence: Python traceback frames,
+    sanitizer kernel names and backtrace frames, C++ backtraces, CUDA ``file:line`` in the log,
+    compiler crash banners."""
+
+    kind: str | None = None  # user | library | generated | toolchain
+    library: str | None = None  # the library, code generator or tool: "flash-attn", "cuBLAS", "TorchInductor", "ptxas"
+    frame: str | None = None  # the frame, kernel name or banner that decided it, as printed (cut)
+    user_frame: str | None = None  # the innermost frame of the user's own code ("train.py:42"): the caller
+    source_line: str | None = None  # a source location of the failing code the log prints ("kernel.cu:44")
+    offsets_only: bool = False  # the log has device or native frames, all without a source line (only offsets)
+    compiler_crash: bool = False  # a compiler or code generator crashed or failed an internal assertion
+
+
 # --- exit status --------------------------------------------------------------------
 
 

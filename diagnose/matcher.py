@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from diagnose.confidence import assess
 from diagnose.evidence import SOURCES, Evidence, symbol_source
 from diagnose.rules import FamilyCondition, Rule, RuleSet
 
@@ -166,8 +167,11 @@ class Matcher:
             skipped_for.extend(self._family_skips)
         matched.sort(key=lambda m: m[0])  # rule-base order, as if every rule had been tried in turn
         # rank and keep one per (category, mode) first: only the kept ones get their explanation rendered
-        kept = _dedupe(sorted((r for _, r in matched), key=_rank, reverse=True))
-        findings = [_finding(r, evidence, context) for r in kept]
+        # each rule's confidence on this input: calibrated, moved by the evidence (diagnose.confidence)
+        conf = {r.id: assess(r, context) for _, r in matched}
+        ranked = sorted((r for _, r in matched), key=lambda r: (r.priority, r.specificity, conf[r.id][0]), reverse=True)
+        kept = _dedupe(ranked)
+        findings = [_finding(r, evidence, context, conf[r.id]) for r in kept]
         # "could not check" names the evidence that would have decided between this diagnosis and its
         # candidates: sources missing for skipped rules of the same failure modes (all, when none fit)
         modes = {f.failure_mode for f in findings}
@@ -236,16 +240,24 @@ def _dedupe(findings: Iterable[Any]) -> list[Any]:
     return out
 
 
-def _finding(rule: Rule, evidence: Evidence, context: Mapping[str, Any] | None = None) -> Finding:
+def _finding(
+    rule: Rule,
+    evidence: Evidence,
+    context: Mapping[str, Any] | None = None,
+    confidence: tuple[float, str | None] | None = None,
+) -> Finding:
     from diagnose.explain import explain_finding
 
+    if context is None:
+        context = evidence.context()
+    value, moved = assess(rule, context) if confidence is None else confidence
     text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
     return Finding(
         rule=rule.id,
         title=rule.title,
         category=rule.category,
         failure_mode=rule.failure_mode,
-        confidence=rule.confidence,
+        confidence=value,
         priority=rule.priority,
         specificity=rule.specificity,
         evidence=cite(rule, evidence),
@@ -255,7 +267,7 @@ def _finding(rule: Rule, evidence: Evidence, context: Mapping[str, Any] | None =
         caveats=text.caveats,
         references=rule.references,
         speaks_about=rule.speaks_about,
-        facts=text.facts,
+        facts=text.facts + ((("confidence", moved),) if moved else ()),
     )
 
 

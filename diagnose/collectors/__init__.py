@@ -26,6 +26,7 @@ def _parsers() -> dict[str, Callable[[str], Any]]:
         environment,
         exit_status,
         families,
+        location,
         numerics,
         oom,
         pytraceback,
@@ -44,6 +45,7 @@ def _parsers() -> dict[str, Callable[[str], Any]]:
         "exit": exit_status.parse,
         "numerics": numerics.parse,
         "concept": families.parse,
+        "location": location.parse,
     }
 
 

@@ -1,0 +1,444 @@
+"""Where the failing code lives → :class:`~diagnose.facts.LocationFacts`.
+
+A failure is the user's to fix only when the failing code is the user's.  This collector reads, from
+any framework's evidence, whether it is:
+
+- ``toolchain``: a compiler or code generator crashed or failed its own assertion (``nvcc error :
+  'ptxas' died due to signal 11``, ``LLVM ERROR:``, ``internal compiler error``, XLA's
+  ``Check failed:``);
+- ``generated``: code a generator wrote (TorchInductor's ``triton_poi_fused_...`` kernels and its
+  ``torchinductor_<user>/`` output files, nvFuser kernels, XLA fusions named by a sanitizer);
+- ``library``: a named library's kernel or frame — by the kernel names the sanitizer prints
+  (``flash::``, ``cutlass::``, ``at::native::``, cuBLAS's ``sm80_xmma_gemm_...``), native frames
+  in the library's shared object (``in libcublasLt.so``), CUDA file paths inside it
+  (``aten/src/ATen/native/cuda/Indexing.cu:1236``), or the innermost Python frame in the library's
+  installed package (``site-packages/flash_attn/...``);
+- ``user``: the innermost frame, kernel or source line is the user's own.
+
+Frameworks' own Python frames (torch, triton, jax, cupy, numba, the standard library) are passed
+over: every kernel launched from Python runs through them, so they say nothing about whose kernel
+failed.  The innermost remaining frame decides.  ``user_frame`` keeps the user's innermost frame
+(the caller), ``source_line`` a ``file:line`` of the failing code when the log prints one, and
+``offsets_only`` says the log's device or native frames carry only offsets (``kernel+0x330``,
+``[0x5afe678]``) and no source line.
+
+A real sample (compute-sanitizer, onnxruntime#17798, ``tests/fixtures/sanitizer``):
+
+>>> f = parse('''========= Invalid __global__ write of size 4 bytes
+... =========     at void onnxruntime::cuda::_ResizeTrilinearCoordinateMapping<float>(long long)+0x400
+... =========     by thread (17,0,0) in block (2,0,0)''')
+>>> f.kind, f.library, f.offsets_only
+('library', 'onnxruntime', True)
+>>> parse('all good, 3 tests passed') is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.facts import LocationFacts
+
+MAX_FRAME = 160  # characters of a frame kept
+
+# --- what decides -----------------------------------------------------------------------------------
+
+#: compiler and code-generator crash banners and internal assertions → the tool (after the plain
+#: substrings one of which a match contains)
+_CRASH: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
+    (("died",), re.compile(r"'(cicc|ptxas|nvlink|fatbinary|cudafe\+\+)' died (?:due to signal|with status)"), ""),
+    (("raised SIG",), re.compile(r"`(ptxas)` raised SIG[A-Z]+"), ""),
+    (("ptxas",), re.compile(r"\b(ptxas)\b[^\n]{0,80}\b(?:[Ii]nternal error|Segmentation fault|core dumped)"), ""),
+    (
+        ("nternal compiler error", "nternal Compiler Error", "NTERNAL COMPILER ERROR"),
+        re.compile(r"\binternal compiler error\b|\bInternal Compiler Error\b", re.IGNORECASE),
+        "compiler",
+    ),
+    (("LLVM ERROR: ",), re.compile(r"^LLVM ERROR: ", re.MULTILINE), "LLVM"),
+    (("PLEASE submit a bug report",), re.compile(r"PLEASE submit a bug report to https?://\S*llvm"), "LLVM"),
+    (
+        ("Assertion",),
+        re.compile(r"(?:llvm|mlir|triton)/(?:lib|include)/\S+:\d+: [^\n]*Assertion [`'][^\n]*failed"),
+        "LLVM/MLIR",
+    ),
+    (("Check failed",), re.compile(r"\bxla/\S+\.cc:\d+\] Check failed"), "XLA"),
+    (("NVRTC_ERROR_BUILTIN",), re.compile(r"\bNVRTC_ERROR_BUILTIN_OPERATION_FAILURE\b"), "NVRTC"),
+)
+
+#: kernel names (as the sanitizer, profilers and error messages print them) and native library files
+#: → (kind, library), with the plain substrings one of which a match contains (a cheap test before the
+#: regex).  Order matters: the first that matches wins.
+_KERNEL_LIBS: tuple[tuple[re.Pattern[str], str, str, tuple[str, ...]], ...] = (
+    (re.compile(r"\btriton_(?:poi|red|per|tem|for)_\w+"), "generated", "TorchInductor", ("triton_",)),
+    (
+        re.compile(r"\bnvfuser|\bCudaCodeGen\b|\bnvfuser_\w+|\bkernel_nvfuser", re.IGNORECASE),
+        "generated",
+        "nvFuser",
+        ("nvfuser", "nvFuser", "NVFUSER", "CudaCodeGen", "Nvfuser"),
+    ),
+    (
+        re.compile(r"\bflash::|\bflash_(?:fwd|bwd)_\w*kernel|\bflash_attn_?\w*\.so\b|\bflash_attn_2_cuda\b"),
+        "library",
+        "flash-attn",
+        ("flash",),
+    ),
+    (re.compile(r"\bxformers\b|\bfmha_cutlass[FB]\w*"), "library", "xformers", ("xformers", "fmha_cutlass")),
+    (re.compile(r"\bbitsandbytes\b|\blibbitsandbytes_cuda\w*"), "library", "bitsandbytes", ("bitsandbytes",)),
+    (re.compile(r"\bvllm::|\bvllm\._C\b"), "library", "vllm", ("vllm",)),
+    (
+        re.compile(r"\bamp_C\b|\bfused_layer_norm_cuda\b|\bapex_C\b"),
+        "library",
+        "apex",
+        ("amp_C", "fused_layer_norm_cuda", "apex_C"),
+    ),
+    (re.compile(r"\bdeepspeed\b|\bDeepSpeed\w*Kernel"), "library", "deepspeed", ("deepspeed", "DeepSpeed")),
+    (re.compile(r"\bonnxruntime::"), "library", "onnxruntime", ("onnxruntime::",)),
+    (re.compile(r"\bcudf::"), "library", "cuDF", ("cudf::",)),
+    (re.compile(r"\bcuvs::"), "library", "cuVS", ("cuvs::",)),
+    (re.compile(r"\braft::"), "library", "RAFT", ("raft::",)),
+    (re.compile(r"\bcutlass::|\bcutlass_\w*kernel"), "library", "CUTLASS", ("cutlass",)),
+    (
+        re.compile(r"\bsm\d+_xmma_(?:fprop|dgrad|wgrad|conv)\w*|\bcudnn::|\bimplicit_convolve_sgemm|\blibcudnn\w*\.so"),
+        "library",
+        "cuDNN",
+        ("xmma_", "cudnn", "implicit_convolve"),
+    ),
+    (
+        re.compile(
+            r"\b(?:sm\d+_xmma_gemm|ampere_\w*gemm|volta_\w*gemm|turing_\w*gemm|maxwell_\w*gemm|hopper_\w*gemm)\w*"
+            r"|\bgemv2[NT]_kernel|\bgemmSN_\w+|\bgemmk1_kernel|\bcublasLt::|\blibcublas(?:Lt)?\.so"
+        ),
+        "library",
+        "cuBLAS",
+        ("gemm", "gemv", "cublas", "gemmSN"),
+    ),
+    (re.compile(r"\blibcufft\w*\.so|\bregular_fft\b|\bvector_fft\b"), "library", "cuFFT", ("libcufft", "_fft")),
+    (re.compile(r"\blibcusparse\.so|\bcusparse::"), "library", "cuSPARSE", ("cusparse",)),
+    (
+        re.compile(r"\bcub::(?:CUB_\w+::)?Device\w*Kernel\b|\bthrust::(?:THRUST_\w+::)?cuda_cub::core::_kernel_agent"),
+        "library",
+        "CUB/Thrust",
+        ("cub::", "thrust::"),
+    ),
+    (re.compile(r"\bnccl(?:Dev)?Kernel\w*|\blibnccl\.so"), "library", "NCCL", ("nccl",)),
+    (  # a device-side assertion in one of torch's own kernels (a host frame there is only the op's dispatch)
+        re.compile(r"aten/src/ATen/native/\S+\.cuh?:\d+: \S+: block: \["),
+        "library",
+        "ATen (PyTorch)",
+        ("aten/src/ATen",),
+    ),
+    (
+        re.compile(r"\b(?:loop|input)_\w+_fusion\w*|\bfusion_\d+\b|\bgemm_fusion_\w+|\btriton_gemm_\w+"),
+        "generated",
+        "XLA",
+        ("fusion", "triton_gemm"),
+    ),
+)
+
+#: installed Python packages that hold kernels of their own (directory name → library)
+_PY_LIBS = {
+    "flash_attn": "flash-attn",
+    "flash_attn_interface": "flash-attn",
+    "hopper": "flash-attn",
+    "xformers": "xformers",
+    "bitsandbytes": "bitsandbytes",
+    "vllm": "vllm",
+    "apex": "apex",
+    "deepspeed": "deepspeed",
+    "mamba_ssm": "mamba-ssm",
+    "causal_conv1d": "causal-conv1d",
+    "fla": "flash-linear-attention",
+    "liger_kernel": "liger-kernel",
+    "flashinfer": "flashinfer",
+    "sgl_kernel": "sgl-kernel",
+    "sglang": "sglang",
+    "lmdeploy": "lmdeploy",
+    "lightllm": "lightllm",
+    "unsloth": "unsloth",
+    "unsloth_zoo": "unsloth",
+    "torchao": "torchao",
+    "fbgemm_gpu": "fbgemm-gpu",
+    "transformer_engine": "transformer-engine",
+    "megablocks": "megablocks",
+    "natten": "natten",
+    "spconv": "spconv",
+    "torch_scatter": "torch-scatter",
+    "torch_sparse": "torch-sparse",
+    "torch_cluster": "torch-cluster",
+    "pytorch3d": "pytorch3d",
+    "mmcv": "mmcv",
+    "exllamav2": "exllamav2",
+    "auto_gptq": "auto-gptq",
+    "awq": "autoawq",
+    "gptqmodel": "gptqmodel",
+    "tensorrt_llm": "tensorrt-llm",
+    "jax_triton": "jax-triton",
+    "cudf": "cuDF",
+    "cuml": "cuML",
+    "cupy_backends": "",  # framework (cupy)
+    "onnxruntime": "onnxruntime",
+    "kornia": "",
+}
+#: frameworks and the standard library: every launch from Python runs through them
+_PY_FRAMEWORK_DIR = re.compile(
+    r"(?:^|/)lib/python\d[\d.]*/(?!site-packages|dist-packages)|^<[^>]*>$|^<frozen "
+    # a framework's source tree outside site-packages (a development checkout): its package and a subpackage
+    r"|/(?:torch|triton|jax|jaxlib|numba|cupy|cupyx|numpy|tensorflow)/(?:_?[a-z]\w*/)+\w+\.py$"
+    r"|/triton/(?:compiler|code_gen|runtime|language)\.py$"
+)
+_SITE = re.compile(r"(?:site|dist)-packages/([A-Za-z_][\w.-]*)")
+_INDUCTOR_FILE = re.compile(r"torchinductor_[\w.-]+/\w+/\w+\.py|torch/_inductor/\S*output_code")
+
+# Python frames; C++/gdb backtraces (#3 0x... in func at file:line / from lib.so), torch's
+# "frame #3: ... (0x... in /path/libx.so)", sanitizer frames and access lines, CUDA file:line
+_PY_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>[^\n]+))?')
+_SAN_AT = re.compile(
+    r"^[=\s]*=+\s+(?:(?:and )?(?:Read|Write) (?:Thread \([^)]*\) |access ))?at (?P<where>[^\n]+)$", re.MULTILINE
+)
+_SAN_DEVICE = re.compile(r"^[=\s]*=+\s+Device Frame:\s*(?P<where>[^\n]+)$", re.MULTILINE)
+_SAN_HOST = re.compile(r"^[=\s]*=+\s+Host Frame:\s*(?P<where>[^\n]+)$", re.MULTILINE)
+_NATIVE_FRAME = re.compile(r"^\s*(?:frame )?#\d+:?\s+(?P<where>[^\n]+)$", re.MULTILINE)
+_SRC_LINE = re.compile(
+    r"(?P<file>/?(?:[\w.+~-]+/)*[\w.+-]+\.(?:cu|cuh|cpp|cc|cxx|h|hpp|c|py))"
+    r"(?::(?P<line>\d+)|\((?P<line2>\d+)\)|'? in line (?P<line3>\d+))"
+)
+#: CUDA sources only, for a source line named outside a frame (C++ sources in a log are mostly the
+#: frameworks' own error-check sites)
+_CUDA_SRC = re.compile(r"\.(?:cu|cuh)$|\.cu\.cc$")
+_OFFSET = re.compile(r"\+0x[0-9a-fA-F]+|\[0x[0-9a-fA-F]+\]|\(0x[0-9a-fA-F]+ in ")
+#: source paths that are not the user's (toolkit headers, torch's and libraries' own sources)
+_NOT_USER_SRC = re.compile(
+    r"/usr/local/cuda|/cuda[\w.-]*/(?:include|targets)|(?:site|dist)-packages/|aten/src/|c10/|/include/(?:cub|thrust|cuda)/"
+    r"|/pytorch/|/tensorflow/|/xla/|\bexternal/|/llvm|/mlir/|\b(?:sm_\d+_intrinsics|cuda_runtime|crt/\w+)\.h"
+)
+#: a log with none of these substrings says nothing about where code lives (cheap test first)
+_QUICK = (
+    'File "',
+    "=====",
+    "#",
+    ".cu",
+    "died",
+    "raised SIG",
+    "nternal",
+    "NTERNAL",
+    "LLVM ERROR",
+    "Check failed",
+    "triton_",
+    "nvfuser",
+    "nvFuser",
+    "NVRTC_ERROR_BUILTIN",
+    ".so",
+    "Assertion",
+    "::",
+)
+
+
+def _clip(s: str) -> str:
+    s = s.strip()
+    return s if len(s) <= MAX_FRAME else s[: MAX_FRAME - 3] + "..."
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+#: kernel names that say whose code it is only as a *device* frame (torch's host frames in ``at::native``
+#: are where every op is dispatched, whoever's kernel failed)
+_DEVICE_LIBS = ((re.compile(r"\bat::native::|\bat::cuda::"), "library", "ATen (PyTorch)", ("at::",)),)
+
+
+def _kernel_lib(name: str, *, device: bool = False) -> tuple[str, str] | None:
+    for rx, kind, lib, keys in _KERNEL_LIBS + (_DEVICE_LIBS if device else ()):
+        if any(k in name for k in keys) and rx.search(name):
+            return kind, lib
+    return None
+
+
+def _source_line(where: str) -> str | None:
+    m = _SRC_LINE.search(where)
+    if not m:
+        return None
+    line = m.group("line") or m.group("line2") or m.group("line3")
+    return f"{m.group('file')}:{line}"
+
+
+def _short(path: str) -> str:
+    """A path without the directories that do not help a reader: the package path for installed files."""
+    m = _SITE.search(path)
+    if m:
+        return path[m.start(1) :]
+    return path
+
+
+def _crash(text: str) -> tuple[str, str, int] | None:
+    for keys, rx, tool in _CRASH:
+        m = rx.search(text) if any(k in text for k in keys) else None
+        if m:
+            name = tool or m.group(1)
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            line_end = text.find("\n", m.end())
+            return name, text[line_start : line_end if line_end >= 0 else len(text)], _line_of(text, m.start())
+    return None
+
+
+def _python(text: str) -> tuple[tuple[str, str, str, int] | None, tuple[str, int] | None]:
+    """The innermost Python frame that is a kernel library's or the user's, as (kind, library, frame,
+    log line); and the innermost user frame (file:line, log line)."""
+    decided: tuple[str, str, str, int] | None = None
+    user: tuple[str, int] | None = None
+    for m in _PY_FRAME.finditer(text):
+        path, line = m.group("file"), m.group("line")
+        where = f"{_short(path)}:{line}"
+        if m.group("func"):
+            where += f" in {m.group('func').strip()}"
+        at = _line_of(text, m.start())
+        if _INDUCTOR_FILE.search(path):
+            decided = ("generated", "TorchInductor", where, at)
+            continue
+        site = _SITE.search(path)
+        if site:
+            pkg = site.group(1).split(".")[0]
+            lib = _PY_LIBS.get(pkg)
+            if lib:
+                decided = ("library", lib, where, at)
+            continue  # a framework's frame, or a package that holds no kernels: passed over
+        if _PY_FRAMEWORK_DIR.search(path) or path.endswith((".pyx", ".pxd")):
+            continue
+        decided = ("user", "", where, at)
+        user = (f"{path}:{line}", at)
+    return decided, user
+
+
+def parse(text: str) -> LocationFacts | None:
+    if not text or not any(k in text for k in _QUICK):
+        return None
+    crash = _crash(text)
+    if crash is not None:
+        tool, banner, at = crash
+        return LocationFacts(
+            lines=(at,),
+            kind="toolchain",
+            library=tool,
+            frame=_clip(banner),
+            compiler_crash=True,
+            source_line=_first_user_source(text),
+        )
+
+    kind: str | None = None
+    library: str | None = None
+    frame: str | None = None
+    lines: list[int] = []
+    native_frames = 0
+    with_source = 0
+
+    # device code: the sanitizer's access line ("at kernel+0x30 in file.cu:44") and device frames,
+    # the kernel (outermost device frame) deciding over the innermost function (a cub:: helper)
+    device: list[tuple[str, int]] = []
+    sanitizer = "=====" in text
+    for rx in (_SAN_AT, _SAN_DEVICE) if sanitizer else ():
+        for m in rx.finditer(text):
+            where = m.group("where")
+            if "thread" in where.split("(")[0] or (where.startswith(("0x", "[")) and "in " not in where):
+                continue
+            device.append((where, _line_of(text, m.start())))
+    for where, _ in device:
+        native_frames += 1
+        with_source += _source_line(where) is not None
+    device_with_source = with_source
+    if device:
+        kernel_where, at = device[-1] if len(device) > 1 else device[0]
+        hit = _kernel_lib(kernel_where, device=True) or _kernel_lib(device[0][0], device=True)
+        if hit:
+            kind, library = hit
+            frame, lines = _clip(kernel_where), [at]
+        else:
+            kind, frame, lines = "user", _clip(device[0][0]), [device[0][1]]
+
+    # native host frames: a kernel library's shared object (cuBLAS, cuDNN, flash-attn's extension)
+    if kind != "library":
+        native = ((_SAN_HOST,) if sanitizer else ()) + ((_NATIVE_FRAME,) if "#" in text else ())
+        for rx in native:
+            for m in rx.finditer(text):
+                where = m.group("where")
+                native_frames += 1
+                with_source += _source_line(where) is not None
+                hit = _kernel_lib(where)
+                if hit and kind is None:
+                    kind, library = hit
+                    frame, lines = _clip(where), [_line_of(text, m.start())]
+
+    # kernel names and library sources named anywhere else (an error message, an assertion's path)
+    if kind is None:
+        for rx, k, lib, keys in _KERNEL_LIBS:
+            named = rx.search(text) if any(key in text for key in keys) else None
+            if named:
+                kind, library = k, lib
+                line_start = text.rfind("\n", 0, named.start()) + 1
+                line_end = text.find("\n", named.end())
+                frame = _clip(text[line_start : line_end if line_end >= 0 else len(text)])
+                lines = [_line_of(text, named.start())]
+                break
+
+    py, user = _python(text) if 'File "' in text else (None, None)
+    if py is not None and kind in (None, "user"):
+        pk, plib, pframe, pat = py
+        if pk != "user" or kind is None:
+            kind, library, frame, lines = pk, plib or None, pframe, [pat]
+
+    if device:  # the failing access's own line: a device frame's (host frames are the launch site)
+        source = next((_source_line(w) for w, _ in device if _source_line(w) and not _NOT_USER_SRC.search(w)), None)
+        offsets_only = not device_with_source
+    else:
+        source = _first_user_source(text)
+        offsets_only = native_frames > 0 and source is None and bool(_OFFSET.search(text))
+    if kind is None:
+        check = _cuda_source_named(text)
+        if check is not None:
+            kind, frame = "user", source or _clip(check)  # an error-check site in the user's sources
+        elif source is not None:
+            kind, frame = "user", source
+    if kind is None:
+        return None
+    return LocationFacts(
+        lines=tuple(lines),
+        kind=kind,
+        library=library or None,
+        frame=frame,
+        user_frame=_short(user[0]) if user else None,
+        source_line=source,
+        offsets_only=offsets_only,
+    )
+
+
+def _cuda_source_named(text: str) -> str | None:
+    """The first ``file.cu:LINE`` of the log outside toolkit and framework sources (any line)."""
+    pos = text.find(".cu")
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        end = end if end >= 0 else len(text)
+        for m in _SRC_LINE.finditer(text, start, end):
+            if _CUDA_SRC.search(m.group("file")) and not _NOT_USER_SRC.search(m.group(0)):
+                return m.group(0)
+        pos = text.find(".cu", end)
+    return None
+
+
+#: lines whose file:line is the failing code's own: a device-side assertion ("k.cu:42: kern: block:
+#: [0,0,0], thread: [1,0,0] Assertion ..."), a compiler diagnostic ("k.cu(12): error: ..."); not an
+#: error-check site ("CUDA error ... at k.cu:70"), which is where the error was noticed
+_LOCATING = re.compile(r"\.(?:cu|cuh)(?::\d+: \S+: block: \[|\(\d+\): (?:error|warning)|:\d+:\d+: (?:error|warning))")
+
+
+def _first_user_source(text: str) -> str | None:
+    """The first ``file.cu:LINE`` of the user's own code that locates the failing code."""
+    for hit in _LOCATING.finditer(text) if ".cu" in text else ():
+        start = text.rfind("\n", 0, hit.start()) + 1
+        end = text.find("\n", hit.end())
+        line_text = text[start : end if end >= 0 else len(text)]
+        m = _SRC_LINE.search(line_text)
+        if m is None or not _CUDA_SRC.search(m.group("file")) or _NOT_USER_SRC.search(m.group(0)):
+            continue
+        line = m.group("line") or m.group("line2") or m.group("line3")
+        return f"{m.group('file')}:{line}"
+    return None

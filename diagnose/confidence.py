@@ -1,0 +1,133 @@
+"""A finding's confidence: the rule's calibrated precision, moved by what this input's evidence says.
+
+The calibrated confidence (:mod:`diagnose.calibration`) says how often the rule was right on the
+labelled corpus.  One input can carry more or less than the rule's typical case; the adjustment is
+small, bounded and additive, and each step is named so a reader can see why:
+
+- **decisive values present** (``+0.04`` each, at most ``+0.08``): the numbers the cause is decided
+  from are in the log and the rule reads their source: requested vs limit (shared memory, registers,
+  threads, grid, memory), required vs present compute capability, required vs found version, a
+  sanitizer report's record (what was accessed, where).
+- **kernel-logic, but the failing code is not the user's** (``-0.08`` in a library's or generated
+  code; ``-0.20`` when a compiler crashed or failed its own assertion): the author of the code is not
+  the reader, and a crashing compiler is a compiler bug (``environment``).
+- **the values contradict the answer** (``-0.20``): a ``runtime-assumption`` answer (this GPU's
+  limit) when the shared memory requested is over every GPU's limit: the problem size or the
+  kernel's configuration is the cause, not the device it ran on.
+- **nothing to stand on** (``-0.05``): a log of at most two lines with no frame, kernel name or source
+  line, read by a rule that decides from text alone.
+
+The sum is kept within ``[MAX_DOWN, MAX_UP]`` and the result within ``[0.05, 0.99]``.  Ranking is
+unchanged (rules rank by priority and specificity first); the adjusted value is what the report
+prints and what the abstention threshold sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+RAISE = 0.04
+MAX_UP = 0.08
+LIBRARY = -0.08
+TOOLCHAIN = -0.20
+BARE = -0.05
+CONTRADICTED = -0.20
+MAX_DOWN = -0.25
+FLOOR, CEILING = 0.05, 0.99
+
+#: decisive value pairs, by the source that carries them: (source, (symbols that must all be present), what)
+DECISIVE: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("concept", ("concept_requested", "concept_limit"), "requested vs limit"),
+    ("concept", ("concept_need_cc", "concept_have_cc"), "required vs present compute capability"),
+    ("concept", ("concept_need_version", "concept_have_version"), "required vs found version"),
+    ("oom", ("oom_requested_bytes", "oom_total_bytes"), "requested vs total device memory"),
+    ("triton", ("triton_required", "triton_limit"), "required vs limit"),
+    ("compiler", ("compiler_smem_bytes", "compiler_smem_limit_bytes"), "shared memory vs limit"),
+    ("sanitizer", ("sanitizer_first_kind", "sanitizer_kernel"), "a sanitizer record naming the kernel"),
+    ("env", ("env_gpu_arch", "env_supported_archs"), "the GPU's arch vs the build's"),
+)
+
+
+def _present(value: Any) -> bool:
+    return value is not None and value != "" and value != () and value is not False
+
+
+_READS: dict[tuple[str, tuple[str, ...], tuple[str, ...]], frozenset[str]] = {}
+
+
+def _sources(rule: Any) -> frozenset[str]:
+    """The evidence sources a rule reads (required, or named by its condition); kept per rule."""
+    from diagnose.evidence import symbol_source
+
+    requires = tuple(getattr(rule, "requires", ()) or ())
+    symbols = tuple(getattr(rule, "symbols", ()) or ())
+    key = (str(getattr(rule, "id", "")), requires, symbols)
+    if key not in _READS:
+        _READS[key] = frozenset(requires) | {src for s in symbols if (src := symbol_source(s))}
+    return _READS[key]
+
+
+def steps(rule: Any, context: Mapping[str, Any]) -> list[tuple[float, str]]:
+    """The adjustments that apply to ``rule`` on this input, each with its reason."""
+    out: list[tuple[float, str]] = []
+    reads = _sources(rule)
+    over_every = _smem_over_every_gpu(context)
+    contradicted = rule.category == "runtime-assumption" and over_every is not None
+    if contradicted:
+        out.append((CONTRADICTED, f"{over_every:.0f} bytes of shared memory is over every GPU's limit"))
+    up = MAX_UP if contradicted else 0.0  # values that contradict the answer raise nothing
+    for source, symbols, what in DECISIVE:
+        if source in reads and all(_present(context.get(s)) for s in symbols) and up < MAX_UP:
+            out.append((RAISE, what))
+            up += RAISE
+    kind = context.get("location_kind")
+    if rule.category == "kernel-logic":
+        if context.get("location_compiler_crash"):
+            out.append((TOOLCHAIN, f"a compiler crashed ({context.get('location_library') or 'toolchain'})"))
+        elif kind in ("library", "generated"):
+            out.append((LIBRARY, f"the failing code is {kind} ({context.get('location_library')})"))
+    bare = (context.get("log_line_count") or 0) <= 2 and not kind and not context.get("py_frame_count")
+    if bare and reads <= {"log"}:
+        out.append((BARE, "a one-line log with no frame"))
+    return out
+
+
+def _smem_over_every_gpu(context: Mapping[str, Any]) -> float | None:
+    """The shared memory requested, when it is over what any GPU allows per block (else None)."""
+    from diagnose.collectors.families import _every_gpu_limits
+
+    every = _every_gpu_limits().get("shared-memory")
+    candidates = []
+    if context.get("concept_resource") == "shared-memory":
+        candidates.append(context.get("concept_requested"))
+    if context.get("triton_resource") == "shared memory":
+        candidates.append(context.get("triton_required"))
+    candidates.append(context.get("compiler_smem_bytes"))
+    for value in candidates:
+        if isinstance(value, int | float) and every is not None and value > every:
+            return float(value)
+    return None
+
+
+def adjusted(rule: Any, context: Mapping[str, Any]) -> float:
+    """The rule's confidence on this input (see the module's docstring)."""
+    return apply(rule.confidence, steps(rule, context))
+
+
+def assess(rule: Any, context: Mapping[str, Any]) -> tuple[float, str | None]:
+    """The rule's confidence on this input, and how the evidence moved it from the calibrated value
+    (None when it did not): ``0.89 calibrated; -0.20 663808 bytes ... over every GPU's limit``."""
+    moves = steps(rule, context)
+    value = apply(rule.confidence, moves)
+    if not moves:
+        return value, None
+    return value, f"{rule.confidence:.2f} calibrated; " + "; ".join(f"{d:+.2f} {why}" for d, why in moves)
+
+
+def apply(confidence: float, moves: Iterable[tuple[float, str]]) -> float:
+    delta = sum(d for d, _ in moves)
+    delta = min(MAX_UP, max(MAX_DOWN, delta))
+    if delta == 0:
+        return confidence
+    return round(min(CEILING, max(FLOOR, confidence + delta)), 3)

@@ -1,0 +1,111 @@
+"""Fixes that fit where the failing code lives, and confidences the evidence moves (real fixtures)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from diagnose import confidence as C
+from diagnose.classify import classify_records
+from diagnose.collectors import collect
+from diagnose.explain import explain_finding
+from diagnose.inputs import read_inputs
+from diagnose.placement import located_caveats
+from diagnose.rules import Rule, load_rules
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+SAN = ROOT / "tests" / "fixtures" / "sanitizer"
+
+
+def _rule(rid: str) -> Rule:
+    return next(r for r in load_rules(None) if r.id == rid)
+
+
+def _diagnose(path: Path) -> Any:
+    (rep,) = list(classify_records(read_inputs([str(path)])))
+    return rep
+
+
+def _corpus_log(suite: str, case_id: str) -> str:
+    for item in yaml.safe_load((ROOT / "corpus" / suite).read_text(encoding="utf-8")):
+        if isinstance(item, dict) and item.get("id") == case_id:
+            return str(item["log"])
+    raise AssertionError(case_id)
+
+
+def test_a_library_kernel_fix_names_the_library_and_the_caller() -> None:
+    # onnxruntime#17798: the out-of-bounds write is in onnxruntime's own resize kernel
+    rep = _diagnose(SAN / "case-onnxruntime-resize-trilinear-oob-write.txt")
+    best = rep.diagnosis.best
+    assert best is not None and best.category == "kernel-logic"
+    assert best.fix.startswith("The failing kernel is inside onnxruntime")
+    assert "your code is the caller" in best.fix and "report it upstream" in best.fix
+    assert ("location_library", "onnxruntime") in best.facts
+
+
+def test_the_users_own_kernel_keeps_the_rules_fix() -> None:
+    rep = _diagnose(SAN / "case-gkeyll-reduction-oob-read.txt")
+    best = rep.diagnosis.best
+    assert best is not None and best.category == "kernel-logic"
+    assert "The failing kernel is inside" not in best.fix
+    assert not any(k == "location_kind" for k, _ in best.facts)
+
+
+def test_a_pointer_to_file_cu_line_renders_only_with_a_source_line() -> None:
+    rule = _rule("sanitizer-oob-global-read")
+    assert any("file.cu:LINE" in text for _, text in rule.explain.fixes)
+    # offsets only (gkeyll): no file.cu:LINE, and the fix says the log has none
+    ev = collect((SAN / "case-gkeyll-reduction-oob-read.txt").read_text(encoding="utf-8"))
+    fix = explain_finding(rule, ev).fix
+    assert "LINE" not in fix and "prints none, only offsets" in fix
+    # the memcheck demo prints its line: the fix names it
+    ev = collect((SAN / "doc-04-understanding-memcheck-errors.txt").read_text(encoding="utf-8"))
+    fix = explain_finding(rule, ev).fix
+    assert "`memcheck_demo.cu:6`" in fix and "LINE" not in fix
+    # "the reported source line" of another rule: named when printed, said to be missing when not
+    write = _rule("sanitizer-oob-global-write")
+    assert "`memcheck_demo.cu:6`" in explain_finding(write, ev).fix
+    ev = collect((SAN / "case-onnxruntime-resize-trilinear-oob-write.txt").read_text(encoding="utf-8"))
+    assert "prints none, only offsets" in explain_finding(write, ev).fix
+
+
+def test_a_compiler_crash_adds_the_compiler_bug_alternative() -> None:
+    data = yaml.safe_load((ROOT / "rules" / "compiler" / "ptxas-crashed.yaml").read_text(encoding="utf-8"))
+    ctx = collect(data["examples"]["match"][0]["log"]).context()  # ggml-org/llama.cpp#8714
+    note = located_caveats(None, "compile-source-error", ctx)
+    assert note is not None and "compiler bug" in note and "ptxas" in note
+    assert located_caveats("x", "compiler-internal-error", ctx) == "x"  # the rule already says so
+    assert located_caveats(None, "compile-source-error", collect("nvcc error: x.cu(3): error").context()) is None
+
+
+def test_values_over_every_gpu_contradict_a_this_gpu_answer() -> None:
+    # state-spaces/mamba (corpus holdout): 663808 bytes of shared memory, over every GPU's per-block limit
+    ctx = collect(_corpus_log("holdout/issues.yaml", "mamba2-headdim-512-smem-any-gpu")).context()
+    rule = _rule("triton-out-of-resources-smem")
+    moves = C.steps(rule, ctx)
+    assert any(d == C.CONTRADICTED for d, _ in moves)
+    assert not any(d > 0 for d, _ in moves)
+    assert C.adjusted(rule, ctx) < rule.confidence
+    # the same message within a real GPU's limit (RTX 3090, holdout): the values raise it
+    ctx = collect(_corpus_log("holdout/issues.yaml", "flood-segattn-smem-rtx3090")).context()
+    assert C.adjusted(rule, ctx) > rule.confidence
+
+
+def test_kernel_logic_in_a_library_is_lowered_and_moves_are_bounded() -> None:
+    ctx = collect((SAN / "case-onnxruntime-resize-trilinear-oob-write.txt").read_text(encoding="utf-8")).context()
+    rule = _rule("sanitizer-oob-global-write")
+    assert any(d == C.LIBRARY for d, _ in C.steps(rule, ctx))
+    assert C.apply(0.5, [(-1.0, "x")]) == 0.5 + C.MAX_DOWN
+    assert C.apply(0.98, [(0.5, "x")]) == C.CEILING
+    assert C.apply(0.1, [(-0.2, "x")]) == C.FLOOR
+    assert C.apply(0.7, []) == 0.7
+
+
+def test_a_finding_says_how_the_evidence_moved_its_confidence() -> None:
+    rep = _diagnose(SAN / "case-onnxruntime-resize-trilinear-oob-write.txt")
+    best = rep.diagnosis.best
+    moved = dict(best.facts).get("confidence")
+    assert moved is not None and "calibrated" in moved and "library (onnxruntime)" in moved
+    assert best.confidence == C.assess(_rule(best.rule), rep.evidence.context())[0]
