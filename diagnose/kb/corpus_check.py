@@ -302,20 +302,25 @@ def write_text(result: Result, out: TextIO) -> None:
 
 
 def _write_calibration(cal: dict[str, Any], out: TextIO) -> None:
-    out.write("\ncalibration (answers binned by confidence: how many, mean confidence, share right)\n")
+    out.write(
+        "\ncalibration (answers binned by confidence: how many, mean confidence, share right; real reports ="
+        " learned from + held out, made here = captured output, recorded runs, rule examples)\n"
+    )
     names = {
         "calibration_set": "learned from",
         "held_out": "held out",
+        "real_reports": "real reports",
+        "made_here": "made here",
         "all": "all cases",
     }
-    out.write(f"  {'confidence':<12}" + "".join(f"{names[k]:>26}" for k in names) + "\n")
+    out.write(f"  {'confidence':<12}" + "".join(f"{names[k]:>24}" for k in names) + "\n")
     for i, b in enumerate(cal["calibration_set"]["bins"]):
         cells = []
         for k in names:
             r = cal[k]["bins"][i]
             cells.append(f"{r['answers']:>4}  {r['confidence']:.2f} -> {r['right']:>5.0%}" if r["answers"] else "-")
-        out.write(f"  {b['bin']:<12}" + "".join(f"{c:>26}" for c in cells) + "\n")
-    eces = "".join(f"{cal[k]['ece']:>26.3f}" if cal[k]["ece"] is not None else f"{'-':>26}" for k in names)
+        out.write(f"  {b['bin']:<12}" + "".join(f"{c:>24}" for c in cells) + "\n")
+    eces = "".join(f"{cal[k]['ece']:>24.3f}" if cal[k]["ece"] is not None else f"{'-':>24}" for k in names)
     out.write(f"  {'ECE':<12}{eces}\n")
 
 

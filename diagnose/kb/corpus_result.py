@@ -183,7 +183,9 @@ class Result:
 
     def calibration(self) -> dict[str, Any]:
         """The answers (a category given) binned by confidence against how often they were right, with
-        the expected calibration error: on the cases calibration learns from, on the held-out set, on all."""
+        the expected calibration error: on the cases calibration learns from, on the held-out sets, on every
+        real public report (the two together: what a confidence is meant to describe), on what the project
+        made for its own rules (captured tool output, recorded runs, rule examples), and on all."""
         from diagnose.calibration import HELD_OUT, calibration_suite, reliability
 
         def answers(pick: Any) -> list[tuple[float, bool]]:
@@ -192,6 +194,10 @@ class Result:
         return {
             "calibration_set": reliability(answers(lambda c: calibration_suite(c.suite))),
             "held_out": reliability(answers(lambda c: c.suite.startswith(HELD_OUT))),
+            "real_reports": reliability(answers(lambda c: calibration_suite(c.suite) or c.suite.startswith(HELD_OUT))),
+            "made_here": reliability(
+                answers(lambda c: not calibration_suite(c.suite) and not c.suite.startswith(HELD_OUT))
+            ),
             "all": reliability(answers(lambda c: True)),
         }
 

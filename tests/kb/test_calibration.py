@@ -73,6 +73,14 @@ def test_the_corpus_is_calibrated(calibrated: CC.Result) -> None:
     assert filled[-1]["right"] >= filled[0]["right"]
 
 
+def test_every_real_report_is_calibrated_and_made_here_cases_kept_apart(calibrated: CC.Result) -> None:
+    cal = calibrated.calibration()
+    real, made, every = cal["real_reports"], cal["made_here"], cal["all"]
+    assert real["answers"] == cal["calibration_set"]["answers"] + cal["held_out"]["answers"]
+    assert real["answers"] + made["answers"] == every["answers"]
+    assert real["ece"] < 0.08, real
+
+
 def test_reliability_bins_and_ece() -> None:
     r = C.reliability([(0.95, True), (0.95, False), (0.45, False), (0.65, True)])
     bins = {b["bin"]: b for b in r["bins"]}
