@@ -203,9 +203,10 @@ class SanitizerFacts(Facts):
     message: str | None = None  # its first line: "Invalid __global__ write of size 4 bytes"
     address: str | None = None  # the address it names: "0x87654320"
     null_address: str | None = None  # that address when it is a null pointer plus an offset below 64 KiB
+    misaligned_by: int | None = None  # a misaligned access: its address modulo the access size (4: 8-byte read at ...4)
     thread: str | None = None  # "(57,0,0)"
     block: str | None = None  # "(0,0,0)"
-    function: str | None = None  # the innermost frame (the `at` line): where the access happened
+    function: str | None = None  # the `at` line's device function, when the kernel called it (else None)
     source: str | None = None  # "memcheck_demo.cu:39": the innermost frame printed with a file and line
     device_frame: str | None = None  # the first "Device Frame:" (the caller of `function`)
     host_frame: str | None = None  # the first host frame outside the CUDA driver and runtime

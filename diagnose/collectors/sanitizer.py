@@ -59,8 +59,11 @@ except where said:
                            ``__shared__ 0x8c`` and a deadlock's barrier address are shared addresses
 ``null_address``           ``address`` when it is a null pointer plus less than 64 KiB, in a global or
                            generic access (an empty tensor's data pointer, an allocation never checked)
+``misaligned_by``          the first misaligned access's address modulo its size (1 for a 4-byte write
+                           at ...01; 4 for an 8-byte read at ...04, a float32 buffer read as float64)
 ``thread``, ``block``      ``by thread (57,0,0) in block (0,0,0)`` (racecheck: the first thread named)
-``function``               the ``at`` line's function: where the access happened
+``function``               the ``at`` line's function when device frames show the kernel calling it (a
+                           device function, an inlined intrinsic); None when the access is in the kernel
 ``source``                 ``file:line`` of the ``at`` line, else of the first device frame that has one
 ``device_frame``           the first ``Device Frame:`` (the caller of ``function``)
 ``host_frame``             the first ``Host Frame:`` outside the CUDA driver and runtime (``libcuda``,
@@ -70,7 +73,8 @@ except where said:
 ``allocation_size_bytes``  same report as ``allocation_relation``); initcheck's ``Unused __global__
                            memory in allocation 0x... of size M bytes``
 ``accesses``               the accesses racecheck pairs in the first hazard: ``write at raceWAW.cu:20``,
-                           ``read by thread (32,0,0) at warp_error.cu:56`` (kernel+offset without -lineinfo)
+                           ``read by thread (32,0,0) at warp_error.cu:56`` (kernel+offset without -lineinfo);
+                           a long path keeps its last two components
 ``leaked_bytes``           summed ``Leaked N bytes`` (or the ``LEAK SUMMARY``)
 ``unwritten_bytes``        initcheck's ``Not written N bytes at offset ...``
 
@@ -283,9 +287,10 @@ def parse(text: str) -> SanitizerFacts | None:
         message=next((r.message for r in recs if r.message and not r.message.startswith("(")), None),
         address=lead.address if lead else None,
         null_address=_null_address(lead),
+        misaligned_by=_misaligned_by(recs),
         thread=lead.thread if lead else None,
         block=lead.block if lead else None,
-        function=lead.function if lead else None,
+        function=_called_function(lead),
         source=_source(lead),
         device_frame=lead.frames[0] if lead and lead.frames else None,
         host_frame=first_host,
@@ -317,6 +322,25 @@ def _null_address(rec: Rec | None) -> str | None:
     except ValueError:
         return None
     return rec.address if value < NULL_WINDOW else None
+
+
+def _called_function(rec: Rec | None) -> str | None:
+    """The `at` line's function when the device frames show a kernel calling it (a device function,
+    an inlined intrinsic); None when the access is in the kernel itself (``kernel`` already names it)."""
+    if rec is None or not rec.function or not rec.frames:
+        return None
+    return rec.function if rec.function != rec.frames[-1] else None
+
+
+def _misaligned_by(recs: list[Rec]) -> int | None:
+    """The first misaligned access's address modulo its size: how far past a natural boundary it lies."""
+    rec = next((r for r in recs if r.misaligned and r.address and r.size), None)
+    if rec is None or rec.size is None or rec.address is None:
+        return None
+    try:
+        return int(rec.address, 16) % rec.size
+    except ValueError:
+        return None
 
 
 def _source(rec: Rec | None) -> str | None:

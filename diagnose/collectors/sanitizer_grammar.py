@@ -124,7 +124,7 @@ def short_path(path: str) -> str:
     """A long path cut to its last components, so a cut text keeps the file and line."""
     if len(path) <= 60 or "/" not in path:
         return path
-    return ".../" + "/".join(path.rsplit("/", 2)[-2:])
+    return "/".join(path.rsplit("/", 2)[-2:])
 
 
 def _strip_void(name: str) -> str:

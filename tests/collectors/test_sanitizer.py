@@ -292,11 +292,12 @@ FIRST_REPORT = [
             null_address=None,
             thread="(0,0,0)",
             block="(0,0,0)",
-            function="unaligned_kernel()",
+            function=None,  # the access is in the kernel itself
             source=None,
             host_frame="run_unaligned() in memcheck_demo",
             allocation_address="0x710fdca00000",
             allocation_size_bytes=4,
+            misaligned_by=1,
         ),
     ),
     (
@@ -340,8 +341,15 @@ FIRST_REPORT = [
             host_frame="wp_cuda_launch_kernel in warp.so",
         ),
     ),
-    # a 3-D thread and block index
-    ("issue-mallocmc-249-atomic-misaligned", dict(thread="(0,1,0)", block="(0,3,1)", address="0x7ff15fe22051")),
+    # a 3-D thread and block index; a 4-byte atomic at ...51 is 1 byte past a 4-byte boundary
+    (
+        "issue-mallocmc-249-atomic-misaligned",
+        dict(thread="(0,1,0)", block="(0,3,1)", address="0x7ff15fe22051", misaligned_by=1),
+    ),
+    # a 16-byte local store at ...94 is 4 bytes past a 16-byte boundary
+    ("issue-fuser-2930-local-misaligned", dict(address="0xfffa94", misaligned_by=4, null_address=None)),
+    # out of bounds, not misaligned
+    ("issue-hecbench-112-access-at-oob", dict(misaligned_by=None)),
     # shared and local addresses are offsets in their own window: never a null pointer
     ("issue-cccl-1229-shared-misaligned", dict(address="0x8", null_address=None)),
     (
@@ -358,8 +366,8 @@ FIRST_REPORT = [
         "doc-58-warp-level-hazards",
         dict(
             accesses=(
-                "write by thread (35,0,0) at .../Racecheck/warp_error.cu:44",
-                "read by thread (32,0,0) at .../Racecheck/warp_error.cu:56",
+                "write by thread (35,0,0) at Racecheck/warp_error.cu:44",
+                "read by thread (32,0,0) at Racecheck/warp_error.cu:56",
             ),
             thread="(35,0,0)",
         ),
@@ -402,9 +410,22 @@ def test_first_report_values(stem: str, attrs: dict[str, object]) -> None:
         assert getattr(f, name) == want, name
 
 
+def test_function_is_the_device_function_the_kernel_called() -> None:
+    # NVIDIA's memcheck_demo (debug build): the write is in out_of_bounds_function(), called by the kernel
+    text = load("doc-53-memcheck-demo-output-with-memcheck-debug")
+    second = text[text.index("Running unaligned_kernel") :]
+    f = parse(second)
+    assert f is not None
+    assert (f.kernel, f.function, f.source) == (
+        "out_of_bounds_kernel()",
+        "out_of_bounds_function()",
+        "memcheck_demo.cu:39",
+    )
+
+
 def test_a_long_source_path_keeps_its_file_and_line() -> None:
     f = parse(load("doc-60-memset-error"))
-    assert f is not None and f.source == ".../Initcheck/memset_error.cu:41"
+    assert f is not None and f.source == "Initcheck/memset_error.cu:41"
 
 
 def test_null_address_of_a_global_access() -> None:
