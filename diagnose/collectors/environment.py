@@ -192,6 +192,21 @@ _CUDA_TOOL = (
     r"(?:[\w.~-]*[/\\])*(nvcc|nvidia-smi|ptxas|nvlink|fatbinary|cuobjdump|nvdisasm|compute-sanitizer|cuda-memcheck"
     r"|cuda-gdb|ncu|nsys|nvprof)(?:\.exe)?"
 )
+_TOOL_NAMES = (
+    "nvcc",
+    "nvidia-smi",
+    "ptxas",
+    "nvlink",
+    "fatbinary",
+    "cuobjdump",
+    "nvdisasm",
+    "compute-sanitizer",
+    "cuda-memcheck",
+    "cuda-gdb",
+    "ncu",
+    "nsys",
+    "nvprof",
+)
 _MISSING_COMMAND = re.compile(
     r"\b" + _CUDA_TOOL + r": (?:[Cc]ommand not found|not found|No such file or directory)\b"
     r"|command not found: " + _CUDA_TOOL + r"\b"
@@ -398,10 +413,23 @@ def _driver(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
     at = [found[t] for t in _DRIVER_TAGS if t in found]
     if at:
         kw["driver_message"] = _line_at(text, min(at))
-    if "nvcc-not-found" in found or "nvidia-smi-not-found" in found or "not" in text or "which: no" in text:
-        m = _MISSING_COMMAND.search(text)
-        if m:
-            kw["missing_command"] = next(g for g in m.groups() if g)
+    command = _missing_command(text)
+    if command:
+        kw["missing_command"] = command
+
+
+def _missing_command(text: str) -> str | None:
+    """The first CUDA tool a shell says is missing; only the lines that name a tool are searched."""
+    best: tuple[int, str] | None = None
+    for tool in _TOOL_NAMES:
+        at, seen = text.find(tool), 0
+        while at >= 0 and seen < 50 and (best is None or at < best[0]):
+            m = _MISSING_COMMAND.search(_line_at(text, at))
+            if m:
+                best = (at, next(g for g in m.groups() if g))
+                break
+            at, seen = text.find(tool, at + 1), seen + 1
+    return best[1] if best else None
 
 
 def _smi(text: str, kw: dict[str, Any], tag: Any, lines: set[int]) -> None:
