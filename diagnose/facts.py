@@ -173,6 +173,10 @@ class SanitizerRecord:
     message: str | None = None  # the report's first line as printed
     severity: str = "error"  # error | warning | info (racecheck and initcheck print warnings)
     hazards: int = 0  # racecheck: hazards this record stands for
+    allocation_address: str | None = None  # "... the nearest allocation at 0x7cc43a800000 of size 1,024 bytes"
+    allocation_size: int | None = None
+    host_frame: str | None = None  # first host frame outside the CUDA driver and runtime
+    accesses: tuple[str, ...] = ()  # racecheck: the accesses a hazard names, "write at raceWAW.cu:20"
 
 
 @dataclass(frozen=True)
@@ -195,6 +199,22 @@ class SanitizerFacts(Facts):
     uninitialized: bool = False
     leaks: int = 0
     api_error: str | None = None  # "cudaErrorInvalidValue" from "Program hit ... on CUDA API call"
+    # the first report, as printed (see diagnose.collectors.sanitizer for which record each comes from)
+    message: str | None = None  # its first line: "Invalid __global__ write of size 4 bytes"
+    address: str | None = None  # the address it names: "0x87654320"
+    null_address: str | None = None  # that address when it is a null pointer plus an offset below 64 KiB
+    misaligned_by: int | None = None  # a misaligned access: its address modulo the access size (4: 8-byte read at ...4)
+    thread: str | None = None  # "(57,0,0)"
+    block: str | None = None  # "(0,0,0)"
+    function: str | None = None  # the `at` line's device function, when the kernel called it (else None)
+    source: str | None = None  # "memcheck_demo.cu:39": the innermost frame printed with a file and line
+    device_frame: str | None = None  # the first "Device Frame:" (the caller of `function`)
+    host_frame: str | None = None  # the first host frame outside the CUDA driver and runtime
+    allocation_address: str | None = None  # the nearest allocation's start: "0x7cc43a800000"
+    allocation_size_bytes: int | None = None  # its size
+    accesses: tuple[str, ...] = ()  # racecheck: the two (or more) accesses of the first hazard
+    leaked_bytes: int | None = None  # bytes leaked, summed over the reports (or the LEAK SUMMARY's)
+    unwritten_bytes: int | None = None  # initcheck unused memory: "Not written 80 bytes at offset 0x14"
     records: tuple[SanitizerRecord, ...] = ()  # record: not visible to rules
 
 
@@ -219,6 +239,15 @@ class EnvFacts(Facts):
     smi_mem_total_mib: float | None = None
     smi_process_count: int | None = None
     smi_compute_mode: str | None = None
+    pci_address: str | None = None  # the GPU a kernel-log fault names: "0000:b3:00.0" (Xid, fallen off the bus)
+    nvml_library_version: str | None = None  # "NVML library version: 570.124", NVRM "the client has the version"
+    kernel_module_version: str | None = None  # the loaded nvidia.ko: NVRM "this kernel module has the version"
+    driver_message: str | None = None  # the line saying the driver is missing, not loaded, mismatched or too old
+    missing_command: str | None = None  # "nvcc" from "sh: 1: nvcc: not found" (CUDA tools only)
+    denied_path: str | None = None  # "/dev/nvidiactl" from "... /dev/nvidiactl: Permission denied"
+    permission_message: str | None = None  # the line that refused access
+    toolkit_cuda_version: str | None = None  # "11.8": the CUDA torch.utils.cpp_extension detected
+    torch_cuda_version: str | None = None  # "12.4": the CUDA that torch was compiled with
 
 
 # --- message families and the concepts they carry (diagnose.catalogue) -------------------

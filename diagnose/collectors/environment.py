@@ -55,6 +55,24 @@ CUDA errors (``no CUDA-capable device is detected``, ``invalid device ordinal``,
 collector's facts (``cuda_error``, ``cuda_errors``), in every surface form; this collector does not
 tag them again, so one line is one fact with one owner.
 
+The values in those messages, for explanations (read only when the log has one of the messages
+above, so a PCI address or a driver version alone makes no facts):
+
+- ``pci_address``: the GPU a kernel-log line names when an Xid or "fallen off the bus" is there
+  (``NVRM: Xid (PCI:0000:06:00): 79``, ``NVRM: The NVIDIA GPU 0000:b3:00.0``);
+- ``nvml_library_version`` and ``kernel_module_version``: the two halves of a driver (nvidia-smi's
+  ``NVML library version: 570.124``; the kernel module's ``API mismatch: the client has the version X,
+  but this kernel module has the version Y``, ``/proc/driver/nvidia/version`` and its load line
+  ``NVIDIA UNIX Open Kernel Module for x86_64  570.158.01``);
+- ``driver_message``: the line of the first driver message (no-driver, nvml-driver-not-loaded,
+  nvml-driver-mismatch, driver-too-old);
+- ``missing_command``: the CUDA tool a shell, Python or Windows says is not there (``sh: 1: nvcc: not
+  found``, ``bash: nvidia-smi: command not found``, ``zsh: command not found: nvcc``, ``No such file or
+  directory: 'nvcc'``, ``'nvcc' is not recognized as ...``);
+- ``denied_path`` and ``permission_message``: the refused device node (``/dev/nvidiactl``) and the line;
+- ``toolkit_cuda_version`` and ``torch_cuda_version``: the two CUDA versions of
+  cuda-toolkit-torch-mismatch, however the message is wrapped.
+
 An ``nvidia-smi`` table fills ``smi_driver``, ``smi_mem_used_mib``/``smi_mem_total_mib`` (the
 first GPU row), ``smi_process_count`` (rows under *Processes*, 0 when none is listed) and
 ``smi_compute_mode`` (normalised like GpuFacts: ``Default``, ``Exclusive_Process``,
@@ -157,6 +175,50 @@ _PERM = re.compile(r"/dev/nvidia[\w-]*\S*: Permission denied|Permission denied[^
 _CVD = re.compile(r"CUDA_VISIBLE_DEVICES\s*[=:]\s*(?:\"\"|''|-1\b|none\b|NoDevFiles\b|$)", re.MULTILINE | re.IGNORECASE)
 _MIG = re.compile(r"\bMIG-(?:GPU-)?[0-9a-fA-F]{8}-|\bMIG mode\b|\bMIG devices:|GPU-I:\d+")
 
+# the GPU a kernel-log line names: "NVRM: Xid (PCI:0000:06:00): 79", "NVRM: The NVIDIA GPU 0000:b3:00.0",
+# "NVRM: GPU at PCI:0000:06:00: GPU-...": domain:bus:device[.function]
+_NVRM_PCI = re.compile(r"NVRM:[^\n]*?\b(?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)\b")
+# the two halves of a driver: nvidia-smi's "NVML library version: 570.124"; the kernel module's
+# "NVRM: API mismatch: the client has the version 535.129.03, but NVRM: this kernel module has the version
+# 535.104.05", /proc/driver/nvidia/version's "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05",
+# and the load line "NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.158.01"
+_NVML_LIB = re.compile(r"NVML library version: ?([\d.]+\d)|the client has the version ([\d.]+\d)")
+_KMOD = re.compile(
+    r"this kernel module has the version ([\d.]+\d)|NVIDIA UNIX (?:Open )?(?:\w+ )?Kernel Module(?: for \w+)? +([\d.]+\d)"
+)
+# a shell, Python or Windows saying a CUDA tool is not there (bash, sh/dash, zsh, fish, make, subprocess,
+# cmd.exe, PowerShell, which); only the toolkit's and the driver's commands are named
+_CUDA_TOOL = (
+    r"(?:[\w.~-]*[/\\])*(nvcc|nvidia-smi|ptxas|nvlink|fatbinary|cuobjdump|nvdisasm|compute-sanitizer|cuda-memcheck"
+    r"|cuda-gdb|ncu|nsys|nvprof)(?:\.exe)?"
+)
+_TOOL_NAMES = (
+    "nvcc",
+    "nvidia-smi",
+    "ptxas",
+    "nvlink",
+    "fatbinary",
+    "cuobjdump",
+    "nvdisasm",
+    "compute-sanitizer",
+    "cuda-memcheck",
+    "cuda-gdb",
+    "ncu",
+    "nsys",
+    "nvprof",
+)
+_MISSING_COMMAND = re.compile(
+    r"\b" + _CUDA_TOOL + r": (?:[Cc]ommand not found|not found|No such file or directory)\b"
+    r"|command not found: " + _CUDA_TOOL + r"\b"
+    r"|Unknown command:? '?" + _CUDA_TOOL + r"\b"
+    r"|No such file or directory: '" + _CUDA_TOOL + r"'"
+    r"|'" + _CUDA_TOOL + r"' is not recognized as"
+    r"|The term '" + _CUDA_TOOL + r"' is not recognized"
+    r"|which: no " + _CUDA_TOOL + r" in "
+)
+_DEV_NODE = re.compile(r"/dev/nvidia[\w-]*(?:/[\w-]+)?")
+_MAX_MESSAGE = 200
+
 _SMI_HEAD = re.compile(r"NVIDIA-SMI ([\d.]+)\s+Driver Version: ([\d.]+)")
 _SMI_MEM = re.compile(r"(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(?:\d+|N/A)%?\s+(Default|E\. Process|E\. Thread|Prohibited)")
 _SMI_MEM_ONLY = re.compile(r"(\d+)MiB\s*/\s*(\d+)MiB")
@@ -180,6 +242,14 @@ def xid_table() -> dict[int, dict[str, Any]]:
 
 def _line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
+
+
+def _line_at(text: str, index: int) -> str:
+    """The line that holds ``index``, stripped (cut when it is very long)."""
+    start = text.rfind("\n", 0, index) + 1
+    end = text.find("\n", index)
+    line = text[start : end if end >= 0 else len(text)].strip()
+    return line if len(line) <= _MAX_MESSAGE else line[: _MAX_MESSAGE - 3] + "..."
 
 
 class _Tags:
@@ -265,7 +335,7 @@ def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
             tag("abi-mismatch", m.start())
 
 
-def _setup(text: str, tag: _Tags) -> None:
+def _setup(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
     """How the machine is set up: toolkit versions, device permissions, visible devices, MIG."""
     if "mismatches the version that was used to compile" in text:
         # torch.utils.cpp_extension: "The detected CUDA version (12.2) mismatches the version that was
@@ -273,12 +343,21 @@ def _setup(text: str, tag: _Tags) -> None:
         m = _CUDA_MISMATCH.search(text)
         if m:
             tag("cuda-toolkit-torch-mismatch", m.start())
+            kw["toolkit_cuda_version"], kw["torch_cuda_version"] = m.group(1), m.group(2)
+    denied = []
     if "Permission denied" in text and "/dev/nvidia" in text:
         m = _PERM.search(text)
         if m:
             tag("permission-denied", m.start())
+            denied.append(m.start())
+            node = _DEV_NODE.search(m.group(0))
+            if node:
+                kw["denied_path"] = node.group(0)
     if "Insufficient Permissions" in text:
         tag("permission-denied", text.find("Insufficient Permissions"))
+        denied.append(text.find("Insufficient Permissions"))
+    if denied:
+        kw["permission_message"] = _line_at(text, min(denied))
     if "CUDA_VISIBLE_DEVICES" in text:
         m = _CVD.search(text)
         if m:
@@ -301,13 +380,56 @@ def parse(text: str) -> EnvFacts | None:
     _xids(text, tag, kw)
     _torch_messages(text, kw)
     _libraries(text, tag, kw)
-    _setup(text, tag)
+    _setup(text, tag, kw)
     if "NVIDIA-SMI" in text:
         _smi(text, kw, tag, tag.lines)
     if not tag.found and not kw:
         return None
+    _driver(text, tag, kw)
     issues = tuple(dict.fromkeys(name for _at, name in sorted(tag.found, key=lambda p: p[0])))
     return EnvFacts(lines=tuple(sorted(tag.lines)), issues=issues, **kw)
+
+
+#: tags whose message is the driver's (missing, not loaded, mismatched, too old): ``driver_message``
+_DRIVER_TAGS = ("no-driver", "nvml-driver-not-loaded", "nvml-driver-mismatch", "driver-too-old")
+
+
+def _driver(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
+    """The values in the messages already tagged: the GPU's PCI address, the two driver versions, the
+    driver's own line, the missing command.  Read only when the log has an environment message, so a
+    log that merely mentions a PCI address or a driver version stays without environment facts."""
+    found = {name: at for at, name in sorted(tag.found, reverse=True)}  # each tag's first offset
+    if "NVRM" in text and ("xid" in found or "gpu-fallen-off-bus" in found):
+        m = _NVRM_PCI.search(text)
+        if m:
+            kw["pci_address"] = m.group(1)
+    if "version" in text or "Kernel Module" in text:
+        m = _NVML_LIB.search(text)
+        if m:
+            kw["nvml_library_version"] = m.group(1) or m.group(2)
+        m = _KMOD.search(text)
+        if m:
+            kw["kernel_module_version"] = m.group(1) or m.group(2)
+    at = [found[t] for t in _DRIVER_TAGS if t in found]
+    if at:
+        kw["driver_message"] = _line_at(text, min(at))
+    command = _missing_command(text)
+    if command:
+        kw["missing_command"] = command
+
+
+def _missing_command(text: str) -> str | None:
+    """The first CUDA tool a shell says is missing; only the lines that name a tool are searched."""
+    best: tuple[int, str] | None = None
+    for tool in _TOOL_NAMES:
+        at, seen = text.find(tool), 0
+        while at >= 0 and seen < 50 and (best is None or at < best[0]):
+            m = _MISSING_COMMAND.search(_line_at(text, at))
+            if m:
+                best = (at, next(g for g in m.groups() if g))
+                break
+            at, seen = text.find(tool, at + 1), seen + 1
+    return best[1] if best else None
 
 
 def _smi(text: str, kw: dict[str, Any], tag: Any, lines: set[int]) -> None:

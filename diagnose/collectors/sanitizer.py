@@ -50,6 +50,34 @@ synccheck
 Racecheck's synchronization trace lines (``Barrier called by threads starting at ...``) are
 information, not errors, and make no record.
 
+The values of the first report, for explanations (rule symbols ``sanitizer_<name>``), all as
+printed.  They come from the first record that locates the error (an address or a thread index),
+except where said:
+
+``message``                the first record's first line (``Invalid __global__ write of size 4 bytes``)
+``address``                ``Address 0x...`` / ``Access at 0x...`` / ``Access to 0x...``; racecheck's
+                           ``__shared__ 0x8c`` and a deadlock's barrier address are shared addresses
+``null_address``           ``address`` when it is a null pointer plus less than 64 KiB, in a global or
+                           generic access (an empty tensor's data pointer, an allocation never checked)
+``misaligned_by``          the first misaligned access's address modulo its size (1 for a 4-byte write
+                           at ...01; 4 for an 8-byte read at ...04, a float32 buffer read as float64)
+``thread``, ``block``      ``by thread (57,0,0) in block (0,0,0)`` (racecheck: the first thread named)
+``function``               the ``at`` line's function when device frames show the kernel calling it (a
+                           device function, an inlined intrinsic); None when the access is in the kernel
+``source``                 ``file:line`` of the ``at`` line, else of the first device frame that has one
+``device_frame``           the first ``Device Frame:`` (the caller of ``function``)
+``host_frame``             the first ``Host Frame:`` outside the CUDA driver and runtime (``libcuda``,
+                           ``libcudart``, ``cu*``/``cuda*`` entry points), of the first report that has
+                           one: the application's (or a library's) launch, allocation or API call
+``allocation_address``,    ``and is N bytes after the nearest allocation at 0x... of size M bytes`` (the
+``allocation_size_bytes``  same report as ``allocation_relation``); initcheck's ``Unused __global__
+                           memory in allocation 0x... of size M bytes``
+``accesses``               the accesses racecheck pairs in the first hazard: ``write at raceWAW.cu:20``,
+                           ``read by thread (32,0,0) at warp_error.cu:56`` (kernel+offset without -lineinfo);
+                           a long path keeps its last two components
+``leaked_bytes``           summed ``Leaked N bytes`` (or the ``LEAK SUMMARY``)
+``unwritten_bytes``        initcheck's ``Not written N bytes at offset ...``
+
 >>> f = parse('''========= Invalid __global__ write of size 4 bytes
 ... =========     at unaligned_kernel():0x160 in memcheck_demo.cu:6
 ... =========     by thread (0,0,0) in block (0,0,0)
@@ -58,6 +86,8 @@ information, not errors, and make no record.
 ('memcheck', 'misaligned-global-write', 'write', 'global', 4, True, 'unaligned_kernel()')
 >>> f.records[0].source, f.records[0].thread, f.error_count
 ('memcheck_demo.cu:6', '(0,0,0)', 1)
+>>> f.address, f.thread, f.block, f.source
+('0x7f6510c00001', '(0,0,0)', '(0,0,0)', 'memcheck_demo.cu:6')
 
 A partial paste (real-dev.yaml gkeyll-reduction-oob-read, gkeyllorg/gkeyll#738):
 
@@ -67,6 +97,8 @@ A partial paste (real-dev.yaml gkeyll-reduction-oob-read, gkeyllorg/gkeyll#738):
 ... =========     and is 96 bytes before the nearest allocation at 0x7f7640a00400 of size 96 bytes''')
 >>> f.tool, f.first_kind, f.out_of_bounds, f.allocation_relation, f.allocation_distance_bytes
 ('memcheck', 'invalid-global-access', True, 'before', 96)
+>>> f.allocation_address, f.allocation_size_bytes, f.thread
+('0x7f7640a00400', 96, '(57,0,0)')
 
 >>> parse("RuntimeError: CUDA error: an illegal memory access was encountered") is None
 True
@@ -87,6 +119,7 @@ from diagnose.collectors.sanitizer_grammar import (
     Rec,
     detail,
     header,
+    short_path,
     to_int,
 )
 from diagnose.facts import SanitizerFacts
@@ -120,6 +153,7 @@ class _Scan:
     error_summary: int | None = None
     race_summary: tuple[int, int] | None = None
     leak_allocs: int = 0
+    leak_bytes: int = 0
 
 
 def _scan(text: str) -> _Scan:
@@ -149,6 +183,7 @@ def _scan(text: str) -> _Scan:
             s = LEAK_SUMMARY.search(body)
             if s:
                 sc.leak_allocs = to_int(s.group(2)) or 0
+                sc.leak_bytes = to_int(s.group(1)) or 0
                 sc.lines.append(lineno)
                 continue
         rec = header(body, lineno)
@@ -222,6 +257,11 @@ def parse(text: str) -> SanitizerFacts | None:
     access_rec = next((r for r in records if r.access or r.space), None)
     alloc_rec = next((r for r in recs if r.relation), None)
     leak_count = sum(1 for r in records if r.kind == "leak")
+    leaked = max(sum(r.leak_bytes or 0 for r in recs), sc.leak_bytes)
+    # the first report that locates the error (an address or a thread): the facts about "the first report"
+    lead = next((r for r in recs if r.address or r.thread), None)
+    first_host = next((f for f in (r.first_host_frame() for r in recs) if f), None)
+    race = next((r for r in recs if r.accesses), None)
     return SanitizerFacts(
         lines=tuple(sorted(set(lines)))[:MAX_LINES],
         tool=tool,
@@ -244,5 +284,74 @@ def parse(text: str) -> SanitizerFacts | None:
         uninitialized=any(r.kind.startswith("uninitialized-") for r in records),
         leaks=max(leak_count, leak_allocs),
         api_error=next((r.api_error for r in recs if r.api_error), None),
+        message=next((r.message for r in recs if r.message and not r.message.startswith("(")), None),
+        address=lead.address if lead else None,
+        null_address=_null_address(lead),
+        misaligned_by=_misaligned_by(recs),
+        thread=lead.thread if lead else None,
+        block=lead.block if lead else None,
+        function=_called_function(lead),
+        source=_source(lead),
+        device_frame=lead.frames[0] if lead and lead.frames else None,
+        host_frame=first_host,
+        allocation_address=alloc_rec.allocation_address if alloc_rec else _unused_alloc(recs)[0],
+        allocation_size_bytes=alloc_rec.allocation_size if alloc_rec else _unused_alloc(recs)[1],
+        accesses=tuple(race.accesses) if race else (),
+        leaked_bytes=leaked or None,
+        unwritten_bytes=next((r.unwritten for r in recs if r.unwritten is not None), None),
         records=records,
     )
+
+
+#: below this, an address is a null pointer plus an offset (an empty tensor's data pointer, a failed
+#: allocation): no device allocation lives in the first 64 KiB of the address space
+NULL_WINDOW = 1 << 16
+_NULL_KINDS = ("invalid-", "uninitialized-", "hardware-exception")
+
+
+def _null_address(rec: Rec | None) -> str | None:
+    """The address of an access report when it is a null pointer plus a small offset.  Shared and local
+    addresses are offsets in a window of their own (``__shared__ 0x0`` is the window's start), and a
+    racecheck or barrier address is a shared one, so only global and generic accesses count."""
+    if rec is None or not rec.address or rec.space in ("shared", "local"):
+        return None
+    if not rec.kind.startswith(_NULL_KINDS):
+        return None
+    try:
+        value = int(rec.address, 16)
+    except ValueError:
+        return None
+    return rec.address if value < NULL_WINDOW else None
+
+
+def _called_function(rec: Rec | None) -> str | None:
+    """The `at` line's function when the device frames show a kernel calling it (a device function,
+    an inlined intrinsic); None when the access is in the kernel itself (``kernel`` already names it)."""
+    if rec is None or not rec.function or not rec.frames:
+        return None
+    return rec.function if rec.function != rec.frames[-1] else None
+
+
+def _misaligned_by(recs: list[Rec]) -> int | None:
+    """The first misaligned access's address modulo its size: how far past a natural boundary it lies."""
+    rec = next((r for r in recs if r.misaligned and r.address and r.size), None)
+    if rec is None or rec.size is None or rec.address is None:
+        return None
+    try:
+        return int(rec.address, 16) % rec.size
+    except ValueError:
+        return None
+
+
+def _source(rec: Rec | None) -> str | None:
+    """file:line of the innermost frame that has one (the `at` line, else the first device frame)."""
+    if rec is None:
+        return None
+    src = rec.source or (rec.frame_sources[0] if rec.frame_sources else None)
+    return short_path(src) if src else None
+
+
+def _unused_alloc(recs: list[Rec]) -> tuple[str | None, int | None]:
+    """initcheck's unused-memory report names its allocation (address and size) in the header."""
+    rec = next((r for r in recs if r.kind == "unused-memory" and r.allocation_size is not None), None)
+    return (rec.allocation_address, rec.allocation_size) if rec else (None, None)

@@ -21,7 +21,11 @@ _INVALID = re.compile(
     r"(read|write|atomic|\?)(?: access)? of size (\d+)"
 )
 _UNINIT = re.compile(r"^Uninitialized (__global__|__shared__|__local__) memory read of size (\d+)")
-_UNUSED = re.compile(r"^Unused (__global__|__shared__) memory in allocation")
+_UNUSED = re.compile(
+    r"^Unused (__global__|__shared__) memory in allocation(?: (0x[0-9a-fA-F]+))?(?: of size ([\d,]+) bytes?)?"
+    r"(?: in block \(([\d, ]+)\))?"
+)
+_NOT_WRITTEN = re.compile(r"^Not written ([\d,]+) bytes?")
 _HOST_API = re.compile(r"^Host API memory access error at host access to (0x[0-9a-fA-F]+) of size (\d+)")
 _RACE_NEW = re.compile(
     r"^(Error|Warning|ERROR|WARNING|WARN|Info|INFO): Race reported between (Read|Write) access"
@@ -36,6 +40,10 @@ _RACE_OLD = re.compile(
 _RACE_THREAD = re.compile(r"^(Read|Write) Thread \(([\d, ]+)\) at (.*)$")
 _BARRIER = re.compile(r"^Barrier error detected\. (Divergent thread\(s\) in (?:block|warp)|Invalid arguments)")
 _DEADLOCK = re.compile(r"^Deadlock detected in (.*)")
+# "... called by threads starting at (0,0,0) in block (0,0,0), (active mask: ...), barrier address: 0x0 at kernel+0x1190 in app.cu:98"
+_DEADLOCK_WHERE = re.compile(
+    r"starting at \(([\d, ]+)\) in block \(([\d, ]+)\).*?(?:barrier address: (0x[0-9a-fA-F]+))?(?: at (.+))?$"
+)
 _LEAK = re.compile(r"^Leaked (?:([\d,]+) bytes at (0x[0-9a-fA-F]+)|an? (\w+))")
 _API = re.compile(r"^Program hit (.+?) \(error (\d+)\)(?: due to \"(.*?)\")? on CUDA API call to (\w+)")
 _MALLOC = re.compile(r"^Malloc/Free error encountered")
@@ -54,6 +62,16 @@ _NEAREST = re.compile(
     r"^and is (?:([\d,]+) bytes (before|after)|(inside)) the nearest allocation at (0x[0-9a-fA-F]+) of size ([\d,]+)"
 )
 _DEVICE_FRAME = re.compile(r"^Device Frame: ?(.+)$")
+# host backtraces: "Host Frame: run_out_of_bounds() [0xadb6] in memcheck_demo" (12.x+),
+# "Host Frame:gkyl_advance in zero/array.cu:134 [0x5afe678]" with "in libgkylzero.so" on the next line (11.x),
+# "Host Frame:/lib64/libcuda.so.1 (cuLaunchKernel + 0x34e) [0x2d725e]" (cuda-memcheck)
+_HOST_FRAME = re.compile(r"^Host Frame: ?(.*)$")
+_HOST_OLD = re.compile(r"^(\S+?\.(?:so|dll)[\w.]*) \((.+?)(?: \+ 0x[0-9a-fA-F]+)?\) \[0x[0-9a-fA-F]+\]$")
+_HOST_NEW = re.compile(r"^(.*?)(?: in (\S+:\d+))? ?\[0x[0-9a-fA-F]+\](?: in (\S+))?$")
+_HOST_MODULE = re.compile(r"^in (\S+)$")
+# frames of the CUDA driver and runtime: where every launch goes through, not the application's code
+_CUDA_HOST_NAME = re.compile(r"^(?:cu[A-Z]\w*|cuda[A-Z]\w*|__cuda\w*|__cudart\w*|cudart::|libcuda)")
+_CUDA_HOST_MODULE = re.compile(r"(?:^|/)lib(?:cuda|cudart|nvidia-\w+)\.so|(?:^|[/\\])(?:nvcuda|cudart64_\w+)\.dll")
 _SRC = re.compile(r"^(.*) in (\S+:\d+)$")
 _OFFSET = re.compile(r"(?:\+|:)0x[0-9a-fA-F]+$")
 _OLD_FUNC = re.compile(r"^(\S+\.\w+:\d+):(.+)$")  # "/path/file.cuh:272:Func<...>" (cuda-memcheck)
@@ -102,6 +120,13 @@ def _split_location(loc: str) -> tuple[str | None, str | None]:
     return _strip_void(_OFFSET.sub("", loc)), source
 
 
+def short_path(path: str) -> str:
+    """A long path cut to its last components, so a cut text keeps the file and line."""
+    if len(path) <= 60 or "/" not in path:
+        return path
+    return "/".join(path.rsplit("/", 2)[-2:])
+
+
 def _strip_void(name: str) -> str:
     name = name.strip()
     return name[5:] if name.startswith("void ") else name
@@ -131,7 +156,13 @@ class Rec:
     misaligned: bool = False
     api_error: str | None = None
     leak_bytes: int | None = None
+    allocation_address: str | None = None
+    allocation_size: int | None = None
+    unwritten: int | None = None
     frames: list[str] = field(default_factory=list)
+    frame_sources: list[str] = field(default_factory=list)  # file:line of device frames, innermost first
+    host_frames: list[list[str | None]] = field(default_factory=list)  # [name, source, module]
+    accesses: list[str] = field(default_factory=list)
 
     def locate(self, loc: str) -> None:
         func, src = _split_location(loc)
@@ -139,6 +170,34 @@ class Rec:
             self.function = func
         if self.source is None and src:
             self.source = src
+
+    def add_access(self, what: str, loc: str, thread: str | None = None) -> None:
+        """A racecheck access: "write at raceWAW.cu:20" (the source when printed, else kernel+offset)."""
+        _func, src = _split_location(loc)
+        where = short_path(src) if src else loc.strip()
+        by = f" by thread {thread}" if thread else ""
+        text = f"{what.lower()}{by} at {where}"
+        self.accesses.append(text if len(text) <= 100 else text[:97] + "...")
+
+    def host(self, frame: str) -> None:
+        m = _HOST_OLD.match(frame)
+        if m:
+            self.host_frames.append([m.group(2).strip(), None, m.group(1)])
+            return
+        m = _HOST_NEW.match(frame)
+        if m:
+            self.host_frames.append([_strip_void(m.group(1)) or None, m.group(2), m.group(3)])
+
+    def first_host_frame(self) -> str | None:
+        """The first host frame outside the CUDA driver and runtime: the application's (or a library's)
+        call that launched the kernel, made the allocation or the API call."""
+        for name, src, module in self.host_frames:
+            if not name or _CUDA_HOST_NAME.match(name) or (module and _CUDA_HOST_MODULE.search(module)):
+                continue
+            if src:
+                return f"{name} ({short_path(src)})"
+            return f"{name} in {short_path(module)}" if module else name
+        return None
 
     def freeze(self, tool: str) -> SanitizerRecord:
         kind = self.kind
@@ -164,6 +223,10 @@ class Rec:
             message=self.message,
             severity=self.severity,
             hazards=self.hazards,
+            allocation_address=self.allocation_address,
+            allocation_size=self.allocation_size,
+            host_frame=self.first_host_frame(),
+            accesses=tuple(self.accesses),
         )
 
 
@@ -175,6 +238,7 @@ def _race_or_barrier(c: str, body: str, lineno: int) -> Rec | None:
             rec = Rec("racecheck", "race-shared", lineno, body, severity=_severity(m.group(1)))
             if m.group(3):
                 rec.locate(m.group(3))
+                rec.add_access(m.group(2), m.group(3))
             rec.hazards += to_int(m.group(4)) or 0
             return rec
         m = _RACE_OLD.match(body)
@@ -201,7 +265,13 @@ def _race_or_barrier(c: str, body: str, lineno: int) -> Rec | None:
     if c == "D":
         m = _DEADLOCK.match(body)
         if m:
-            return Rec("racecheck", "barrier-deadlock", lineno, body)
+            rec = Rec("racecheck", "barrier-deadlock", lineno, body)
+            w = _DEADLOCK_WHERE.search(m.group(1))
+            if w:
+                rec.thread, rec.block, rec.address = _norm_tuple(w.group(1)), _norm_tuple(w.group(2)), w.group(3)
+                if w.group(4):
+                    rec.locate(w.group(4))
+            return rec
     return None
 
 
@@ -238,7 +308,11 @@ def header(body: str, lineno: int) -> Rec | None:
             )
         m = _UNUSED.match(body)
         if m:
-            return Rec("initcheck", "unused-memory", lineno, body, space=_SPACE[m.group(1)], severity="warning")
+            unused = Rec("initcheck", "unused-memory", lineno, body, space=_SPACE[m.group(1)], severity="warning")
+            unused.allocation_address, unused.allocation_size = m.group(2), to_int(m.group(3))
+            if m.group(4):
+                unused.block = _norm_tuple(m.group(4))
+            return unused
     if c in "EWIeBD":
         rec = _race_or_barrier(c, body, lineno)
         if rec is not None:
@@ -284,10 +358,12 @@ def detail(rec: Rec, body: str) -> bool:
                 rec.relation, rec.distance = "inside", 0
             else:
                 rec.relation, rec.distance = m.group(2), to_int(m.group(1))
+            rec.allocation_address, rec.allocation_size = m.group(4), to_int(m.group(5))
             return True
         m = _RACE_AND.match(body)
         if m:
             rec.hazards += to_int(m.group(3)) or 0
+            rec.add_access(m.group(1), m.group(2))
             return True
         m = _AT.match(body)
         if m:
@@ -311,9 +387,11 @@ def detail(rec: Rec, body: str) -> bool:
     elif c == "D":
         m = _DEVICE_FRAME.match(body)
         if m:
-            func, _src = _split_location(m.group(1))
+            func, src = _split_location(m.group(1))
             if func and not func.startswith("NVIDIA Internal"):
                 rec.frames.append(func.split(" (", 1)[0] if " : 0x" in func else func)
+            if src:
+                rec.frame_sources.append(src)
             return True
     elif c in "RW":
         m = _RACE_THREAD.match(body)
@@ -321,5 +399,22 @@ def detail(rec: Rec, body: str) -> bool:
             if rec.thread is None:
                 rec.thread = _norm_tuple(m.group(2))
             rec.locate(m.group(3))
+            rec.add_access(m.group(1), m.group(3), _norm_tuple(m.group(2)))
+            return True
+    elif c == "H":
+        m = _HOST_FRAME.match(body)
+        if m:
+            rec.host(m.group(1).strip())
+        return False  # a host frame is context, not a line that proves the error
+    elif c == "i":
+        m = _HOST_MODULE.match(body)
+        if m and rec.host_frames and rec.host_frames[-1][2] is None:
+            rec.host_frames[-1][2] = m.group(1)
+        return False
+    elif c == "N":
+        m = _NOT_WRITTEN.match(body)
+        if m:
+            if rec.unwritten is None:
+                rec.unwritten = to_int(m.group(1))
             return True
     return False

@@ -26,7 +26,9 @@ What is read (``error`` is the short class name):
 - ``TRITON_PRINT_AUTOTUNING=1`` output: ``autotune_failures`` (configs skipped) and
   ``autotune_best_config``; the skipped configs' errors do not set ``error`` (the run went on);
 - known Triton language messages printed without a Triton exception around them
-  (``invalid operands of type pointer<fp16> and triton.language.fp32``) give ``message`` only.
+  (``invalid operands of type pointer<fp16> and triton.language.fp32``; a feature the target arch
+  lacks: ``type fp8e4nv not supported in this architecture. The supported fp8 dtypes are (...)``,
+  ``num_ctas > 1 requires NVIDIA SM90+ (Hopper). Current target is sm_80. ...``) give ``message`` only.
 
 >>> f = parse(_SAMPLE)
 >>> f.error, f.src_line, f.src_col, f.message, f.inner_error
@@ -78,6 +80,8 @@ _MARKERS = (
     "invalid operands of type",
     "arange's range",
     "Input shapes should have",
+    "not supported in this architecture",
+    "requires NVIDIA SM",
 )
 
 _COMPILE_CLASSES = ("CompilationError", "CompileTimeAssertionFailure", "UnsupportedLanguageConstruct")
@@ -106,7 +110,11 @@ _DRIVER = re.compile(r"(\d+) active drivers \((.*?)\)\. There should only be one
 _MLIR = re.compile(r"\berror: ('[\w.]+' op .*)$", re.M)
 _KNOWN = re.compile(
     r"^(?:.*?\b([A-Za-z_]\w*): )?(arange's range must be a power of 2|invalid operands of type [^\n]*?"
-    r"|cannot add pointers together|Input shapes should have M >= \d+, N >= \d+ and K >= \d+[^\n]*?)['\")]*[ \t]*$",
+    r"|cannot add pointers together|Input shapes should have M >= \d+, N >= \d+ and K >= \d+[^\n]*?"
+    # features the target arch lacks (triton/language/semantic.py, triton/backends/nvidia/compiler.py)
+    r"|type fp8\w* not supported in this architecture\.(?: The supported fp8 dtypes are \([^)\n]*\))?"
+    r"|num_ctas > 1 requires NVIDIA SM\d+\+(?: \(\w+\))?\.(?: Current target is sm_\d+\w*\.)?[^\n]*?"
+    r")['\")]*[ \t]*$",
     re.M,
 )
 _REPR = re.compile(r"^([A-Za-z_][\w.]*)\((.*)\)$", re.S)
@@ -317,7 +325,12 @@ def parse(text: str) -> TritonFacts | None:
 
     primary = _choose(raised)
     if primary is None and (
-        "invalid operands of type" in text or "arange's range" in text or "pointers" in text or "Input shapes" in text
+        "invalid operands of type" in text
+        or "arange's range" in text
+        or "pointers" in text
+        or "Input shapes" in text
+        or "this architecture" in text
+        or "requires NVIDIA SM" in text
     ):
         k = _KNOWN.search(text)
         if k:

@@ -231,3 +231,93 @@ def test_large_log_is_fast() -> None:
     f = parse(text)
     assert time.perf_counter() - t < 1.0
     assert f is not None and f.xid == 79
+
+
+# --- the values in the messages: PCI address, driver versions, the driver's line, the missing command ---
+
+VALUES = [
+    ("case-nvsentinel-fallen-off-bus-dmesg", dict(pci_address="0000:b3:00.0", kernel_module_version="570.158.01")),
+    ("case-rtx5090-xid79-fallen-off-bus", dict(pci_address="0000:06:00")),
+    ("page-pastebin-jJdbRLSr-xid79-smi", dict(pci_address="0000:03:00")),
+    ("doc-nvidia-a100-mem-xid94-mig", dict(pci_address="0000:01:00")),
+    (
+        "issue-tinygrad-ogkm-47-nvml-mismatch",
+        dict(
+            nvml_library_version="570.124",
+            kernel_module_version=None,
+            driver_message="Failed to initialize NVML: Driver/library version mismatch",
+        ),
+    ),
+    ("issue-shine-cluster-30-nvml-mismatch", dict(nvml_library_version=None, pci_address=None)),
+    (
+        "issue-self-hosted-runners-40-smi-failed",
+        dict(
+            driver_message="NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+            "that the latest NVIDIA driver is installed and running."
+        ),
+    ),
+    ("captured-nvcc-not-found-sh", dict(missing_command="nvcc")),
+    ("captured-nvcc-not-found-subprocess", dict(missing_command="nvcc")),
+    ("captured-nvidia-smi-not-found", dict(missing_command="nvidia-smi")),
+    ("captured-cuda-home-not-set", dict(missing_command=None)),
+    ("case-crosse-oom-memory-held-by-unknown", dict(pci_address=None, driver_message=None)),
+]
+
+
+@pytest.mark.parametrize(("stem", "attrs"), VALUES, ids=[c[0] for c in VALUES])
+def test_message_values(stem: str, attrs: dict[str, object]) -> None:
+    f = parse(load(stem))
+    assert f is not None
+    for name, want in attrs.items():
+        assert getattr(f, name) == want, name
+
+
+@pytest.mark.parametrize(
+    ("text", "attrs"),
+    [
+        # torch.utils.cpp_extension, wrapped over lines as printed (icip-cas/AutoAlign#25)
+        (
+            "RuntimeError:\n      The detected CUDA version (11.8) mismatches the version that was used to compile\n"
+            "      PyTorch (12.4). Please make sure to use the same CUDA versions.",
+            dict(toolkit_cuda_version="11.8", torch_cuda_version="12.4"),
+        ),
+        # the kernel module's side of a mismatch (NVIDIA's nvidia.ko "API mismatch" message)
+        (
+            "NVRM: API mismatch: the client has the version 535.129.03, but\n"
+            "NVRM: this kernel module has the version 535.104.05.  Please\n"
+            "Failed to initialize NVML: Driver/library version mismatch",
+            dict(nvml_library_version="535.129.03", kernel_module_version="535.104.05"),
+        ),
+        # a device node refused (nvidia-container-cli / CUDA's open of the node)
+        (
+            "failed to open /dev/nvidiactl: Permission denied",
+            dict(denied_path="/dev/nvidiactl", permission_message="failed to open /dev/nvidiactl: Permission denied"),
+        ),
+        # NVML's refusal names no node (NVIDIA/nvidia-docker#393)
+        (
+            "nvidia-docker | 2017/06/02 17:35:05 Error: nvml: Insufficient Permissions",
+            dict(
+                denied_path=None,
+                permission_message="nvidia-docker | 2017/06/02 17:35:05 Error: nvml: Insufficient Permissions",
+            ),
+        ),
+        # the shells' own families: dash with a full path, cmd.exe
+        ("/bin/sh: 1: /usr/local/cuda/bin/nvcc: not found", dict(missing_command="nvcc")),
+        ("'nvcc' is not recognized as an internal or external command,", dict(missing_command="nvcc")),
+    ],
+)
+def test_message_values_of_short_messages(text: str, attrs: dict[str, object]) -> None:
+    f = parse(text)
+    assert f is not None
+    for name, want in attrs.items():
+        assert getattr(f, name) == want, name
+
+
+def test_values_alone_make_no_facts() -> None:
+    # a PCI address, a driver version or another command missing are no environment message on their own
+    for text in (
+        "NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.158.01  Release Build",
+        "NVRM: GPU at PCI:0000:06:00: GPU-0b6b7808-c002-f593-ac86-cd8e57757b94",
+        "bash: git: command not found",
+    ):
+        assert parse(text) is None, text

@@ -277,3 +277,177 @@ def test_ten_thousand_unrelated_logs_are_fast() -> None:
     for _ in range(10_000):
         assert parse(log) is None
     assert time.perf_counter() - t < 2.0
+
+
+# --- the values of the first report (address, thread, allocation, frames) ----------------------
+
+# (fixture, the facts of its first report): every value is read from the fixture's own text
+FIRST_REPORT = [
+    (
+        # memcheck, release build: no source lines, a host backtrace
+        "doc-51-memcheck-demo-output-with-memcheck-relea",
+        dict(
+            message="Invalid __global__ write of size 4 bytes",
+            address="0x710fdca00001",
+            null_address=None,
+            thread="(0,0,0)",
+            block="(0,0,0)",
+            function=None,  # the access is in the kernel itself
+            source=None,
+            host_frame="run_unaligned() in memcheck_demo",
+            allocation_address="0x710fdca00000",
+            allocation_size_bytes=4,
+            misaligned_by=1,
+        ),
+    ),
+    (
+        # memcheck, old "Address ... is out of bounds / and is N bytes before" partial paste (11.x host frames)
+        "case-gkeyll-reduction-oob-read",
+        dict(
+            message=None,
+            address="0x7f7640a003a0",
+            thread="(57,0,0)",
+            block="(0,0,0)",
+            function="gkyl_array_integrate_op_none_1x_ser_p1",
+            device_frame="array_integrate_blockRedAtomic_cub<(unsigned int)256>(gkyl_array_integrate *, "
+            "const gkyl_array *, double, const gkyl_array *, gkyl_range, gkyl_range, double *)",
+            host_frame="gkyl_array_integrate_advance_cu (zero/array_integrate_cu.cu:134)",
+            allocation_address="0x7f7640a00400",
+            allocation_size_bytes=96,
+        ),
+    ),
+    (
+        # "Access at 0x... is out of bounds" wording
+        "issue-hecbench-112-access-at-oob",
+        dict(
+            address="0x7f71b9e01360",
+            thread="(1,0,0)",
+            allocation_address="0x7f71b9e00a00",
+            allocation_size_bytes=2400,
+        ),
+    ),
+    (
+        # cuda-memcheck: the only host frame is the driver's, so none is the application's
+        "issue-quicksilver-48-cuda-memcheck",
+        dict(address="0x7f153e0002e8", thread="(127,0,0)", block="(194,0,0)", host_frame=None),
+    ),
+    (
+        # no source on the `at` line: the first device frame with one gives it
+        "issue-warp-943-illegal-instruction",
+        dict(
+            function="__cuda_sm70_shflsync_down_p",
+            source="tile_reduce.h:72",
+            device_frame="__shfl_down_sync(unsigned int, unsigned int, unsigned int, int)",
+            host_frame="wp_cuda_launch_kernel in warp.so",
+        ),
+    ),
+    # a 3-D thread and block index; a 4-byte atomic at ...51 is 1 byte past a 4-byte boundary
+    (
+        "issue-mallocmc-249-atomic-misaligned",
+        dict(thread="(0,1,0)", block="(0,3,1)", address="0x7ff15fe22051", misaligned_by=1),
+    ),
+    # a 16-byte local store at ...94 is 4 bytes past a 16-byte boundary
+    ("issue-fuser-2930-local-misaligned", dict(address="0xfffa94", misaligned_by=4, null_address=None)),
+    # out of bounds, not misaligned
+    ("issue-hecbench-112-access-at-oob", dict(misaligned_by=None)),
+    # shared and local addresses are offsets in their own window: never a null pointer
+    ("issue-cccl-1229-shared-misaligned", dict(address="0x8", null_address=None)),
+    (
+        "doc-31-initcheck-address-space-selection",
+        dict(address="0x0", null_address=None, source="uninitialized_shared.cu:7"),
+    ),
+    ("doc-20-understanding-racecheck-hazard-reports", dict(address="0x0", null_address=None)),
+    # racecheck: the accesses of the first hazard, new and old formats
+    (
+        "doc-19-understanding-racecheck-analysis-reports",
+        dict(accesses=("write at raceGroupBasic.cu:40", "read at raceGroupBasic:46"), address=None, thread=None),
+    ),
+    (
+        "doc-58-warp-level-hazards",
+        dict(
+            accesses=(
+                "write by thread (35,0,0) at Racecheck/warp_error.cu:44",
+                "read by thread (32,0,0) at Racecheck/warp_error.cu:56",
+            ),
+            thread="(35,0,0)",
+        ),
+    ),
+    (
+        "issue-cudf-23900-race-error",
+        dict(
+            accesses=("write at delta_binary.cuh:324", "read at delta_binary.cuh:312", "read at delta_binary.cuh:312")
+        ),
+    ),
+    # racecheck deadlock: thread, block and location are on the header line
+    (
+        "doc-28-racecheck-deadlock-detection",
+        dict(thread="(0,0,0)", block="(0,0,0)", source="app.cu:98", null_address=None),
+    ),
+    # leaks and unused memory
+    ("doc-54-leak-checking-in-compute-sanitizer", dict(leaked_bytes=1024, host_frame="main in memcheck_demo")),
+    ("doc-34-unused-memory-detection", dict(allocation_size_bytes=100, unwritten_bytes=80)),
+    # synccheck and initcheck
+    ("doc-36-understanding-synccheck-reports", dict(thread="(37,0,0)", source="divergence.cu:79")),
+    ("issue-cccl-1891-initcheck", dict(thread="(16,0,0)", block="(80,0,0)", address="0x7f615d40daf0")),
+    # an API error has no address; the only host frames are the driver's and the runtime's
+    (
+        "issue-cucollections-538-api-error",
+        dict(
+            message='Program hit cudaErrorInvalidValue (error 1) due to "invalid argument" on CUDA API call to '
+            "cudaFuncSetAttribute.",
+            address=None,
+            host_frame=None,
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("stem", "attrs"), FIRST_REPORT, ids=[c[0] for c in FIRST_REPORT])
+def test_first_report_values(stem: str, attrs: dict[str, object]) -> None:
+    f = parse(load(stem))
+    assert f is not None
+    for name, want in attrs.items():
+        assert getattr(f, name) == want, name
+
+
+def test_function_is_the_device_function_the_kernel_called() -> None:
+    # NVIDIA's memcheck_demo (debug build): the write is in out_of_bounds_function(), called by the kernel
+    text = load("doc-53-memcheck-demo-output-with-memcheck-debug")
+    second = text[text.index("Running unaligned_kernel") :]
+    f = parse(second)
+    assert f is not None
+    assert (f.kernel, f.function, f.source) == (
+        "out_of_bounds_kernel()",
+        "out_of_bounds_function()",
+        "memcheck_demo.cu:39",
+    )
+
+
+def test_a_long_source_path_keeps_its_file_and_line() -> None:
+    f = parse(load("doc-60-memset-error"))
+    assert f is not None and f.source == "Initcheck/memset_error.cu:41"
+
+
+def test_null_address_of_a_global_access() -> None:
+    # ORNL/HeCBench#131: a write through a null pointer ("Access at 0x0"), terabytes before an allocation
+    f = parse(load("issue-hecbench-131-null-write"))
+    assert f is not None
+    assert (f.first_kind, f.address, f.null_address) == ("invalid-global-write", "0x0", "0x0")
+    assert (f.allocation_relation, f.allocation_distance_bytes) == ("before", 140229602181120)
+    assert (f.allocation_address, f.allocation_size_bytes) == ("0x7f89bfa00000", 1020)
+    # any other global address is not
+    f = parse(load("issue-hecbench-112-access-at-oob"))
+    assert f is not None and f.null_address is None
+
+
+def test_access_to_inside_an_allocation_and_a_library_host_frame() -> None:
+    # pytorch/pytorch#196209: "Access to 0x... is out of bounds / and is inside the nearest allocation"
+    f = parse(load("issue-pytorch-196209-inside-allocation"))
+    assert f is not None
+    assert (f.address, f.allocation_relation, f.allocation_address, f.allocation_size_bytes) == (
+        "0x147267fff80",
+        "inside",
+        "0x14725400000",
+        20971520,
+    )
+    assert f.host_frame == "launch_bulk_copy_range(at::Tensor, int) in bulk_copy_range.so"

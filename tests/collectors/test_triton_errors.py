@@ -97,6 +97,19 @@ EXPECTED: dict[str, dict[str, object]] = {
         message="invalid operands of type pointer<fp16> and triton.language.float32",
     ),
     "no-active-driver": dict(no_active_driver=True),
+    # a feature the target arch lacks, raised as a plain ValueError by Triton's NVIDIA backend
+    "num-ctas-on-sm80": dict(
+        message="num_ctas > 1 requires NVIDIA SM90+ (Hopper). Current target is sm_80. This configuration will fail. "
+        "Please set num_ctas=1 or target an SM90+ GPU.",
+        inner_error="ValueError",
+    ),
+    "fp8-e4m3-on-sm80": dict(
+        error="CompilationError",
+        src_line=1,
+        src_col=0,
+        message="type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')",
+        inner_error="ValueError",
+    ),
     "autotune-failing-configs": dict(
         autotune_failures=1, autotune_best_config="BLOCK: 64, num_warps: 4, num_ctas: 1, num_stages: 3, maxnreg: None"
     ),
@@ -248,3 +261,11 @@ def test_fast_on_triton_logs() -> None:
         for log in logs:
             triton_errors.parse(log)
     assert time.perf_counter() - start < 5.0
+
+
+def test_arch_feature_message_pasted_alone() -> None:
+    # sgl-project/sglang#5871: only the message's line was pasted, with the quote that closed the repr
+    line = "type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')\""
+    facts = triton_errors.parse(line)
+    assert facts is not None and facts.error is None
+    assert facts.message == line[:-1]
