@@ -47,3 +47,33 @@ def test_precheck_shapes() -> None:
     assert pre("(oom_total_bytes ?? 0) > 3") is None
     # one side of an `or` without a pre-check: the whole `or` has none
     assert pre('cuda_error == "x" or not exit_timed_out') is None
+
+
+def test_precheck_null_coalesce_and_comprehension_shapes() -> None:
+    ctx = {
+        "cuda_error": "cudaErrorIllegalAddress",
+        "triton_message": None,
+        "compiler_errors": ("ptxas fatal: Unresolved extern", "error: identifier x is undefined"),
+        "sanitizer_kinds": (),
+    }
+
+    def pre(expr: str):
+        return compile_precheck(compile_expression(expr).statement)
+
+    assert pre("triton_message != null")(ctx) is False
+    assert pre("triton_message == null")(ctx) is True
+    assert pre('cuda_error != "cudaErrorIllegalAddress"')(ctx) is False
+    assert pre('triton_message != "x"')(ctx) is True  # null differs from any string
+    # `(sym ?? "default")`: the default is what the regex sees when the symbol is null
+    assert pre('(triton_message ?? "") =~~ "aligned"')(ctx) is False
+    assert pre('(triton_message ?? "no message") =~~ "message"')(ctx) is True
+    assert pre('(triton_message ?? "") =~~ "^$"')(ctx) is True  # the empty default matches
+    # `$any([...])`: some element passes the element's test
+    assert pre('$any([e =~~ "identifier [a-z]+ is undefined" for e in compiler_errors])')(ctx) is True
+    assert pre('$any([e =~ "identifier" for e in compiler_errors])')(ctx) is False  # =~ anchors at the start
+    assert pre('$any([e == "ptxas fatal: Unresolved extern" for e in compiler_errors])')(ctx) is True
+    assert pre('$any([e =~~ "x" and e =~~ "nothing" for e in compiler_errors])')(ctx) is False
+    assert pre('$any([e =~~ "leak" for e in sanitizer_kinds])')(ctx) is False  # no elements
+    # an element test on another symbol, or a negated one, gives no pre-check
+    assert pre('$any([e =~~ "x" or not exit_timed_out for e in compiler_errors])') is None
+    assert pre('$any([e =~~ "x" for e in compiler_errors]) or not exit_timed_out') is None
