@@ -197,8 +197,10 @@ class Matcher:
     def _try(
         i: int, rule: Rule, context: Mapping[str, Any], matched: list[tuple[int, Rule]], errors: list[tuple[int, str]]
     ) -> None:
+        """``rule.matches(context)``, spelt out: this runs for every candidate rule of every record."""
         try:
-            if rule.matches(context):
+            pre = rule.precheck
+            if (pre is None or pre(context)) and rule.compiled.matches(context):
                 matched.append((i, rule))
         except Exception as exc:  # a broken rule is reported, the record is still diagnosed
             errors.append((i, f"{rule.id}: {type(exc).__name__}: {exc}"))
