@@ -77,3 +77,29 @@ def test_precheck_null_coalesce_and_comprehension_shapes() -> None:
     # an element test on another symbol, or a negated one, gives no pre-check
     assert pre('$any([e =~~ "x" or not exit_timed_out for e in compiler_errors])') is None
     assert pre('$any([e =~~ "x" for e in compiler_errors]) or not exit_timed_out') is None
+
+
+def test_literal_options() -> None:
+    import re
+
+    from diagnose.prefilter import _regex_test, literal_options
+
+    def lits(pattern: str):
+        return literal_options(re.compile(pattern))
+
+    assert lits(r"\bNameError: name '\w+'") == (("NameError: name '",), False)
+    # an alternation needs one literal per branch; a longer literal holding a shorter one is dropped
+    assert lits(r"(?i)must be (?:a )?Contiguous|is not contiguous") == (("contiguous",), True)
+    assert lits(r"(foo)*bark|bazz") == (("bark", "bazz"), False)
+    assert lits(r"(?:foo|ba)+quux?") == (("quu",), False)  # a repeat of at least one, a literal run
+    # nothing required, too short, inline flags on a group, non-ASCII literals under IGNORECASE: none
+    assert lits(r"(foo)?x.y") is None
+    assert lits(r"abc|abd") is None  # the branches share "ab": shorter than 3
+    assert lits(r"x(?i:foo)bar") is None
+    assert lits(r"(?i)straße") is None
+    # the test agrees with the regex, also where case folding goes beyond ASCII
+    test = _regex_test("eq_fzs", r"(?i)illegal (?:memory )?address")
+    for text in ("an ILLEGAL ADDRESS", "illegal memory address", "nothing", "İLLEGAL address", "illegal  address"):
+        assert test(text) == (re.search(r"(?i)illegal (?:memory )?address", text) is not None), text
+    anchored = _regex_test("eq_fzm", r"ptxas fatal")
+    assert anchored("ptxas fatal: x") and not anchored("x ptxas fatal")
