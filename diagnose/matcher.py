@@ -166,15 +166,13 @@ class Matcher:
         skipped: list[_Group] = []  # groups whose required sources are absent: skipped, not false
         for group in self._groups:
             if group.requires <= present:
-                for i, rule in group.rules:
-                    self._try(i, rule, context, matched, errors)
+                self._try(group.rules, context, matched, errors)
             else:
                 skipped.append(group)
         errors.sort(key=lambda e: e[0])  # rule-base order, as if every rule had been tried in turn
         if "concept" in present:
             for family in dict.fromkeys(context.get("concept_families") or ()):
-                for i, rule in self._by_family.get(family, ()):
-                    self._try(i, rule, context, matched, errors)
+                self._try(self._by_family.get(family, ()), context, matched, errors)
         elif self._families.rules:
             skipped.append(self._families)
         matched.sort(key=lambda m: m[0])  # rule-base order
@@ -195,15 +193,19 @@ class Matcher:
 
     @staticmethod
     def _try(
-        i: int, rule: Rule, context: Mapping[str, Any], matched: list[tuple[int, Rule]], errors: list[tuple[int, str]]
+        rules: Iterable[tuple[int, Rule]],
+        context: Mapping[str, Any],
+        matched: list[tuple[int, Rule]],
+        errors: list[tuple[int, str]],
     ) -> None:
-        """``rule.matches(context)``, spelt out: this runs for every candidate rule of every record."""
-        try:
-            pre = rule.precheck
-            if (pre is None or pre(context)) and rule.compiled.matches(context):
-                matched.append((i, rule))
-        except Exception as exc:  # a broken rule is reported, the record is still diagnosed
-            errors.append((i, f"{rule.id}: {type(exc).__name__}: {exc}"))
+        """``rule.matches(context)`` of each rule, spelt out: this runs for every candidate rule of every record."""
+        for i, rule in rules:
+            try:
+                pre = rule.precheck
+                if (pre is None or pre(context)) and rule.compiled.matches(context):
+                    matched.append((i, rule))
+            except Exception as exc:  # a broken rule is reported, the record is still diagnosed
+                errors.append((i, f"{rule.id}: {type(exc).__name__}: {exc}"))
 
 
 def _group(requires: frozenset[str], members: list[tuple[int, Rule]]) -> _Group:

@@ -204,17 +204,24 @@ def _regex_test(kind: str, pattern: str) -> Callable[[str], bool]:
     if options is None:
         return lambda s: find(s) is not None
     literals, fold = options
+    holds = _holds_one_of(literals)
     if not fold:
-        return lambda s: any(lit in s for lit in literals) and find(s) is not None
+        return lambda s: holds(s) and find(s) is not None
 
     def folded(s: str) -> bool:
-        if s.isascii():  # ASCII text: IGNORECASE matching is ASCII case folding, which lower() does
-            low = _lowered(s)
-            if not any(lit in low for lit in literals):
-                return False
+        # ASCII text: IGNORECASE matching is ASCII case folding, which lower() does
+        if s.isascii() and not holds(_lowered(s)):
+            return False
         return find(s) is not None
 
     return folded
+
+
+def _holds_one_of(literals: tuple[str, ...]) -> Callable[[str], bool]:
+    if len(literals) == 1:
+        (only,) = literals
+        return lambda s: only in s
+    return lambda s: any(lit in s for lit in literals)
 
 
 _LAST_LOWERED: tuple[str, str] = ("", "")
