@@ -21,17 +21,10 @@ answer (the tests compare both paths over the whole corpus).
 
 from __future__ import annotations
 
-import re
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-with warnings.catch_warnings():  # the stdlib's own regex parser (deprecated names of re._parser, re._constants)
-    warnings.simplefilter("ignore", DeprecationWarning)
-    import sre_constants as _C
-    import sre_parse
-
-_REPEATS = (_C.MAX_REPEAT, _C.MIN_REPEAT) + ((_C.POSSESSIVE_REPEAT,) if hasattr(_C, "POSSESSIVE_REPEAT") else ())
+from diagnose.regex_literals import regex_test
 
 Check = Callable[[Mapping[str, Any]], bool]
 
@@ -72,7 +65,7 @@ def _node(e: Any) -> Check | None:
         value, lit = _value_lit(e.left, e.right)
         if value is None or not isinstance(lit, str):
             return None
-        return _regex(value, _regex_test(e.type, lit))
+        return _regex(value, regex_test(lit, anchored=e.type == "eq_fzm"))
     if isinstance(e, A.ContainsExpression):
         container, member = e.container, e.member
         if _is_context_symbol(container) and isinstance(member, A.StringExpression):
@@ -134,7 +127,7 @@ def _element(e: Any, var: str) -> Test | None:
         return None
     if isinstance(e, A.FuzzyComparisonExpression) and e.type in ("eq_fzs", "eq_fzm"):
         if is_var(e.left) and isinstance(e.right, A.StringExpression):
-            f = _regex_test(e.type, e.right.value)
+            f = regex_test(e.right.value, anchored=e.type == "eq_fzm")
             return lambda x: isinstance(x, str) and f(x)
         return None
     if isinstance(e, A.ComparisonExpression) and e.type == "eq":
@@ -193,110 +186,6 @@ def _value_lit(a: Any, b: Any) -> tuple[Value | None, Any]:
         if value is not None and lit is not None:
             return value, lit
     return None, None
-
-
-def _regex_test(kind: str, pattern: str) -> Callable[[str], bool]:
-    """``=~~`` (search) or ``=~`` (match) of ``pattern``; a string that holds none of the literals every
-    match contains is refused without running the regex (a substring test is many times cheaper)."""
-    rx = re.compile(pattern)
-    find = rx.search if kind == "eq_fzs" else rx.match
-    options = literal_options(rx)
-    if options is None:
-        return lambda s: find(s) is not None
-    literals, fold = options
-    holds = _holds_one_of(literals)
-    if not fold:
-        return lambda s: holds(s) and find(s) is not None
-
-    def folded(s: str) -> bool:
-        # ASCII text: IGNORECASE matching is ASCII case folding, which lower() does
-        if s.isascii() and not holds(_lowered(s)):
-            return False
-        return find(s) is not None
-
-    return folded
-
-
-def _holds_one_of(literals: tuple[str, ...]) -> Callable[[str], bool]:
-    if len(literals) == 1:
-        (only,) = literals
-        return lambda s: only in s
-    return lambda s: any(lit in s for lit in literals)
-
-
-_LAST_LOWERED: tuple[str, str] = ("", "")
-
-
-def _lowered(s: str) -> str:
-    """``s.lower()``, remembered for the last string: every rule's regex reads the same log text."""
-    global _LAST_LOWERED
-    last = _LAST_LOWERED
-    if last[0] is s:
-        return last[1]
-    low = s.lower()
-    _LAST_LOWERED = (s, low)
-    return low
-
-
-# --- the literals every match of a regex contains -------------------------------------------------
-
-_MIN_LITERAL = 3
-
-
-def literal_options(rx: re.Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
-    """Strings of which every match of ``rx`` contains at least one, and whether they are to be looked
-    for case-folded (``re.IGNORECASE``: then they are lowered, and all ASCII); None when there are none
-    (or only shorter than 3 characters, not worth a test).
-
-    A run of literal characters is required where it stands in a sequence; an alternation requires
-    one of its branches' requirements (each branch must have one); a group or a repeat of at least
-    one its content's.  Inline flags on a group (``(?i:...)``) give no literals."""
-    try:
-        parsed = sre_parse.parse(rx.pattern, rx.flags)
-        found = _required(parsed.data)
-    except Exception:  # a construct this walk does not know: no literals, the regex decides
-        return None
-    if not found or min(map(len, found)) < _MIN_LITERAL:
-        return None
-    fold = bool(parsed.state.flags & re.IGNORECASE)
-    if fold:
-        if not all(lit.isascii() for lit in found):
-            return None
-        found = frozenset(lit.lower() for lit in found)
-    # a string that holds a shorter literal it contains is enough: keep the shortest ones
-    kept = tuple(sorted(lit for lit in found if not any(o != lit and o in lit for o in found)))
-    return kept, fold
-
-
-def _required(items: Any) -> frozenset[str] | None:
-    """The literals (any one of them) every match of the sequence ``items`` contains, or None."""
-    best: frozenset[str] | None = None
-
-    def consider(options: frozenset[str] | None) -> None:
-        nonlocal best
-        if options and (best is None or min(map(len, options)) > min(map(len, best))):
-            best = options
-
-    run: list[str] = []
-    for op, arg in [*list(items), (None, None)]:
-        if op is _C.LITERAL:
-            run.append(chr(arg))
-            continue
-        if run:
-            consider(frozenset(["".join(run)]))
-            run = []
-        if op is _C.SUBPATTERN:
-            _group, add_flags, del_flags, sub = arg
-            if add_flags or del_flags:
-                raise ValueError("inline flags on a group")
-            consider(_required(sub))
-        elif op is _C.BRANCH:
-            branches = [_required(b) for b in arg[1]]
-            if all(branches):
-                consider(frozenset().union(*branches))  # type: ignore[arg-type]
-        elif op in _REPEATS and arg[0] >= 1:
-            consider(_required(arg[2]))
-    return best
 
 
 def _all_of(a: Check, b: Check) -> Check:

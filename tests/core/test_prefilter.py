@@ -82,7 +82,7 @@ def test_precheck_null_coalesce_and_comprehension_shapes() -> None:
 def test_literal_options() -> None:
     import re
 
-    from diagnose.prefilter import _regex_test, literal_options
+    from diagnose.regex_literals import literal_options, regex_test
 
     def lits(pattern: str):
         return literal_options(re.compile(pattern))
@@ -98,8 +98,8 @@ def test_literal_options() -> None:
     assert lits(r"x(?i:foo)bar") is None
     assert lits(r"(?i)straße") is None
     # the test agrees with the regex, also where case folding goes beyond ASCII
-    test = _regex_test("eq_fzs", r"(?i)illegal (?:memory )?address")
+    test = regex_test(r"(?i)illegal (?:memory )?address")
     for text in ("an ILLEGAL ADDRESS", "illegal memory address", "nothing", "İLLEGAL address", "illegal  address"):
         assert test(text) == (re.search(r"(?i)illegal (?:memory )?address", text) is not None), text
-    anchored = _regex_test("eq_fzm", r"ptxas fatal")
+    anchored = regex_test(r"ptxas fatal", anchored=True)
     assert anchored("ptxas fatal: x") and not anchored("x ptxas fatal")
