@@ -125,47 +125,58 @@ class Diagnosis:
 _CONCEPT = frozenset({"concept"})
 
 
+@dataclass(frozen=True)
+class _Group:
+    """The rules that require the same evidence sources: one subset test per record decides whether
+    all of them are tried or all skipped."""
+
+    requires: frozenset[str]
+    rules: tuple[tuple[int, Rule], ...]  # (index in the rule base, rule), in rule-base order
+    modes: frozenset[str]  # their failure modes ("could not check" when they are skipped)
+
+
 @dataclass
 class Matcher:
     rules: RuleSet
     min_confidence: float = MIN_CONFIDENCE
-    _by_requires: list[tuple[int, frozenset[str], Rule]] = field(init=False, repr=False)
+    _groups: list[_Group] = field(init=False, repr=False)
     # the rules of decided message families, by family id: looked up from the families a log printed
     # instead of each being tried on every record (there are many, and a log prints few)
     _by_family: dict[str, list[tuple[int, Rule]]] = field(init=False, repr=False)
-    _family_skips: list[tuple[frozenset[str], str]] = field(init=False, repr=False)
+    _families: _Group = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._by_requires, self._by_family, self._family_skips = [], {}, []
+        by_requires: dict[frozenset[str], list[tuple[int, Rule]]] = {}
+        family_rules: list[tuple[int, Rule]] = []
+        self._by_family = {}
         for i, r in enumerate(self.rules):
             requires = frozenset(r.requires)
             if isinstance(r.compiled, FamilyCondition) and r.precheck is None and requires == _CONCEPT:
                 self._by_family.setdefault(r.compiled.family, []).append((i, r))
-                self._family_skips.append((_CONCEPT, r.failure_mode))
+                family_rules.append((i, r))
             else:
-                self._by_requires.append((i, requires, r))
+                by_requires.setdefault(requires, []).append((i, r))
+        self._groups = [_group(req, members) for req, members in by_requires.items()]
+        self._families = _group(_CONCEPT, family_rules)
 
     def diagnose(self, evidence: Evidence, *, lead: str | None = None) -> Diagnosis:
         present = evidence.present()
         context = evidence.context()
         matched: list[tuple[int, Rule]] = []
-        errors: list[str] = []
-        skipped = 0
-        skipped_for: list[tuple[frozenset[str], str]] = []  # (missing sources, failure mode) of skipped rules
-        for i, requires, rule in self._by_requires:
-            if not requires <= present:
-                skipped += 1
-                skipped_for.append((requires - present, rule.failure_mode))
-                continue
-            self._try(i, rule, context, matched, errors)
+        errors: list[tuple[int, str]] = []
+        skipped: list[_Group] = []  # groups whose required sources are absent: skipped, not false
+        for group in self._groups:
+            if group.requires <= present:
+                self._try(group.rules, context, matched, errors)
+            else:
+                skipped.append(group)
+        errors.sort(key=lambda e: e[0])  # rule-base order, as if every rule had been tried in turn
         if "concept" in present:
             for family in dict.fromkeys(context.get("concept_families") or ()):
-                for i, rule in self._by_family.get(family, ()):
-                    self._try(i, rule, context, matched, errors)
-        else:
-            skipped += len(self._family_skips)
-            skipped_for.extend(self._family_skips)
-        matched.sort(key=lambda m: m[0])  # rule-base order, as if every rule had been tried in turn
+                self._try(self._by_family.get(family, ()), context, matched, errors)
+        elif self._families.rules:
+            skipped.append(self._families)
+        matched.sort(key=lambda m: m[0])  # rule-base order
         # rank and keep one per (category, mode) first: only the kept ones get their explanation rendered
         # each rule's confidence on this input: calibrated, moved by the evidence (diagnose.confidence)
         conf = {r.id: assess(r, context) for _, r in matched}
@@ -176,22 +187,33 @@ class Matcher:
         # candidates: sources missing for skipped rules of the same failure modes (all, when none fit)
         modes = {f.failure_mode for f in findings}
         missing: set[str] = set()
-        for absent, mode in skipped_for:
-            if not modes or mode in modes:
-                missing |= absent
+        for group in skipped:
+            if not modes or not group.modes.isdisjoint(modes):
+                missing |= group.requires - present
         unchecked = tuple(HOW_TO_GET[k] for k in HOW_TO_GET if k in missing)
         diag = decide(findings, lead=lead, min_confidence=self.min_confidence)
-        return replace(diag, unchecked=unchecked, skipped_rules=skipped, rule_errors=tuple(errors))
+        n_skipped = sum(len(g.rules) for g in skipped)
+        return replace(diag, unchecked=unchecked, skipped_rules=n_skipped, rule_errors=tuple(e for _, e in errors))
 
     @staticmethod
     def _try(
-        i: int, rule: Rule, context: Mapping[str, Any], matched: list[tuple[int, Rule]], errors: list[str]
+        rules: Iterable[tuple[int, Rule]],
+        context: Mapping[str, Any],
+        matched: list[tuple[int, Rule]],
+        errors: list[tuple[int, str]],
     ) -> None:
-        try:
-            if rule.matches(context):
-                matched.append((i, rule))
-        except Exception as exc:  # a broken rule is reported, the record is still diagnosed
-            errors.append(f"{rule.id}: {type(exc).__name__}: {exc}")
+        """``rule.matches(context)`` of each rule, spelt out: this runs for every candidate rule of every record."""
+        for i, rule in rules:
+            try:
+                pre = rule.precheck
+                if (pre is None or pre(context)) and rule.compiled.matches(context):
+                    matched.append((i, rule))
+            except Exception as exc:  # a broken rule is reported, the record is still diagnosed
+                errors.append((i, f"{rule.id}: {type(exc).__name__}: {exc}"))
+
+
+def _group(requires: frozenset[str], members: list[tuple[int, Rule]]) -> _Group:
+    return _Group(requires, tuple(members), frozenset(r.failure_mode for _, r in members))
 
 
 def decide(

@@ -11,15 +11,20 @@ answer (the tests compare both paths over the whole corpus).
 
 - ``A and B``  → pre(A) and pre(B) (either side may lack one)
 - ``A or B``   → pre(A) or pre(B), only when both sides have one
-- ``sym == "lit"``, ``sym in ["a", "b"]``, ``"lit" in sym``, ``sym =~ / =~~ "re"``, a bare boolean symbol
-- anything else (``not``, arithmetic, comprehensions, ``??``) → no pre-check from that node
+- ``sym == "lit"``, ``sym != "lit"``, ``sym == null``, ``sym != null``, ``sym in ["a", "b"]``,
+  ``"lit" in sym``, ``sym =~ / =~~ "re"``, a bare boolean symbol; ``(sym ?? "default")`` in place of
+  ``sym`` in the comparisons and regex tests
+- ``$any([x =~~ "re" for x in sym])`` (also ``=~``, ``== "lit"``, and those joined by ``and`` / ``or``;
+  an ``if`` condition only narrows the elements, so it is left out) → some element of ``sym`` passes
+- anything else (``not``, arithmetic, other functions) → no pre-check from that node
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from diagnose.regex_literals import regex_test
 
 Check = Callable[[Mapping[str, Any]], bool]
 
@@ -45,36 +50,142 @@ def _node(e: Any) -> Check | None:
         if e.type == "or" and left and right:
             return _any_of(left, right)
         return None
-    if isinstance(e, A.SymbolExpression) and e.result_type == DataType.BOOLEAN:
+    if isinstance(e, A.SymbolExpression) and e.scope is None and e.result_type == DataType.BOOLEAN:
         return _truthy(e.name)
-    if isinstance(e, A.ComparisonExpression) and e.type == "eq":
-        sym, lit = _sym_lit(e.left, e.right)
-        if sym is not None and isinstance(lit, str):
-            return _equals(sym, lit)
+    if isinstance(e, A.ComparisonExpression) and e.type in ("eq", "ne"):
+        value, lit = _value_lit(e.left, e.right)
+        if value is None:
+            return None
+        if isinstance(lit, str):
+            return _equals(value, lit) if e.type == "eq" else _differs(value, lit)
+        if lit is _NULL:
+            return _is_null(value) if e.type == "eq" else _not_null(value)
         return None
     if isinstance(e, A.FuzzyComparisonExpression) and e.type in ("eq_fzs", "eq_fzm"):
-        sym, lit = _sym_lit(e.left, e.right)
-        if sym is None or not isinstance(lit, str):
+        value, lit = _value_lit(e.left, e.right)
+        if value is None or not isinstance(lit, str):
             return None
-        rx = re.compile(lit)
-        op = rx.search if e.type == "eq_fzs" else rx.match
-
-        def fuzzy(c: Mapping[str, Any], n: str = sym, f: Any = op) -> bool:
-            v = c.get(n)
-            return isinstance(v, str) and f(v) is not None
-
-        return fuzzy
+        return _regex(value, regex_test(lit, anchored=e.type == "eq_fzm"))
     if isinstance(e, A.ContainsExpression):
         container, member = e.container, e.member
-        if isinstance(container, A.SymbolExpression) and isinstance(member, A.StringExpression):
+        if _is_context_symbol(container) and isinstance(member, A.StringExpression):
             return _has_member(container.name, member.value)
-        if isinstance(member, A.SymbolExpression) and isinstance(container, A.ArrayExpression):
+        if _is_context_symbol(member) and isinstance(container, A.ArrayExpression):
             values = [m.value for m in container.value]
             if all(isinstance(m, A.StringExpression) for m in container.value):
                 allowed = frozenset(values)
                 return _one_of(member.name, allowed)
         return None
+    if isinstance(e, A.FunctionCallExpression):
+        return _any_element(e)
     return None
+
+
+# --- `$any([... for x in sym])`: a test on one element ------------------------------------------
+
+Test = Callable[[Any], bool]
+
+
+def _any_element(e: Any) -> Check | None:
+    """``$any([R for x in sym])`` → some element of ``sym`` passes the element test derived from R."""
+    from rule_engine import ast as A
+
+    fn = e.function
+    if not (isinstance(fn, A.SymbolExpression) and fn.scope == "built-in" and fn.name == "any"):
+        return None
+    if len(e.arguments) != 1 or not isinstance(e.arguments[0], A.ComprehensionExpression):
+        return None
+    comp = e.arguments[0]
+    if not _is_context_symbol(comp.iterable) or comp.iterable.name == comp.variable:
+        return None
+    test = _element(comp.result, comp.variable)
+    if test is None:
+        return None
+    name = comp.iterable.name
+
+    def some(c: Mapping[str, Any], n: str = name, t: Test = test) -> bool:
+        return any(t(x) for x in c.get(n) or ())
+
+    return some
+
+
+def _element(e: Any, var: str) -> Test | None:
+    """A necessary condition on the comprehension's element ``var`` for ``e`` to be true."""
+    from rule_engine import ast as A
+
+    def is_var(x: Any) -> bool:
+        return isinstance(x, A.SymbolExpression) and x.scope is None and x.name == var
+
+    if isinstance(e, A.LogicExpression):
+        left, right = _element(e.left, var), _element(e.right, var)
+        if e.type == "and":
+            if left and right:
+                return lambda x: left(x) and right(x)
+            return left or right
+        if e.type == "or" and left and right:
+            return lambda x: left(x) or right(x)
+        return None
+    if isinstance(e, A.FuzzyComparisonExpression) and e.type in ("eq_fzs", "eq_fzm"):
+        if is_var(e.left) and isinstance(e.right, A.StringExpression):
+            f = regex_test(e.right.value, anchored=e.type == "eq_fzm")
+            return lambda x: isinstance(x, str) and f(x)
+        return None
+    if isinstance(e, A.ComparisonExpression) and e.type == "eq":
+        for a, b in ((e.left, e.right), (e.right, e.left)):
+            if is_var(a) and isinstance(b, A.StringExpression):
+                lit = b.value
+                return lambda x: x == lit
+        return None
+    return None
+
+
+# --- values and literals --------------------------------------------------------------------------
+
+Value = Callable[[Mapping[str, Any]], Any]
+_NULL = object()  # the `null` literal
+
+
+def _is_context_symbol(e: Any) -> bool:
+    from rule_engine import ast as A
+
+    return isinstance(e, A.SymbolExpression) and e.scope is None
+
+
+def _value(e: Any) -> Value | None:
+    """A getter for ``sym`` or ``(sym ?? "default")``: the value rule-engine would compare."""
+    from rule_engine import ast as A
+
+    if _is_context_symbol(e):
+        name = e.name
+        return lambda c: c.get(name)
+    if isinstance(e, A.CoalesceExpression) and _is_context_symbol(e.left) and isinstance(e.right, A.StringExpression):
+        name, default = e.left.name, e.right.value
+
+        def coalesced(c: Mapping[str, Any]) -> Any:
+            v = c.get(name)
+            return default if v is None else v
+
+        return coalesced
+    return None
+
+
+def _literal(e: Any) -> Any:
+    from rule_engine import ast as A
+
+    if isinstance(e, A.StringExpression):
+        return e.value
+    if isinstance(e, A.NullExpression):
+        return _NULL
+    return None
+
+
+def _value_lit(a: Any, b: Any) -> tuple[Value | None, Any]:
+    """(getter, literal) of a comparison between a symbol (or a coalesced one) and a literal."""
+    for x, y in ((a, b), (b, a)):
+        value, lit = _value(x), _literal(y)
+        if value is not None and lit is not None:
+            return value, lit
+    return None, None
 
 
 def _all_of(a: Check, b: Check) -> Check:
@@ -89,8 +200,28 @@ def _truthy(name: str) -> Check:
     return lambda c: bool(c.get(name))
 
 
-def _equals(name: str, value: str) -> Check:
-    return lambda c: c.get(name) == value
+def _equals(value: Value, lit: str) -> Check:
+    return lambda c: value(c) == lit
+
+
+def _differs(value: Value, lit: str) -> Check:
+    return lambda c: value(c) != lit
+
+
+def _is_null(value: Value) -> Check:
+    return lambda c: value(c) is None
+
+
+def _not_null(value: Value) -> Check:
+    return lambda c: value(c) is not None
+
+
+def _regex(value: Value, test: Callable[[str], bool]) -> Check:
+    def fuzzy(c: Mapping[str, Any]) -> bool:
+        v = value(c)
+        return isinstance(v, str) and test(v)
+
+    return fuzzy
 
 
 def _has_member(name: str, value: str) -> Check:
@@ -99,13 +230,3 @@ def _has_member(name: str, value: str) -> Check:
 
 def _one_of(name: str, allowed: frozenset[str]) -> Check:
     return lambda c: c.get(name) in allowed
-
-
-def _sym_lit(a: Any, b: Any) -> tuple[str | None, Any]:
-    from rule_engine import ast as A
-
-    if isinstance(a, A.SymbolExpression) and isinstance(b, A.StringExpression):
-        return a.name, b.value
-    if isinstance(b, A.SymbolExpression) and isinstance(a, A.StringExpression):
-        return b.name, a.value
-    return None, None

@@ -47,3 +47,59 @@ def test_precheck_shapes() -> None:
     assert pre("(oom_total_bytes ?? 0) > 3") is None
     # one side of an `or` without a pre-check: the whole `or` has none
     assert pre('cuda_error == "x" or not exit_timed_out') is None
+
+
+def test_precheck_null_coalesce_and_comprehension_shapes() -> None:
+    ctx = {
+        "cuda_error": "cudaErrorIllegalAddress",
+        "triton_message": None,
+        "compiler_errors": ("ptxas fatal: Unresolved extern", "error: identifier x is undefined"),
+        "sanitizer_kinds": (),
+    }
+
+    def pre(expr: str):
+        return compile_precheck(compile_expression(expr).statement)
+
+    assert pre("triton_message != null")(ctx) is False
+    assert pre("triton_message == null")(ctx) is True
+    assert pre('cuda_error != "cudaErrorIllegalAddress"')(ctx) is False
+    assert pre('triton_message != "x"')(ctx) is True  # null differs from any string
+    # `(sym ?? "default")`: the default is what the regex sees when the symbol is null
+    assert pre('(triton_message ?? "") =~~ "aligned"')(ctx) is False
+    assert pre('(triton_message ?? "no message") =~~ "message"')(ctx) is True
+    assert pre('(triton_message ?? "") =~~ "^$"')(ctx) is True  # the empty default matches
+    # `$any([...])`: some element passes the element's test
+    assert pre('$any([e =~~ "identifier [a-z]+ is undefined" for e in compiler_errors])')(ctx) is True
+    assert pre('$any([e =~ "identifier" for e in compiler_errors])')(ctx) is False  # =~ anchors at the start
+    assert pre('$any([e == "ptxas fatal: Unresolved extern" for e in compiler_errors])')(ctx) is True
+    assert pre('$any([e =~~ "x" and e =~~ "nothing" for e in compiler_errors])')(ctx) is False
+    assert pre('$any([e =~~ "leak" for e in sanitizer_kinds])')(ctx) is False  # no elements
+    # an element test on another symbol, or a negated one, gives no pre-check
+    assert pre('$any([e =~~ "x" or not exit_timed_out for e in compiler_errors])') is None
+    assert pre('$any([e =~~ "x" for e in compiler_errors]) or not exit_timed_out') is None
+
+
+def test_literal_options() -> None:
+    import re
+
+    from diagnose.regex_literals import literal_options, regex_test
+
+    def lits(pattern: str):
+        return literal_options(re.compile(pattern))
+
+    assert lits(r"\bNameError: name '\w+'") == (("NameError: name '",), False)
+    # an alternation needs one literal per branch; a longer literal holding a shorter one is dropped
+    assert lits(r"(?i)must be (?:a )?Contiguous|is not contiguous") == (("contiguous",), True)
+    assert lits(r"(foo)*bark|bazz") == (("bark", "bazz"), False)
+    assert lits(r"(?:foo|ba)+quux?") == (("quu",), False)  # a repeat of at least one, a literal run
+    # nothing required, too short, inline flags on a group, non-ASCII literals under IGNORECASE: none
+    assert lits(r"(foo)?x.y") is None
+    assert lits(r"abc|abd") is None  # the branches share "ab": shorter than 3
+    assert lits(r"x(?i:foo)bar") is None
+    assert lits(r"(?i)straße") is None
+    # the test agrees with the regex, also where case folding goes beyond ASCII
+    test = regex_test(r"(?i)illegal (?:memory )?address")
+    for text in ("an ILLEGAL ADDRESS", "illegal memory address", "nothing", "İLLEGAL address", "illegal  address"):
+        assert test(text) == (re.search(r"(?i)illegal (?:memory )?address", text) is not None), text
+    anchored = regex_test(r"ptxas fatal", anchored=True)
+    assert anchored("ptxas fatal: x") and not anchored("x ptxas fatal")

@@ -1,0 +1,125 @@
+"""Cheap tests before a regex: the literals every match of a pattern contains.
+
+:func:`literal_options` reads a pattern's parse tree for strings of which every match holds at least
+one; :func:`regex_test` refuses a string that holds none of them without running the regex — a
+substring test is many times cheaper than a search with a leading alternation or ``(?i)``.  The
+answer is always the regex's own (the rule pre-checks of :mod:`diagnose.prefilter` rely on it).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+with warnings.catch_warnings():  # the stdlib's own regex parser (deprecated names of re._parser, re._constants)
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import sre_constants as _C
+    import sre_parse
+
+_REPEATS = (_C.MAX_REPEAT, _C.MIN_REPEAT) + ((_C.POSSESSIVE_REPEAT,) if hasattr(_C, "POSSESSIVE_REPEAT") else ())
+
+
+def regex_test(pattern: str, *, anchored: bool = False) -> Callable[[str], bool]:
+    """Whether ``pattern`` is found in a string (``re.search``; ``re.match`` when ``anchored``); a string
+    that holds none of the literals every match contains is refused without running the regex."""
+    rx = re.compile(pattern)
+    find = rx.match if anchored else rx.search
+    options = literal_options(rx)
+    if options is None:
+        return lambda s: find(s) is not None
+    literals, fold = options
+    holds = _holds_one_of(literals)
+    if not fold:
+        return lambda s: holds(s) and find(s) is not None
+
+    def folded(s: str) -> bool:
+        # ASCII text: IGNORECASE matching is ASCII case folding, which lower() does
+        if s.isascii() and not holds(_lowered(s)):
+            return False
+        return find(s) is not None
+
+    return folded
+
+
+def _holds_one_of(literals: tuple[str, ...]) -> Callable[[str], bool]:
+    if len(literals) == 1:
+        (only,) = literals
+        return lambda s: only in s
+    return lambda s: any(lit in s for lit in literals)
+
+
+_LAST_LOWERED: tuple[str, str] = ("", "")
+
+
+def _lowered(s: str) -> str:
+    """``s.lower()``, remembered for the last string: every rule's regex reads the same log text."""
+    global _LAST_LOWERED
+    last = _LAST_LOWERED
+    if last[0] is s:
+        return last[1]
+    low = s.lower()
+    _LAST_LOWERED = (s, low)
+    return low
+
+
+# --- the literals every match of a regex contains -------------------------------------------------
+
+_MIN_LITERAL = 3
+
+
+def literal_options(rx: re.Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
+    """Strings of which every match of ``rx`` contains at least one, and whether they are to be looked
+    for case-folded (``re.IGNORECASE``: then they are lowered, and all ASCII); None when there are none
+    (or only shorter than 3 characters, not worth a test).
+
+    A run of literal characters is required where it stands in a sequence; an alternation requires
+    one of its branches' requirements (each branch must have one); a group or a repeat of at least
+    one its content's.  Inline flags on a group (``(?i:...)``) give no literals."""
+    try:
+        parsed = sre_parse.parse(rx.pattern, rx.flags)
+        found = _required(parsed.data)
+    except Exception:  # a construct this walk does not know: no literals, the regex decides
+        return None
+    if not found or min(map(len, found)) < _MIN_LITERAL:
+        return None
+    fold = bool(parsed.state.flags & re.IGNORECASE)
+    if fold:
+        if not all(lit.isascii() for lit in found):
+            return None
+        found = frozenset(lit.lower() for lit in found)
+    # a string that holds a shorter literal it contains is enough: keep the shortest ones
+    kept = tuple(sorted(lit for lit in found if not any(o != lit and o in lit for o in found)))
+    return kept, fold
+
+
+def _required(items: Any) -> frozenset[str] | None:
+    """The literals (any one of them) every match of the sequence ``items`` contains, or None."""
+    best: frozenset[str] | None = None
+
+    def consider(options: frozenset[str] | None) -> None:
+        nonlocal best
+        if options and (best is None or min(map(len, options)) > min(map(len, best))):
+            best = options
+
+    run: list[str] = []
+    for op, arg in [*list(items), (None, None)]:
+        if op is _C.LITERAL:
+            run.append(chr(arg))
+            continue
+        if run:
+            consider(frozenset(["".join(run)]))
+            run = []
+        if op is _C.SUBPATTERN:
+            _group, add_flags, del_flags, sub = arg
+            if add_flags or del_flags:
+                raise ValueError("inline flags on a group")
+            consider(_required(sub))
+        elif op is _C.BRANCH:
+            branches = [_required(b) for b in arg[1]]
+            if all(branches):
+                consider(frozenset().union(*branches))  # type: ignore[arg-type]
+        elif op in _REPEATS and arg[0] >= 1:
+            consider(_required(arg[2]))
+    return best
