@@ -274,3 +274,17 @@ def test_a_cuda_half_accumulator_that_cannot_run_is_no_result_with_the_candidate
     run = _evidence(rep)["run"]
     assert (run["narrow_accumulator"], run["narrow_accumulator_line"]) == ("float16", 17)
     assert rep["failure_mode"] != "wrong-accumulation-precision"  # the source alone is never the verdict
+
+
+@pytest.mark.slow
+def test_when_the_reduction_cannot_be_told_the_source_and_the_signature_decide(kdiag_run) -> None:
+    case = KB / "triton_square_matmul_fp16_acc"
+    code, rep, err = kdiag_run(str(case / "submission.py"), "--reference", str(case / "reference.py"), "--probes",
+                               "none", "--no-record")  # fmt: skip
+    assert rep is not None, err
+    assert (code, rep["rule"], rep["failure_mode"]) == (1, "numerics-run-narrow-accumulator",
+                                                        "wrong-accumulation-precision")  # fmt: skip
+    assert any("accumulation sweep not run: no size parameter" in n and "(N=256)" in n for n in rep["notes"])
+    run = _evidence(rep)["run"]
+    assert run["accum_sweep_param"] is None and "kdiag does not guess it" in run["accum_sweep_skipped"]
+    assert (run["narrow_accumulator"], run["narrow_accumulator_line"]) == ("float16", 18)
