@@ -105,8 +105,13 @@ def _is_jit(fn: ast.FunctionDef) -> bool:
 
 def _alloc_dtype(value: ast.expr) -> str | None:
     """The dtype of ``tl.zeros(..., dtype=D)`` / ``tl.full(..., dtype=D)`` (``D`` as written), else None."""
-    if _call_attr(value) in ("zeros", "full", "zeros_like", "full_like") and isinstance(value, ast.Call):
-        return _dtype_name(_kw(value, "dtype"))
+    at = {"zeros": 1, "full": 2}  # dtype's position: tl.zeros(shape, dtype), tl.full(shape, value, dtype)
+    name = _call_attr(value)
+    if name in ("zeros", "full", "zeros_like", "full_like") and isinstance(value, ast.Call):
+        given = _kw(value, "dtype")
+        if given is None and name in at and len(value.args) > at[name]:
+            given = value.args[at[name]]
+        return _dtype_name(given)
     return None
 
 

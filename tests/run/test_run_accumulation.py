@@ -41,6 +41,16 @@ def test_triton_half_accumulator_updated_in_a_loop_is_found_with_its_lines() -> 
     assert found[0].code == "acc = tl.zeros((BLOCK,), dtype=tl.bfloat16)"
 
 
+def test_triton_dtype_given_by_position_is_read_too() -> None:
+    found = _triton("""
+        def k(x_ptr, n, BLOCK: tl.constexpr):
+            s = tl.full((BLOCK,), 0.0, tl.float16)
+            for i in range(0, n, BLOCK):
+                s += tl.load(x_ptr + i)
+        """)
+    assert [(a.dtype, a.var) for a in found] == [("float16", "s")]
+
+
 def test_triton_dot_with_a_half_out_dtype_in_a_loop_is_found() -> None:
     found = _triton("""
         def mm(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr):
