@@ -241,6 +241,8 @@ def _cuda_update(var: str) -> re.Pattern[str]:
     v = re.escape(var)
     return re.compile(
         rf"\b{v}\s*[+-]=|\b{v}\s*=\s*{v}\s*[+-]|\b{v}\s*=\s*__h(?:add|sub|fma)2?(?:_rn|_sat)?\s*\([^;]*\b{v}\b"
+        # a float sum rounded back into the narrow variable every step: acc = __float2half(__half2float(acc) + x)
+        rf"|\b{v}\s*=\s*__float2(?:half|bfloat16)2?(?:_rn)?\s*\([^;]*\b{v}\b[^;]*[+-]"
     )
 
 

@@ -132,6 +132,22 @@ def test_cuda_half_and_bfloat16_accumulators_are_found_float_is_not() -> None:
     assert AC.cuda_accumulators(CUDA_FLOAT) == []  # the comment naming __half is not code
 
 
+def test_a_float_sum_rounded_back_to_half_every_step_is_found_a_max_is_not() -> None:
+    src = """
+    __global__ void k(const __half* x, __half* out, int n) {
+        __half acc = __float2half(0.f);
+        __half top = x[0];
+        for (int i = 0; i < n; ++i) {
+            acc = __float2half(__half2float(acc) + __half2float(x[i]));
+            top = __hmax(top, x[i]);
+        }
+        out[0] = acc;
+        out[1] = top;
+    }
+    """
+    assert [(a.var, a.line, a.update_line) for a in AC.cuda_accumulators(textwrap.dedent(src))] == [("acc", 3, 6)]
+
+
 def test_a_half_declared_after_the_loop_or_updated_outside_one_is_not_found() -> None:
     src = """
     __global__ void k(const __half* x, __half* out, int n) {
