@@ -466,6 +466,17 @@ class RunFacts(Facts):
     probe_seed_failed: bool = False  # a declared size with inputs from another seed (inside the contract)
     probe_nondeterministic: bool = False  # repeated identical runs gave different bits
     probe_oob: bool = False  # a failing probe read or wrote out of bounds (interpreter checks, canaries)
+    # the kernel's accumulator type read from its source (diagnose/run/accumulator.py): a candidate, not a verdict
+    narrow_accumulator: str | None = None  # float16 | bfloat16 | float8: a sum kept in it inside a loop
+    narrow_accumulator_var: str | None = None  # its name: "acc"
+    narrow_accumulator_line: int | None = None  # where it is declared, in the target file
+    narrow_accumulator_code: str | None = None  # that line: "acc = tl.zeros((BLOCK,), dtype=tl.float16)"
+    narrow_accumulator_how: str | None = None  # what was seen: "updated in a loop at line 25 ..."
+    # the reduction-length sweep (diagnose/run/accum_sweep.py): the failing size re-run with a shorter reduction
+    accum_sweep_param: str | None = None  # the size that is the reduction length: "cols", "K"
+    accum_sweep_values: tuple[int, ...] = ()  # its values that ran, shortest first, the declared one last
+    accum_sweep_median_rel: tuple[float, ...] = ()  # the median relative error at each
+    accum_sweep_skipped: str | None = None  # why no sweep ran although the errors looked like accumulation
 
 
 # --- the knowledge base (kdiag kb): what people taught kdiag about this failure ----------

@@ -95,7 +95,7 @@ def _probes(spec: _spec.Spec, proto: protocol.Protocol, manifest: dict) -> int:
         entry["dir"] = str(i)
         try:
             seed = int(probe.get("seed", spec.seed))
-            value = proto.make_inputs(dict(probe.get("size") or {}), spec.device, seed)
+            value = _make_probe_inputs(spec, proto, dict(probe.get("size") or {}), seed)
             value = probes.transform_values(value, probe.get("values"), args_only=spec.kind == "kernelbench")
             tensors: dict = {}
             entry["structure"] = arrays.encode(value, folder, "in", tensors)
@@ -105,6 +105,21 @@ def _probes(spec: _spec.Spec, proto: protocol.Protocol, manifest: dict) -> int:
         manifest["sizes"].append(entry)
     arrays.write_json(spec.inputs_dir / "manifest.json", manifest)
     return 0
+
+
+def _make_probe_inputs(spec: _spec.Spec, proto: protocol.Protocol, size: dict, seed: int) -> object:
+    """A probe's inputs; KernelBench sizes are module constants: rebound for this entry, then restored."""
+    if spec.kind != "kernelbench" or not size:
+        return proto.make_inputs(size, spec.device, seed)
+    from harness import sizes
+
+    ref = getattr(proto, "ref", None)
+    saved = {name: getattr(ref, name) for name in size if hasattr(ref, name)}
+    sizes.apply(ref, size)
+    try:
+        return proto.make_inputs(size, spec.device, seed)
+    finally:
+        sizes.apply(ref, saved)
 
 
 if __name__ == "__main__":

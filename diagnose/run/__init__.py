@@ -12,6 +12,9 @@
   children's outputs, read safely and compared here, in a process that never runs submission code;
 - :mod:`diagnose.run.probes`, :mod:`diagnose.run.probe_run`, :mod:`diagnose.run.shrink` — inputs
   outside the declared contract, the smallest failing input and its repro;
+- :mod:`diagnose.run.accumulator`, :mod:`diagnose.run.accum_sweep`, :mod:`diagnose.run.accum_run` — the
+  kernel's accumulator type read from its source, and a failing size re-run at shorter reduction
+  lengths to measure how the error grows (accumulation precision from one declared size);
 - :mod:`diagnose.run.cuda_sources`, :mod:`diagnose.run.compile_check` — a Python submission's CUDA
   sources, read from its syntax tree and compiled with nvcc for the target arch (no GPU needed);
 - :mod:`diagnose.run.no_result` — "could not run here": the cause, from the environment snapshot;

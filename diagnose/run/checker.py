@@ -32,6 +32,8 @@ def apply(ctx: RunContext, folder: Path, sizes: list[C.SizeResult]) -> list[C.Si
     for s in sizes:
         row = by_label.get(s.label)
         out.append(s if row is None else C.checked(s, row))
+        if row is not None and not row.get("good") and not row.get("error"):
+            ctx.log.note(f"check_implementation rejected {s.label}: {str(row.get('message') or '')[:200]}")
     ctx.log.note("correctness decided by the problem's own check_implementation (its tolerances)")
     return out
 

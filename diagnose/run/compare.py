@@ -426,4 +426,10 @@ def checked(size: SizeResult, row: Mapping[str, Any]) -> SizeResult:
     if row.get("good"):
         return dataclasses.replace(size, ok=not (size.mutated or size.unwritten), invalid=None)
     message = str(row.get("message") or "check_implementation rejected the output")
+    values_differ = any(not leaf.ok and leaf.problem is None and not (leaf.shape_mismatch or leaf.dtype_mismatch)
+                        for leaf in size.leaves)  # fmt: skip
+    if values_differ and size.invalid is None:
+        # the checker and kdiag's comparison agree that the values are off: the result is of the right
+        # kind, and the figures of where and by how much are the evidence (not "an invalid result")
+        return dataclasses.replace(size, ok=False)
     return dataclasses.replace(size, ok=False, invalid=size.invalid or f"check_implementation: {message}")

@@ -230,7 +230,8 @@ def locate(bad: Any) -> dict[str, Any]:
         return info
     idx = np.flatnonzero(flat)
     first = int(idx[0])
-    lines = bad.reshape(-1, bad.shape[-1]) if bad.ndim >= 2 else None
+    # lines of one element are no structure: an (M, 1) output's bad elements are not "whole rows"
+    lines = bad.reshape(-1, bad.shape[-1]) if bad.ndim >= 2 and bad.shape[-1] > 1 and bad.shape[-2] > 1 else None
     if lines is not None:
         info["bad_rows"] = int(lines.all(axis=1).sum())
         cols = bad.reshape(-1, bad.shape[-2], bad.shape[-1]).all(axis=1)

@@ -85,7 +85,7 @@ def _reduction_len(s: SizeResult, leaf: LeafResult) -> int | None:
     return max(1, round(s.input_elems / leaf.total))
 
 
-def _growth(sizes: tuple[SizeResult, ...] | list[SizeResult]) -> tuple[float | None, tuple[int, ...]]:
+def error_growth(sizes: tuple[SizeResult, ...] | list[SizeResult]) -> tuple[float | None, tuple[int, ...]]:
     """Median relative error (+ half a ULP) at the longest reduction / at the shortest, over sizes whose first
     output compares; None unless two sizes' reduction lengths differ by 2x or more."""
     from diagnose.run import numerics as N
@@ -114,7 +114,7 @@ def numerics_facts(sizes: tuple[SizeResult, ...] | list[SizeResult]) -> F.Numeri
         return None
     bad_leaf = next((leaf for leaf in compared if not leaf.ok), None)
     worst = bad_leaf or max(compared, key=lambda x: (x.max_ulp or 0.0, x.max_abs or 0.0))
-    growth, lens = _growth(sizes)
+    growth, lens = error_growth(sizes)
     gp = worst.growth_position
     grows = bool((growth is not None and growth >= GROWTH_MIN) or (gp is not None and gp >= GROWTH_POSITION_MIN))
     differs = any((leaf.max_abs or 0.0) > 0 or leaf.mismatched for leaf in compared)

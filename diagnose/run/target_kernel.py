@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from diagnose.run import accum_run as AR
 from diagnose.run import assemble as A
 from diagnose.run import checker
 from diagnose.run import children as K
@@ -133,9 +134,11 @@ def _compiled(ctx: RunContext, check: CC.Check) -> RunResult:
     bad = check.failed
     rung = L.Rung("compile", f"nvcc -cubin for {check.arch} with -Xptxas -v (the submission's CUDA sources)")
     last = bad or check.compiled[-1]
+    narrow = AR.static_facts(ctx)
     facts = dataclasses.replace(
         R.base_facts(ctx, rungs=("compile",), compiled=bad is None, rungs_unavailable=() if bad else ("run: no GPU",)),
         target_arch=check.arch,
+        **narrow,
     )
     ev = A.evidence(ctx, check.log, None, facts)
     diag = ctx.matcher.diagnose(ev)
@@ -150,8 +153,12 @@ def _compiled(ctx: RunContext, check: CC.Check) -> RunResult:
         ctx.log.note(f"{bad.source.origin} written to {bad.file} and compiled there" + (where if shift else ""))
         return dataclasses.replace(res, notes=tuple(ctx.log.notes))
     mode = NR.mode(ctx.log.snapshot, gpu=ctx.gpu)
+    static = AR.candidate_note(narrow)
     return dataclasses.replace(
-        res, checked=(check.summary(),), cannot_run=NR.explain(ctx.log.snapshot, gpu=ctx.gpu), cannot_run_mode=mode
+        res,
+        checked=(check.summary(), *((static,) if static else ())),
+        cannot_run=NR.explain(ctx.log.snapshot, gpu=ctx.gpu),
+        cannot_run_mode=mode,
     )
 
 
@@ -197,6 +204,14 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
     ev = A.with_run(step.evidence, rungs_unavailable=unavailable)
     assert ev.run is not None
     verdict = R.kernel_verdict(step.outcome, ev.run, sizes)
+    narrow = AR.static_facts(ctx)
+    if narrow:
+        ev = A.with_run(ev, **narrow)
+    if verdict == "fail":
+        ev = AR.sweep(ctx, manifest, sizes, ev)
+    elif verdict == "pass" and narrow:
+        ctx.log.note(AR.candidate_note(narrow) or "")
+    assert ev.run is not None
     matrix = probe_matrix(ctx, manifest, sizes, ev.run)
     if matrix is not None:
         ev = A.with_run(ev, **P.facts(matrix))
