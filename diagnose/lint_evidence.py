@@ -21,11 +21,11 @@ from typing import Any
 from diagnose import explain as X
 from diagnose.rule_model import Rule, RuleProblem
 
-#: the severity of a rule whose what/why names no value of its own examples; an error once every rule
-#: of the rule base passes (``kdiag rules lint --strict`` treats it as one already)
-EVIDENCE_SEVERITY = "warning"
+#: the severity of a rule whose what/why names no value of its own examples (every rule of the rule base
+#: passes; NO_EVIDENCE_ALLOWED lists the exceptions with their reasons)
+EVIDENCE_SEVERITY = "error"
 #: the severity of a fix, not keyed by framework, that names another framework's API than its examples'
-FIX_SEVERITY = "warning"
+FIX_SEVERITY = "error"
 #: rules whose examples carry no value to name, with the reason (checked: every id is a rule)
 NO_EVIDENCE_ALLOWED: dict[str, str] = {
     "cuda-arch-requirement-unmet": "reads the log text only: the line its pattern matches (cited with the finding) is "

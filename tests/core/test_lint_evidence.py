@@ -57,7 +57,7 @@ def _messages(root: Path) -> list[str]:
 def test_a_text_without_evidence_is_reported_and_one_with_it_is_not(tmp_path: Path) -> None:
     bare = _messages(_write(tmp_path / "a", "bare", "A kernel touched memory it does not own."))
     assert len(bare) == 1
-    assert bare[0].startswith("bare.yaml:1: warning: explain.what/why names no value of the evidence (no placeholder)")
+    assert bare[0].startswith("bare.yaml:1: explain.what/why names no value of the evidence (no placeholder)")
     assert "cuda_error" in bare[0]  # the hint names a fact the example has
     named = _messages(_write(tmp_path / "b", "named", "A kernel touched memory. The runtime reported {cuda_error}."))
     assert named == []
@@ -67,7 +67,7 @@ def test_a_placeholder_absent_on_one_example_is_reported_at_that_example(tmp_pat
     # the Triton launch raises a Python exception; the CUDA C++ line has none: its segment drops there
     root = _write(tmp_path, "partial", "A kernel touched memory it does not own.[[ It raised {py_exc_type}.]]")
     got = _messages(root)
-    assert len(got) == 1 and got[0].startswith("partial.yaml:18: warning: explain.what/why shows no value on this")
+    assert len(got) == 1 and got[0].startswith("partial.yaml:18: explain.what/why shows no value on this")
     assert "cuda_error" in got[0]
     root2 = _write(tmp_path / "c", "one", "Bad access. The runtime said {cuda_message}.[[ It raised {py_exc_type}.]]")
     assert _messages(root2) == []
@@ -77,7 +77,7 @@ def test_framework_api_in_an_unkeyed_fix_is_reported_for_another_frameworks_exam
     what = "A kernel touched memory. The runtime reported {cuda_error}."
     unkeyed = _messages(_write(tmp_path / "a", "unkeyed", what, fix="Mask the load with tl.load(ptr, mask=m)."))
     assert len(unkeyed) == 1
-    assert unkeyed[0].startswith("unkeyed.yaml:18: warning: explain.fix names triton (`tl.load`) API")
+    assert unkeyed[0].startswith("unkeyed.yaml:18: explain.fix names triton (`tl.load`) API")
     assert "comes from cuda" in unkeyed[0]
     keyed_fix = "\n    default: Check the index.\n    triton: Mask the load with tl.load(ptr, mask=m)."
     assert _messages(_write(tmp_path / "b", "keyed", what, fix=keyed_fix)) == []
@@ -86,12 +86,12 @@ def test_framework_api_in_an_unkeyed_fix_is_reported_for_another_frameworks_exam
     assert len(cpp) == 1 and "cpp.yaml:19:" in cpp[0] and "cuda (`__syncthreads`)" in cpp[0]
 
 
-def test_strict_lint_fails_on_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_lint_fails_on_a_rule_without_evidence_in_its_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = _write(tmp_path, "bare", "A kernel touched memory it does not own.")
-    assert main(["rules", "lint", "--rules", str(root)]) == 0
-    assert "all good (1 warning(s) in 1 file(s); --strict fails on them)" in capsys.readouterr().out
-    assert main(["rules", "lint", "--strict", "--rules", str(root)]) == 1
-    assert "0 error(s), 1 warning(s) in 1 file(s)" in capsys.readouterr().err
+    assert main(["rules", "lint", "--rules", str(root)]) == 1
+    assert "bare.yaml:1: explain.what/why names no value of the evidence" in capsys.readouterr().out
+    good = _write(tmp_path / "g", "good", "A kernel touched memory. The runtime reported {cuda_error}.")
+    assert main(["rules", "lint", "--rules", str(good)]) == 0
 
 
 def test_a_family_without_samples_is_rendered_on_its_filled_templates() -> None:
