@@ -10,13 +10,24 @@ A placeholder is ``{symbol}`` or ``{symbol:format}`` (a symbol starts with its s
 ``sanitizer_``, ...; other braces are plain text); ``{ratio:a/b}`` divides two symbols.  Formats:
 ``bytes`` (a byte count, shown with its binary unit), ``mib`` (a count of MiB), ``int``, ``hex``,
 ``cc`` (a compute capability: ``8.6 (sm_86)``), ``pow2`` (``2^33``), ``list`` and ``name`` (a
-function's name from its signature).  Strings are cut at 100 characters.  Nothing else is
-evaluated: a placeholder is a name and a format, never code.
+function's name from its signature).  Two marks agree the text with a count:
 
-When a placeholder's value is absent (null, empty, NaN, a zero divisor), the text it sits in is left
-out rather than shown with a gap: the ``[[ ... ]]`` segment around it, else its sentence.  The text
-never shows ``None``.  ``kdiag rules lint`` checks every placeholder names a real symbol and format,
-and that the text renders, on each of the rule's own match examples.
+- ``{n|error|errors}`` is the word for the count ``n``, the first when it is 1, else the second (a
+  list counts its items); with a format the count comes first: ``{n:int|error|errors}`` reads
+  ``1 error`` or ``4,096 errors``, and ``{m:int} of {n:int} elements {m|differs|differ}`` agrees a verb;
+- ``?`` after the symbol or format (``{n?}``, ``{n:int?|error|errors}``) makes a count of 0 absent, so
+  ``[[{p:int?} +Inf]]`` says nothing rather than "0 +Inf".
+
+A long string is cut at a word boundary near 100 characters, after the prefixes that carry no
+information there (``RuntimeError: CUDA error: ``, a log line's time stamp).  Nothing else is
+evaluated: a placeholder is a name, a format and two words, never code.
+
+When a placeholder's value is absent (null, empty, NaN, a zero divisor, a zero count marked ``?``), the
+text it sits in is left out rather than shown with a gap: the ``[[ ... ]]`` segment around it, else
+its sentence; a connective or comma the dropped segment leaves dangling (``and.``, ``, .``, ``()``)
+goes with it.  The text never shows ``None``, and a value's own closing period does not double the
+sentence's.  ``kdiag rules lint`` checks every placeholder names a real symbol, format and count
+form, and that the text renders, on each of the rule's own match examples.
 """
 
 from __future__ import annotations
@@ -34,15 +45,26 @@ def _placeholder() -> re.Pattern[str]:
     # only names that start with an evidence source (``{concept_...}``) or ``{ratio:...}``: other braces
     # in rule text (``cuda:{local_rank}``, C++ initialisers) are text
     heads = "|".join(sorted(SOURCES, key=len, reverse=True))
-    return re.compile(r"\{((?:" + heads + r")_[a-z0-9_]+|ratio)(?::([A-Za-z0-9_/]+))?\}")
+    return re.compile(
+        r"\{((?:" + heads + r")_[a-z0-9_]+|ratio)(?::([A-Za-z0-9_/]+))?(\?)?(?:\|([^|{}]+)\|([^|{}]+))?\}"
+    )
 
 
 PLACEHOLDER = _placeholder()
 OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.DOTALL)
-# a sentence ends at . ! ? followed by space and a capital, a backtick, a quote or a bracket
-_SENTENCE = re.compile(r"((?<=[.!?])\s+(?=[A-Z`\"'(\[]))")
+# a sentence ends at . ! ? followed by space and a capital, a backtick, a quote or a bracket; an
+# ellipsis (`Write access at ... And`, an elision in a quoted message) and `e.g.`/`i.e.`/`vs.` end none
+_SENTENCE = re.compile(r"((?<=[.!?])(?<!\.\.\.)(?<!e\.g\.)(?<!i\.e\.)(?<!vs\.)\s+(?=[A-Z`\"'(\[]))")
 FORMATS = ("bytes", "mib", "int", "hex", "cc", "pow2", "list", "name")
+COUNT_FORMATS = (None, "int", "bytes", "mib")  # the formats a count agreeing with a word may have
 MAX_TEXT = 100  # a longer string value is cut
+# what a long message starts with that says nothing there: a log line's time stamp or `[tag]`, glog's
+# `F0523 18:30:06.1 123 file.cc:34] `, and `RuntimeError: CUDA error: ` (the error text is the rest)
+_LEADING = re.compile(
+    r"^(?:\s*\[[^\]\n]{1,40}\]\s*:?"
+    r"|\s*[FEWI]\d{0,4}(?: [\d:.]+ +\d+)? \S+:\d+\] "
+    r"|\s*(?:[A-Za-z_][\w.]*(?:Error|Exception)|CUDA error|ERROR|Error|error|FATAL|fatal|Fatal error)\s*:\s+)+"
+)
 _HIDDEN = ("sources", "log_text")  # symbols never listed under "In this log"
 
 
@@ -63,11 +85,25 @@ def placeholders(text: str) -> list[tuple[str, str | None]]:
     return [(m.group(1), m.group(2)) for m in PLACEHOLDER.finditer(text or "")]
 
 
+def _count_problems(m: re.Match[str]) -> list[str]:
+    """What is wrong with a placeholder's count marks (``?`` and ``|one|many``)."""
+    name, fmt, nonzero, one = m.group(1), m.group(2), m.group(3), m.group(4)
+    if name == "ratio" and (nonzero or one):
+        return [f"{m.group(0)}: a ratio takes no count marks"]
+    if one is not None and fmt not in COUNT_FORMATS:
+        return [f"{m.group(0)}: a count agreeing with a word takes no format, int, bytes or mib"]
+    if one is not None and not all(w.strip() == w and w for w in (one, m.group(5))):
+        return [f"{m.group(0)}: the words of a count have no spaces around them"]
+    return []
+
+
 def problems(text: str, symbols: Iterable[str]) -> list[str]:
     """What is wrong with the placeholders of ``text`` (unknown symbols or formats)."""
     known = set(symbols)
     out = []
-    for name, fmt in placeholders(text):
+    for m in PLACEHOLDER.finditer(text or ""):
+        name, fmt = m.group(1), m.group(2)
+        out += _count_problems(m)
         if name == "ratio":
             parts = (fmt or "").split("/")
             if len(parts) != 2 or not all(parts):
@@ -129,7 +165,18 @@ def _name(sig: str) -> str:
 
 
 def _clip(text: str) -> str:
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
+    """A long string cut near MAX_TEXT characters at a word boundary, its key part kept: the
+    prefixes that say nothing (``RuntimeError: CUDA error: ``, a time stamp) go first."""
+    if len(text) <= MAX_TEXT:
+        return text
+    key = _LEADING.sub("", text, count=1).strip() or text
+    if len(key) <= MAX_TEXT:
+        return key
+    cut = key[: MAX_TEXT - 3]
+    space = max(cut.rfind(" "), cut.rfind("\n"))
+    if space >= MAX_TEXT // 2:  # a word boundary not too far back; else the (long) word is cut
+        cut = cut[:space]
+    return cut.rstrip(" \t\n,;:.-(") + "..."
 
 
 def format_value(value: Any, fmt: str | None = None) -> str:
@@ -165,7 +212,35 @@ def format_value(value: Any, fmt: str | None = None) -> str:
     return _number(value)
 
 
-def _value(name: str, fmt: str | None, context: Mapping[str, Any]) -> str:
+def _count(value: Any) -> float:
+    """A value as a count (a list counts its items); Absent when it is none."""
+    if isinstance(value, list | tuple):
+        return float(len(value))
+    if isinstance(value, bool) or not _present(value):
+        raise Absent
+    try:
+        return float(value)
+    except (TypeError, ValueError) as exc:
+        raise Absent from exc
+
+
+def _value(
+    name: str,
+    fmt: str | None,
+    context: Mapping[str, Any],
+    *,
+    nonzero: bool = False,
+    words: tuple[str, str] | None = None,
+) -> str:
+    """One placeholder's text (raises Absent when it has no value here); ``nonzero``: a count of 0
+    is absent; ``words``: the word for the count, after the count when there is a format."""
+    if nonzero or words:
+        n = _count(context.get(name))
+        if nonzero and n == 0:
+            raise Absent
+        if words:
+            word = words[0] if n == 1 else words[1]
+            return word if fmt is None else f"{format_value(context.get(name), fmt)} {word}"
     if name == "ratio":
         a, _, b = (fmt or "").partition("/")
         num: Any = context.get(a)
@@ -183,9 +258,34 @@ def _value(name: str, fmt: str | None, context: Mapping[str, Any]) -> str:
     return format_value(context.get(name), fmt)
 
 
+# after a placeholder: the sentence's own period, maybe behind a closing quote or bracket
+_PERIOD_AFTER = re.compile(r"[\"'`)\]]*\.")
+
+
 def _fill(text: str, context: Mapping[str, Any]) -> str:
     """Every placeholder of ``text`` replaced (raises Absent when one has no value)."""
-    return PLACEHOLDER.sub(lambda m: _value(m.group(1), m.group(2), context), text)
+
+    def one(m: re.Match[str]) -> str:
+        words = (m.group(4), m.group(5)) if m.group(4) is not None else None
+        value = _value(m.group(1), m.group(2), context, nonzero=bool(m.group(3)), words=words)
+        after = _PERIOD_AFTER.match(text, m.end())
+        # a quoted message's own closing period and the sentence's: one is enough
+        if after and value.endswith(".") and (after.end() == m.end() + 1 or not value.endswith("..")):
+            value = value[:-1]
+        return value.replace("\0", "")
+
+    return PLACEHOLDER.sub(one, text)
+
+
+# the gap a dropped segment (\0) leaves: a connective or comma before it that nothing follows, an empty
+# pair of parentheses, a connective after it at the start of a clause
+_DANGLING = (
+    (re.compile(r"\0(?:[ \t]*\0)+"), "\0"),
+    (re.compile(r"[ \t]*\([ \t]*\0[ \t]*\)"), "\0"),
+    (re.compile(r"(?:[ \t]*,)?[ \t]+(?:and|or|but|with|plus)[ \t]*\0(?=[ \t]*(?:[.,;:)]|$))"), "\0"),
+    (re.compile(r"[ \t]*[,;:][ \t]*\0(?=[ \t]*(?:[.;:)]|$))"), "\0"),
+    (re.compile(r"(^|[(:][ \t]*)\0[ \t]*(?:(?:and|or|plus)[ \t]+|,[ \t]*)"), r"\1"),
+)
 
 
 def render(text: str, context: Mapping[str, Any]) -> str:
@@ -196,9 +296,10 @@ def render(text: str, context: Mapping[str, Any]) -> str:
 
     def optional(m: re.Match[str]) -> str:
         try:
-            return _fill(m.group(1), context)
+            _fill(m.group(1), context)
         except Absent:
             return "\0"  # dropped; the space around it is tidied below
+        return m.group(1)  # kept, filled with its sentence (a value is never read as a placeholder)
 
     text = OPTIONAL.sub(optional, text)
     pieces = _SENTENCE.split(text)
@@ -213,9 +314,11 @@ def render(text: str, context: Mapping[str, Any]) -> str:
             out.append(pieces[i - 1] if i > 0 else " ")
         out.append(filled)
     result = "".join(out)
-    # the gap a dropped segment leaves: no space before the punctuation that follows it (a value's own
-    # spacing, `not supported on .target`, is kept)
-    result = re.sub(r"[ \t]*\0[ \t]*(?=[,.;:)])", "", result)
+    for pattern, repl in _DANGLING:
+        result = pattern.sub(repl, result)
+    # no space before the punctuation that follows a dropped segment (a value's own spacing, `not
+    # supported on .target`, and an ellipsis, `at ... and`, are kept)
+    result = re.sub(r"[ \t]*\0[ \t]*(?=[,;:)]|\.(?!\.))", "", result)
     result = re.sub(r"[ \t]*\0[ \t]*", " ", result)
     return re.sub(r"(?<=\S)[ \t]{2,}", " ", result).strip()
 
