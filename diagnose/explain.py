@@ -23,8 +23,8 @@ information there (``RuntimeError: CUDA error: ``, a log line's time stamp).  No
 evaluated: a placeholder is a name, a format and two words, never code.
 
 When a placeholder's value is absent (null, empty, NaN, a zero divisor, a zero count marked ``?``), the
-text it sits in is left out rather than shown with a gap: the ``[[ ... ]]`` segment around it, else
-its sentence; a connective or comma the dropped segment leaves dangling (``and.``, ``, .``, ``()``)
+text it sits in is left out rather than shown with a gap: the ``[[ ... ]]`` segment around it (segments
+nest: ``[[ It lies {a} it[[ ({d:bytes?} away)]].]]``), else its sentence; a connective or comma the dropped segment leaves dangling (``and.``, ``, .``, ``()``)
 goes with it.  The text never shows ``None``, and a value's own closing period does not double the
 sentence's.  ``kdiag rules lint`` checks every placeholder names a real symbol, format and count
 form, and that the text renders, on each of the rule's own match examples.
@@ -51,7 +51,8 @@ def _placeholder() -> re.Pattern[str]:
 
 
 PLACEHOLDER = _placeholder()
-OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.DOTALL)
+# a segment with no segment inside it (segments nest: the innermost are decided first)
+OPTIONAL = re.compile(r"\[\[((?:(?!\[\[|\]\]).)*)\]\]", re.DOTALL)
 # a sentence ends at . ! ? followed by space and a capital, a backtick, a quote or a bracket; an
 # ellipsis (`Write access at ... And`, an elision in a quoted message) and `e.g.`/`i.e.`/`vs.` end none
 _SENTENCE = re.compile(r"((?<=[.!?])(?<!\.\.\.)(?<!e\.g\.)(?<!i\.e\.)(?<!vs\.)\s+(?=[A-Z`\"'(\[]))")
@@ -288,6 +289,19 @@ _DANGLING = (
 )
 
 
+def _innermost_first(text: str, repl: Any) -> str:
+    while True:
+        out = OPTIONAL.sub(repl, text)
+        if out == text:
+            return out
+        text = out
+
+
+def required_text(text: str) -> str:
+    """``text`` without its ``[[ ]]`` segments: what must have values for its sentence to show."""
+    return _innermost_first(text, "")
+
+
 def render(text: str, context: Mapping[str, Any]) -> str:
     """``text`` with its placeholders filled from ``context``; segments and sentences whose values
     are absent left out."""
@@ -301,7 +315,7 @@ def render(text: str, context: Mapping[str, Any]) -> str:
             return "\0"  # dropped; the space around it is tidied below
         return m.group(1)  # kept, filled with its sentence (a value is never read as a placeholder)
 
-    text = OPTIONAL.sub(optional, text)
+    text = _innermost_first(text, optional)
     pieces = _SENTENCE.split(text)
     out: list[str] = []
     for i in range(0, len(pieces), 2):

@@ -71,7 +71,7 @@ def check_explain(rule: Rule) -> list[RuleProblem]:
         except Exception:
             continue  # reported by check_rule
         for key, text in texts.items():
-            required = X.OPTIONAL.sub("", text)
+            required = X.required_text(text)
             for m in X.PLACEHOLDER.finditer(required):
                 try:
                     X._fill(m.group(0), ctx)

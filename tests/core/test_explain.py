@@ -258,3 +258,15 @@ def test_an_ellipsis_in_the_text_is_neither_a_sentence_end_nor_a_gap() -> None:
     # a sentence after an ellipsis or "e.g." is not split off (and so not dropped alone)
     assert X.render("It prints `read ... Address {cuda_error}`. Fine.", ctx) == "Fine."
     assert X.render("See e.g. `{cuda_error}`. Fine.", ctx) == "Fine."
+
+
+def test_segments_nest() -> None:
+    text = "Out of bounds.[[ It lies {sanitizer_allocation_relation} it[[ ({sanitizer_allocation_distance_bytes:bytes?} away)]].]]"
+    ctx = {"sanitizer_allocation_relation": "after", "sanitizer_allocation_distance_bytes": 0}
+    assert X.render(text, ctx) == "Out of bounds. It lies after it."
+    assert (
+        X.render(text, {**ctx, "sanitizer_allocation_distance_bytes": 8})
+        == "Out of bounds. It lies after it (8 bytes away)."
+    )
+    assert X.render(text, {**ctx, "sanitizer_allocation_relation": None}) == "Out of bounds."
+    assert X.required_text(text) == "Out of bounds."
