@@ -9,7 +9,8 @@ A rule's ``what``, ``why`` and ``fix`` may reference evidence symbols (the names
 A placeholder is ``{symbol}`` or ``{symbol:format}`` (a symbol starts with its source: ``concept_``,
 ``sanitizer_``, ...; other braces are plain text); ``{ratio:a/b}`` divides two symbols.  Formats:
 ``bytes`` (a byte count, shown with its binary unit), ``mib`` (a count of MiB), ``int``, ``hex``,
-``cc`` (a compute capability: ``8.6 (sm_86)``), ``pow2`` (``2^33``), ``list`` and ``name`` (a
+``cc`` (a compute capability: ``8.6 (sm_86)``), ``cudaver`` (CUDA's version number, ``12020``, as
+``12.2``), ``percent`` (a fraction: ``0.232`` as ``23.2%``), ``pow2`` (``2^33``), ``list`` and ``name`` (a
 function's name from its signature).  Two marks agree the text with a count:
 
 - ``{n|error|errors}`` is the word for the count ``n``, the first when it is 1, else the second (a
@@ -56,13 +57,16 @@ OPTIONAL = re.compile(r"\[\[((?:(?!\[\[|\]\]).)*)\]\]", re.DOTALL)
 # a sentence ends at . ! ? followed by space and a capital, a backtick, a quote or a bracket; an
 # ellipsis (`Write access at ... And`, an elision in a quoted message) and `e.g.`/`i.e.`/`vs.` end none
 _SENTENCE = re.compile(r"((?<=[.!?])(?<!\.\.\.)(?<!e\.g\.)(?<!i\.e\.)(?<!vs\.)\s+(?=[A-Z`\"'(\[]))")
-FORMATS = ("bytes", "mib", "int", "hex", "cc", "pow2", "list", "name")
+FORMATS = ("bytes", "mib", "int", "hex", "cc", "cudaver", "percent", "pow2", "list", "name")
 COUNT_FORMATS = (None, "int", "bytes", "mib")  # the formats a count agreeing with a word may have
 MAX_TEXT = 100  # a longer string value is cut
+# a path of three or more directories (`/opt/conda/.../aten/src/ATen/native/cuda/Indexing.cu`): its file name
+_PATH = re.compile(r"(?<![\w.])(?:/[\w.+-]+){3,}/([\w.+-]+)")
 # what a long message starts with that says nothing there: a log line's time stamp or `[tag]`, glog's
 # `F0523 18:30:06.1 123 file.cc:34] `, and `RuntimeError: CUDA error: ` (the error text is the rest)
 _LEADING = re.compile(
     r"^(?:\s*\[[^\]\n]{1,40}\]\s*:?"
+    r"|\s*\d{4}-\d\d-\d\d[ T][\d:.]+:?"
     r"|\s*[FEWI]\d{0,4}(?: [\d:.]+ +\d+)? \S+:\d+\] "
     r"|\s*(?:[A-Za-z_][\w.]*(?:Error|Exception)|CUDA error|ERROR|Error|error|FATAL|fatal|Fatal error)\s*:\s+)+"
 )
@@ -133,7 +137,7 @@ def _bytes(n: float) -> str:
         v /= 1024
         i += 1
     if i == 0:
-        return f"{int(n)} bytes"
+        return "1 byte" if int(n) == 1 else f"{int(n)} bytes"
     short = f"{v:.1f} {units[i]}".replace(".0 ", " ")
     # the exact count matters for limits (shared memory, registers); past 1 MiB it is noise
     return f"{short} ({int(n):,} bytes)" if i == 1 else short
@@ -165,17 +169,19 @@ def _name(sig: str) -> str:
     return sig
 
 
-def _clip(text: str) -> str:
-    """A long string cut near MAX_TEXT characters at a word boundary, its key part kept: the
-    prefixes that say nothing (``RuntimeError: CUDA error: ``, a time stamp) go first."""
-    if len(text) <= MAX_TEXT:
+def _clip(text: str, width: int = MAX_TEXT) -> str:
+    """A long string cut near ``width`` characters at a word boundary, its key part kept: the
+    prefixes that say nothing (``RuntimeError: CUDA error: ``, a time stamp) go first, and a long
+    path is shortened to its file name."""
+    if len(text) <= width:
         return text
     key = _LEADING.sub("", text, count=1).strip() or text
-    if len(key) <= MAX_TEXT:
+    key = _PATH.sub(r".../\1", key)
+    if len(key) <= width:
         return key
-    cut = key[: MAX_TEXT - 3]
+    cut = key[: width - 3]
     space = max(cut.rfind(" "), cut.rfind("\n"))
-    if space >= MAX_TEXT // 2:  # a word boundary not too far back; else the (long) word is cut
+    if space >= width // 2:  # a word boundary not too far back; else the (long) word is cut
         cut = cut[:space]
     return cut.rstrip(" \t\n,;:.-(") + "..."
 
@@ -206,6 +212,10 @@ def format_value(value: Any, fmt: str | None = None) -> str:
     if fmt == "cc":
         major, minor = int(x), round((x - int(x)) * 10)
         return f"{major}.{minor} (sm_{major}{minor})"
+    if fmt == "cudaver":  # 1000 * major + 10 * minor
+        return f"{int(x) // 1000}.{int(x) % 1000 // 10}"
+    if fmt == "percent":
+        return f"{x * 100:.3g}%"
     if fmt == "pow2":
         if x <= 0:
             raise Absent
@@ -351,7 +361,7 @@ def read_facts(symbols: Iterable[str], context: Mapping[str, Any]) -> tuple[tupl
             shown = format_value(value, fmt)
         except Absent:
             continue
-        out.append((name, shown if len(shown) <= 120 else shown[:117] + "..."))
+        out.append((name, shown if len(shown) <= 120 else _clip(shown, 120)))
     return tuple(out)
 
 

@@ -24,6 +24,9 @@ def test_placeholders_take_the_values_and_formats() -> None:
     text = "Needs {concept_requested:bytes}, has {concept_limit:int}: {ratio:concept_requested/concept_limit}."
     assert X.render(text, ctx) == "Needs 160 KiB (163,842 bytes), has 101,376: 1.6×."
     assert X.render("Needs {concept_need_cc:cc}.", ctx) == "Needs 8.9 (sm_89)."
+    assert X.render("CUDA {gpu_driver_cuda:cudaver}.", {"gpu_driver_cuda": 12020}) == "CUDA 12.2."
+    assert X.render("{run_exact_fraction:percent} right.", {"run_exact_fraction": 0.0159}) == "1.59% right."
+    assert X.render("{concept_requested:bytes} past it.", {"concept_requested": 1}) == "1 byte past it."
     assert X.render(
         "At {sanitizer_allocation_distance_bytes:pow2}.", {"sanitizer_allocation_distance_bytes": 2.0**33}
     ) == ("At 2^33.")
@@ -48,7 +51,7 @@ def test_other_braces_are_text_and_nothing_is_evaluated() -> None:
     assert X.placeholders("{__import__('os')} {cuda_error.__class__}") == []
     assert X.problems("{concept_reqested} {cuda_error:rot13} {ratio:cuda_code}", rule_types()) == [
         "unknown evidence symbol {concept_reqested}",
-        "{cuda_error:rot13}: unknown format (known: bytes, mib, int, hex, cc, pow2, list, name)",
+        "{cuda_error:rot13}: unknown format (known: bytes, mib, int, hex, cc, cudaver, percent, pow2, list, name)",
         "{ratio:A/B} needs two evidence symbols",
     ]
 
@@ -270,3 +273,20 @@ def test_segments_nest() -> None:
     )
     assert X.render(text, {**ctx, "sanitizer_allocation_relation": None}) == "Out of bounds."
     assert X.required_text(text) == "Out of bounds."
+
+
+def test_a_long_log_line_loses_its_time_stamp_and_directories_first() -> None:
+    # the shape of an XLA log line (abseil time stamp, glog severity and file) and of a THC check
+    xla = (
+        "2024-04-09 22:39:58.055899: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:268] failed call "
+        "to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
+    )
+    assert X.format_value(xla) == "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
+    thc = (
+        "THCudaCheck FAIL file=/gpfs/home/u/pytorch/torch/lib/THC/generic/THCTensorMathPointwise.cu line=247 "
+        "error=8 : invalid device function"
+    )
+    assert (
+        X.format_value(thc)
+        == "THCudaCheck FAIL file=.../THCTensorMathPointwise.cu line=247 error=8 : invalid device function"
+    )
