@@ -39,6 +39,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from diagnose.clip import clip
+
 
 def _placeholder() -> re.Pattern[str]:
     from diagnose.evidence import SOURCES
@@ -59,17 +61,6 @@ OPTIONAL = re.compile(r"\[\[((?:(?!\[\[|\]\]).)*)\]\]", re.DOTALL)
 _SENTENCE = re.compile(r"((?<=[.!?])(?<!\.\.\.)(?<!e\.g\.)(?<!i\.e\.)(?<!vs\.)\s+(?=[A-Z`\"'(\[]))")
 FORMATS = ("bytes", "mib", "int", "hex", "cc", "cudaver", "percent", "pow2", "list", "name")
 COUNT_FORMATS = (None, "int", "bytes", "mib")  # the formats a count agreeing with a word may have
-MAX_TEXT = 100  # a longer string value is cut
-# a path of three or more directories (`/opt/conda/.../aten/src/ATen/native/cuda/Indexing.cu`): its file name
-_PATH = re.compile(r"(?<![\w.])(?:/[\w.+-]+){3,}/([\w.+-]+)")
-# what a long message starts with that says nothing there: a log line's time stamp or `[tag]`, glog's
-# `F0523 18:30:06.1 123 file.cc:34] `, and `RuntimeError: CUDA error: ` (the error text is the rest)
-_LEADING = re.compile(
-    r"^(?:\s*\[[^\]\n]{1,40}\]\s*:?"
-    r"|\s*\d{4}-\d\d-\d\d[ T][\d:.]+:?"
-    r"|\s*[FEWI]\d{0,4}(?: [\d:.]+ +\d+)? \S+:\d+\] "
-    r"|\s*(?:[A-Za-z_][\w.]*(?:Error|Exception)|CUDA error|ERROR|Error|error|FATAL|fatal|Fatal error)\s*:\s+)+"
-)
 _HIDDEN = ("sources", "log_text")  # symbols never listed under "In this log"
 
 
@@ -169,30 +160,13 @@ def _name(sig: str) -> str:
     return sig
 
 
-def _clip(text: str, width: int = MAX_TEXT) -> str:
-    """A long string cut near ``width`` characters at a word boundary, its key part kept: the
-    prefixes that say nothing (``RuntimeError: CUDA error: ``, a time stamp) go first, and a long
-    path is shortened to its file name."""
-    if len(text) <= width:
-        return text
-    key = _LEADING.sub("", text, count=1).strip() or text
-    key = _PATH.sub(r".../\1", key)
-    if len(key) <= width:
-        return key
-    cut = key[: width - 3]
-    space = max(cut.rfind(" "), cut.rfind("\n"))
-    if space >= width // 2:  # a word boundary not too far back; else the (long) word is cut
-        cut = cut[:space]
-    return cut.rstrip(" \t\n,;:.-(") + "..."
-
-
 def format_value(value: Any, fmt: str | None = None) -> str:
     if not _present(value):
         raise Absent
     if fmt == "name":
-        return _clip(_name(str(value)))
+        return clip(_name(str(value)))
     if isinstance(value, str):
-        return _clip(value)
+        return clip(value)
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value[:8]) + (f" (+{len(value) - 8} more)" if len(value) > 8 else "")
     if fmt is None or fmt == "list":
@@ -361,7 +335,7 @@ def read_facts(symbols: Iterable[str], context: Mapping[str, Any]) -> tuple[tupl
             shown = format_value(value, fmt)
         except Absent:
             continue
-        out.append((name, shown if len(shown) <= 120 else _clip(shown, 120)))
+        out.append((name, shown if len(shown) <= 120 else clip(shown, 120)))
     return tuple(out)
 
 

@@ -22,10 +22,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from diagnose.clip import clip
+
 #: a rule text's pointer to a source line it expects the log to print
 _LINE_POINTER = re.compile(r"`[^`\n]*\b(?:file|FILE|kernel)\.(?:cu|cuh|py):LINE\b[^`\n]*`|\b(?:file|FILE)\.cu:LINE\b")
 #: a rule text's mention of the line a report names
-_NO_LINE = "source line (this log prints none, only offsets: rebuild with line information to get one)"
+_NO_LINE = (
+    "source line (this log prints none, only offsets: rebuild with line information, `nvcc -lineinfo`, to get one)"
+)
 _REPORTED_LINE = re.compile(r"\bthe reported (?:source |kernel )?line\b(?! \(this log prints none)")
 MAX_FRAME = 100
 
@@ -50,7 +54,7 @@ _GENERATED = {
 def _frame(context: Mapping[str, Any]) -> str:
     frame = str(context.get("location_frame") or "").strip().lstrip("= ").strip()
     if len(frame) > MAX_FRAME:
-        frame = frame[: MAX_FRAME - 3] + "..."
+        frame = clip(frame, MAX_FRAME)
     return f" (`{frame}`)" if frame else ""
 
 

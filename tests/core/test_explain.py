@@ -6,6 +6,7 @@ from pathlib import Path
 
 import diagnose
 from diagnose import explain as X
+from diagnose.clip import MAX_TEXT
 from diagnose.collectors import collect
 from diagnose.evidence import rule_types
 from diagnose.lint import check_rules
@@ -247,7 +248,7 @@ def test_a_long_message_is_cut_at_a_word_and_keeps_its_key_part() -> None:
     )
     out = X.format_value(msg)
     assert out.startswith("an illegal memory access was encountered") and out.endswith("...")
-    assert len(out) <= X.MAX_TEXT and out[:-3] == msg[26 : 26 + len(out) - 3]
+    assert len(out) <= MAX_TEXT and out[:-3] == msg[26 : 26 + len(out) - 3]
     assert msg[26 + len(out) - 3] in " \n"  # cut before a space: no half word
     assert X.format_value("RuntimeError: short") == "RuntimeError: short"  # short text is kept whole
     one_word = "x" * 150
