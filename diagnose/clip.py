@@ -12,7 +12,7 @@ import re
 MAX_TEXT = 100  # a longer string value is cut
 
 # a path of three or more directories (`/opt/conda/.../aten/src/ATen/native/cuda/Indexing.cu`): its file name
-_PATH = re.compile(r"(?<![\w.])(?:/[\w.+-]+){3,}/([\w.+-]+)")
+_PATH = re.compile(r"(?<![\w.])(?:\.{1,2}|~)?(?:/[\w.+-]+){3,}/([\w.+-]+)")
 # what a long message starts with that says nothing there: a log line's time stamp or `[tag]`, glog's
 # `F0523 18:30:06.1 123 file.cc:34] `, and `RuntimeError: CUDA error: ` (the error text is the rest)
 _LEADING = re.compile(
