@@ -102,6 +102,12 @@ def test_lint_checks_placeholders_against_the_rules_own_examples(tmp_path: Path)
     assert any("has no value on this match example" in p.message for p in check_rules(absent))
     only = load_rules(_rule(tmp_path / "d", "It needs {triton_required:bytes}."))
     assert any("every sentence needs a value" in p.message for p in check_rules(only))
+    # count words are checked like formats; a count form renders on the examples
+    words = load_rules(_rule(tmp_path / "e", "It needs {triton_required:hex|byte|bytes}. Too much."))
+    assert any("a count agreeing with a word takes no format" in p.message for p in check_rules(words))
+    counted = load_rules(_rule(tmp_path / "f", "It needs {triton_required:int|byte|bytes}. Too much."))
+    assert check_rules(counted) == []
+    assert Matcher(counted).diagnose(collect(SMEM)).best.what == "It needs 163,842 bytes. Too much."  # type: ignore[union-attr]
 
 
 # two logs of the corpus (holdout2): HeCBench dxtc2 is CUDA C++ under memcheck; triton-viz's matmul
