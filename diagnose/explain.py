@@ -160,11 +160,30 @@ def _name(sig: str) -> str:
     return sig
 
 
+def _short_name(name: str) -> str:
+    """A long qualified name without its outer scopes (``a::b::Test::run`` as ``...::Test::run``): the
+    innermost part names the function; a name with no scope to drop is cut like any text."""
+    depth, cuts = 0, []
+    for i, ch in enumerate(name):
+        depth += ch == "<"
+        depth -= ch == ">" and depth > 0
+        if depth == 0 and name.startswith("::", i):
+            cuts.append(i)
+    for i in cuts:
+        if len(name) - i + 3 <= MAX_NAME:
+            return "..." + name[i:]
+    return clip(name)
+
+
+MAX_NAME = 100
+
+
 def format_value(value: Any, fmt: str | None = None) -> str:
     if not _present(value):
         raise Absent
     if fmt == "name":
-        return clip(_name(str(value)))
+        name = _name(str(value))
+        return name if len(name) <= MAX_NAME else _short_name(name)
     if isinstance(value, str):
         return clip(value)
     if isinstance(value, list | tuple):

@@ -297,3 +297,15 @@ def test_a_long_log_line_loses_its_time_stamp_and_directories_first() -> None:
         X.format_value(thc)
         == "THCudaCheck FAIL file=.../THCTensorMathPointwise.cu line=247 error=8 : invalid device function"
     )
+
+
+def test_a_long_function_name_keeps_its_innermost_scopes() -> None:
+    # the kernel name of numba's test_cuda_array_interface under memcheck (corpus holdout2)
+    sig = "cudapy::numba::cuda::tests::cudapy::test_cuda_array_interface::TestCudaArrayInterface::test_kernel_arg$241(Array<float, 1>)"
+    short = X.render("{sanitizer_kernel:name}", {"sanitizer_kernel": sig})
+    assert short == "...::cuda::tests::cudapy::test_cuda_array_interface::TestCudaArrayInterface::test_kernel_arg$241"
+    assert len(short) <= X.MAX_NAME  # only the outer scopes that had to go
+    assert (
+        X.render("In {sanitizer_kernel:name}.", {"sanitizer_kernel": "void k<float, 256>(float*)"})
+        == "In k<float, 256>."
+    )
