@@ -9,6 +9,7 @@ from diagnose import explain as X
 from diagnose.clip import MAX_TEXT
 from diagnose.collectors import collect
 from diagnose.evidence import rule_types
+from diagnose.formats import MAX_NAME
 from diagnose.lint import check_rules
 from diagnose.matcher import Matcher
 from diagnose.rules import load_rules
@@ -304,7 +305,7 @@ def test_a_long_function_name_keeps_its_innermost_scopes() -> None:
     sig = "cudapy::numba::cuda::tests::cudapy::test_cuda_array_interface::TestCudaArrayInterface::test_kernel_arg$241(Array<float, 1>)"
     short = X.render("{sanitizer_kernel:name}", {"sanitizer_kernel": sig})
     assert short == "...::cuda::tests::cudapy::test_cuda_array_interface::TestCudaArrayInterface::test_kernel_arg$241"
-    assert len(short) <= X.MAX_NAME  # only the outer scopes that had to go
+    assert len(short) <= MAX_NAME  # only the outer scopes that had to go
     assert (
         X.render("In {sanitizer_kernel:name}.", {"sanitizer_kernel": "void k<float, 256>(float*)"})
         == "In k<float, 256>."
