@@ -243,6 +243,7 @@ def read_facts(symbols: Iterable[str], context: Mapping[str, Any]) -> tuple[tupl
         if value is False or not present(value):
             continue
         fmt = "bytes" if name.endswith("_bytes") else "mib" if name.endswith("_mib") else None
+        fmt = "name" if name.endswith(("_kernel", "_function")) else fmt  # a long name keeps its own part
         try:
             shown = format_value(value, fmt)
         except Absent:

@@ -310,3 +310,9 @@ def test_a_long_function_name_keeps_its_innermost_scopes() -> None:
         X.render("In {sanitizer_kernel:name}.", {"sanitizer_kernel": "void k<float, 256>(float*)"})
         == "In k<float, 256>."
     )
+
+
+def test_the_facts_read_show_a_long_kernel_name_by_its_own_part() -> None:
+    sig = "cudapy::numba::cuda::tests::cudapy::test_cuda_array_interface::TestCudaArrayInterface::test_kernel_arg$241(Array<float, 1>)"
+    facts = dict(X.read_facts(["sanitizer_kernel"], {"sanitizer_kernel": sig}))
+    assert facts["sanitizer_kernel"].endswith("::TestCudaArrayInterface::test_kernel_arg$241")
