@@ -9,23 +9,37 @@ A rule's ``what``, ``why`` and ``fix`` may reference evidence symbols (the names
 A placeholder is ``{symbol}`` or ``{symbol:format}`` (a symbol starts with its source: ``concept_``,
 ``sanitizer_``, ...; other braces are plain text); ``{ratio:a/b}`` divides two symbols.  Formats:
 ``bytes`` (a byte count, shown with its binary unit), ``mib`` (a count of MiB), ``int``, ``hex``,
-``cc`` (a compute capability: ``8.6 (sm_86)``), ``pow2`` (``2^33``), ``list`` and ``name`` (a
-function's name from its signature).  Strings are cut at 100 characters.  Nothing else is
-evaluated: a placeholder is a name and a format, never code.
+``cc`` (a compute capability: ``8.6 (sm_86)``), ``cudaver`` (CUDA's version number, ``12020``, as
+``12.2``), ``percent`` (a fraction: ``0.232`` as ``23.2%``), ``pow2`` (``2^33``), ``list`` and ``name`` (a
+function's name from its signature).  Two marks agree the text with a count:
 
-When a placeholder's value is absent (null, empty, NaN, a zero divisor), the text it sits in is left
-out rather than shown with a gap: the ``[[ ... ]]`` segment around it, else its sentence.  The text
-never shows ``None``.  ``kdiag rules lint`` checks every placeholder names a real symbol and format,
-and that the text renders, on each of the rule's own match examples.
+- ``{n|error|errors}`` is the word for the count ``n``, the first when it is 1, else the second (a
+  list counts its items); with a format the count comes first: ``{n:int|error|errors}`` reads
+  ``1 error`` or ``4,096 errors``, and ``{m:int} of {n:int} elements {m|differs|differ}`` agrees a verb;
+- ``?`` after the symbol or format (``{n?}``, ``{n:int?|error|errors}``) makes a count of 0 absent, so
+  ``[[{p:int?} +Inf]]`` says nothing rather than "0 +Inf".
+
+A long string is cut at a word boundary near 100 characters, after the prefixes that carry no
+information there (``RuntimeError: CUDA error: ``, a log line's time stamp).  Nothing else is
+evaluated: a placeholder is a name, a format and two words, never code.
+
+When a placeholder's value is absent (null, empty, NaN, a zero divisor, a zero count marked ``?``), the
+text it sits in is left out rather than shown with a gap: the ``[[ ... ]]`` segment around it (segments
+nest: ``[[ It lies {a} it[[ ({d:bytes?} away)]].]]``), else its sentence; a connective or comma the dropped segment leaves dangling (``and.``, ``, .``, ``()``)
+goes with it.  The text never shows ``None``, and a value's own closing period does not double the
+sentence's.  ``kdiag rules lint`` checks every placeholder names a real symbol, format and count
+form, and that the text renders, on each of the rule's own match examples.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from diagnose.clip import clip
+from diagnose.formats import FORMATS, Absent, format_value, present
 
 
 def _placeholder() -> re.Pattern[str]:
@@ -34,20 +48,19 @@ def _placeholder() -> re.Pattern[str]:
     # only names that start with an evidence source (``{concept_...}``) or ``{ratio:...}``: other braces
     # in rule text (``cuda:{local_rank}``, C++ initialisers) are text
     heads = "|".join(sorted(SOURCES, key=len, reverse=True))
-    return re.compile(r"\{((?:" + heads + r")_[a-z0-9_]+|ratio)(?::([A-Za-z0-9_/]+))?\}")
+    return re.compile(
+        r"\{((?:" + heads + r")_[a-z0-9_]+|ratio)(?::([A-Za-z0-9_/]+))?(\?)?(?:\|([^|{}]+)\|([^|{}]+))?\}"
+    )
 
 
 PLACEHOLDER = _placeholder()
-OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.DOTALL)
-# a sentence ends at . ! ? followed by space and a capital, a backtick, a quote or a bracket
-_SENTENCE = re.compile(r"((?<=[.!?])\s+(?=[A-Z`\"'(\[]))")
-FORMATS = ("bytes", "mib", "int", "hex", "cc", "pow2", "list", "name")
-MAX_TEXT = 100  # a longer string value is cut
+# a segment with no segment inside it (segments nest: the innermost are decided first)
+OPTIONAL = re.compile(r"\[\[((?:(?!\[\[|\]\]).)*)\]\]", re.DOTALL)
+# a sentence ends at . ! ? followed by space and a capital, a backtick, a quote or a bracket; an
+# ellipsis (`Write access at ... And`, an elision in a quoted message) and `e.g.`/`i.e.`/`vs.` end none
+_SENTENCE = re.compile(r"((?<=[.!?])(?<!\.\.\.)(?<!e\.g\.)(?<!i\.e\.)(?<!vs\.)\s+(?=[A-Z`\"'(\[]))")
+COUNT_FORMATS = (None, "int", "bytes", "mib")  # the formats a count agreeing with a word may have
 _HIDDEN = ("sources", "log_text")  # symbols never listed under "In this log"
-
-
-class Absent(Exception):
-    """A placeholder has no value in this input."""
 
 
 @dataclass(frozen=True)
@@ -63,11 +76,25 @@ def placeholders(text: str) -> list[tuple[str, str | None]]:
     return [(m.group(1), m.group(2)) for m in PLACEHOLDER.finditer(text or "")]
 
 
+def _count_problems(m: re.Match[str]) -> list[str]:
+    """What is wrong with a placeholder's count marks (``?`` and ``|one|many``)."""
+    name, fmt, nonzero, one = m.group(1), m.group(2), m.group(3), m.group(4)
+    if name == "ratio" and (nonzero or one):
+        return [f"{m.group(0)}: a ratio takes no count marks"]
+    if one is not None and fmt not in COUNT_FORMATS:
+        return [f"{m.group(0)}: a count agreeing with a word takes no format, int, bytes or mib"]
+    if one is not None and not all(w.strip() == w and w for w in (one, m.group(5))):
+        return [f"{m.group(0)}: the words of a count have no spaces around them"]
+    return []
+
+
 def problems(text: str, symbols: Iterable[str]) -> list[str]:
     """What is wrong with the placeholders of ``text`` (unknown symbols or formats)."""
     known = set(symbols)
     out = []
-    for name, fmt in placeholders(text):
+    for m in PLACEHOLDER.finditer(text or ""):
+        name, fmt = m.group(1), m.group(2)
+        out += _count_problems(m)
         if name == "ratio":
             parts = (fmt or "").split("/")
             if len(parts) != 2 or not all(parts):
@@ -82,95 +109,40 @@ def problems(text: str, symbols: Iterable[str]) -> list[str]:
     return out
 
 
-def _present(value: Any) -> bool:
-    if value is None or value == "" or value == () or value == []:
-        return False
-    return not (isinstance(value, float) and math.isnan(value))
-
-
-def _bytes(n: float) -> str:
-    units = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB")
-    v = float(n)
-    i = 0
-    while abs(v) >= 1024 and i < len(units) - 1:
-        v /= 1024
-        i += 1
-    if i == 0:
-        return f"{int(n)} bytes"
-    short = f"{v:.1f} {units[i]}".replace(".0 ", " ")
-    # the exact count matters for limits (shared memory, registers); past 1 MiB it is noise
-    return f"{short} ({int(n):,} bytes)" if i == 1 else short
-
-
-def _number(v: Any) -> str:
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float) and v.is_integer() and abs(v) < 1e18:
-        return str(int(v))
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return str(v)
-
-
-def _name(sig: str) -> str:
-    """A function's name from its signature: no return type, no parameter list."""
-    sig = sig.strip()
-    if sig.startswith("void "):
-        sig = sig[5:]
-    depth = 0
-    for i, ch in enumerate(sig):
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(0, depth - 1)
-        elif ch == "(" and depth == 0 and i > 0:
-            return sig[:i]
-    return sig
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
-
-
-def format_value(value: Any, fmt: str | None = None) -> str:
-    if not _present(value):
-        raise Absent
-    if fmt == "name":
-        return _clip(_name(str(value)))
-    if isinstance(value, str):
-        return _clip(value)
+def _count(value: Any) -> float:
+    """A value as a count (a list counts its items); Absent when it is none."""
     if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value[:8]) + (f" (+{len(value) - 8} more)" if len(value) > 8 else "")
-    if fmt is None or fmt == "list":
-        return _number(value)
+        return float(len(value))
+    if isinstance(value, bool) or not present(value):
+        raise Absent
     try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    if fmt == "bytes":
-        return _bytes(x)
-    if fmt == "mib":
-        return _bytes(x * 1024 * 1024)
-    if fmt == "int":
-        return f"{int(x):,}"
-    if fmt == "hex":
-        return hex(int(x))
-    if fmt == "cc":
-        major, minor = int(x), round((x - int(x)) * 10)
-        return f"{major}.{minor} (sm_{major}{minor})"
-    if fmt == "pow2":
-        if x <= 0:
+        return float(value)
+    except (TypeError, ValueError) as exc:
+        raise Absent from exc
+
+
+def _value(
+    name: str,
+    fmt: str | None,
+    context: Mapping[str, Any],
+    *,
+    nonzero: bool = False,
+    words: tuple[str, str] | None = None,
+) -> str:
+    """One placeholder's text (raises Absent when it has no value here); ``nonzero``: a count of 0
+    is absent; ``words``: the word for the count, after the count when there is a format."""
+    if nonzero or words:
+        n = _count(context.get(name))
+        if nonzero and n == 0:
             raise Absent
-        return f"2^{math.log2(x):.1f}".replace(".0", "")
-    return _number(value)
-
-
-def _value(name: str, fmt: str | None, context: Mapping[str, Any]) -> str:
+        if words:
+            word = words[0] if n == 1 else words[1]
+            return word if fmt is None else f"{format_value(context.get(name), fmt)} {word}"
     if name == "ratio":
         a, _, b = (fmt or "").partition("/")
         num: Any = context.get(a)
         den: Any = context.get(b)
-        if not _present(num) or not _present(den):
+        if not present(num) or not present(den):
             raise Absent
         try:
             r = float(num) / float(den)
@@ -183,9 +155,47 @@ def _value(name: str, fmt: str | None, context: Mapping[str, Any]) -> str:
     return format_value(context.get(name), fmt)
 
 
+# after a placeholder: the sentence's own period, maybe behind a closing quote or bracket
+_PERIOD_AFTER = re.compile(r"[\"'`)\]]*\.")
+
+
 def _fill(text: str, context: Mapping[str, Any]) -> str:
     """Every placeholder of ``text`` replaced (raises Absent when one has no value)."""
-    return PLACEHOLDER.sub(lambda m: _value(m.group(1), m.group(2), context), text)
+
+    def one(m: re.Match[str]) -> str:
+        words = (m.group(4), m.group(5)) if m.group(4) is not None else None
+        value = _value(m.group(1), m.group(2), context, nonzero=bool(m.group(3)), words=words)
+        after = _PERIOD_AFTER.match(text, m.end())
+        # a quoted message's own closing period and the sentence's: one is enough
+        if after and value.endswith(".") and (after.end() == m.end() + 1 or not value.endswith("..")):
+            value = value[:-1]
+        return value.replace("\0", "")
+
+    return PLACEHOLDER.sub(one, text)
+
+
+# the gap a dropped segment (\0) leaves: a connective or comma before it that nothing follows, an empty
+# pair of parentheses, a connective after it at the start of a clause
+_DANGLING = (
+    (re.compile(r"\0(?:[ \t]*\0)+"), "\0"),
+    (re.compile(r"[ \t]*\([ \t]*\0[ \t]*\)"), "\0"),
+    (re.compile(r"(?:[ \t]*,)?[ \t]+(?:and|or|but|with|plus)[ \t]*\0(?=[ \t]*(?:[.,;:)]|$))"), "\0"),
+    (re.compile(r"[ \t]*[,;:][ \t]*\0(?=[ \t]*(?:[.;:)]|$))"), "\0"),
+    (re.compile(r"(^|[(:][ \t]*)\0[ \t]*(?:(?:and|or|plus)[ \t]+|,[ \t]*)"), r"\1"),
+)
+
+
+def _innermost_first(text: str, repl: Any) -> str:
+    while True:
+        out = OPTIONAL.sub(repl, text)
+        if out == text:
+            return out
+        text = out
+
+
+def required_text(text: str) -> str:
+    """``text`` without its ``[[ ]]`` segments: what must have values for its sentence to show."""
+    return _innermost_first(text, "")
 
 
 def render(text: str, context: Mapping[str, Any]) -> str:
@@ -196,11 +206,12 @@ def render(text: str, context: Mapping[str, Any]) -> str:
 
     def optional(m: re.Match[str]) -> str:
         try:
-            return _fill(m.group(1), context)
+            _fill(m.group(1), context)
         except Absent:
             return "\0"  # dropped; the space around it is tidied below
+        return m.group(1)  # kept, filled with its sentence (a value is never read as a placeholder)
 
-    text = OPTIONAL.sub(optional, text)
+    text = _innermost_first(text, optional)
     pieces = _SENTENCE.split(text)
     out: list[str] = []
     for i in range(0, len(pieces), 2):
@@ -213,9 +224,11 @@ def render(text: str, context: Mapping[str, Any]) -> str:
             out.append(pieces[i - 1] if i > 0 else " ")
         out.append(filled)
     result = "".join(out)
-    # the gap a dropped segment leaves: no space before the punctuation that follows it (a value's own
-    # spacing, `not supported on .target`, is kept)
-    result = re.sub(r"[ \t]*\0[ \t]*(?=[,.;:)])", "", result)
+    for pattern, repl in _DANGLING:
+        result = pattern.sub(repl, result)
+    # no space before the punctuation that follows a dropped segment (a value's own spacing, `not
+    # supported on .target`, and an ellipsis, `at ... and`, are kept)
+    result = re.sub(r"[ \t]*\0[ \t]*(?=[,;:)]|\.(?!\.))", "", result)
     result = re.sub(r"[ \t]*\0[ \t]*", " ", result)
     return re.sub(r"(?<=\S)[ \t]{2,}", " ", result).strip()
 
@@ -227,14 +240,15 @@ def read_facts(symbols: Iterable[str], context: Mapping[str, Any]) -> tuple[tupl
         if name in _HIDDEN or name.endswith("_lines"):
             continue
         value = context.get(name)
-        if value is False or not _present(value):
+        if value is False or not present(value):
             continue
         fmt = "bytes" if name.endswith("_bytes") else "mib" if name.endswith("_mib") else None
+        fmt = "name" if name.endswith(("_kernel", "_function")) else fmt  # a long name keeps its own part
         try:
             shown = format_value(value, fmt)
         except Absent:
             continue
-        out.append((name, shown if len(shown) <= 120 else shown[:117] + "..."))
+        out.append((name, shown if len(shown) <= 120 else clip(shown, 120)))
     return tuple(out)
 
 

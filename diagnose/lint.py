@@ -71,16 +71,16 @@ def check_explain(rule: Rule) -> list[RuleProblem]:
         except Exception:
             continue  # reported by check_rule
         for key, text in texts.items():
-            required = X.OPTIONAL.sub("", text)
-            for name, fmt in X.placeholders(required):
+            required = X.required_text(text)
+            for m in X.PLACEHOLDER.finditer(required):
                 try:
-                    X._value(name, fmt, ctx)
+                    X._fill(m.group(0), ctx)
                 except X.Absent:
                     problems.append(
                         RuleProblem(
                             rule.path,
                             ex.line or rule.line,
-                            f"explain.{key}: {{{name}{':' + fmt if fmt else ''}}} has no value on this match example "
+                            f"explain.{key}: {m.group(0)} has no value on this match example "
                             "(its sentence would be left out): use a fact it has, or put it inside [[ ]]",
                         )
                     )

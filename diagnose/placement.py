@@ -22,11 +22,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from diagnose.clip import clip
+
 #: a rule text's pointer to a source line it expects the log to print
 _LINE_POINTER = re.compile(r"`[^`\n]*\b(?:file|FILE|kernel)\.(?:cu|cuh|py):LINE\b[^`\n]*`|\b(?:file|FILE)\.cu:LINE\b")
 #: a rule text's mention of the line a report names
-_REPORTED_LINE = re.compile(r"\bthe reported (?:source |kernel )?line\b")
-_NO_LINE = "source line (this log prints none, only offsets: rebuild with line information to get one)"
+_NO_LINE = (
+    "source line (this log prints none, only offsets: rebuild with line information, `nvcc -lineinfo`, to get one)"
+)
+_REPORTED_LINE = re.compile(r"\bthe reported (?:source |kernel )?line\b(?! \(this log prints none)")
 MAX_FRAME = 100
 
 #: what to do about generated code, per generator
@@ -50,7 +54,7 @@ _GENERATED = {
 def _frame(context: Mapping[str, Any]) -> str:
     frame = str(context.get("location_frame") or "").strip().lstrip("= ").strip()
     if len(frame) > MAX_FRAME:
-        frame = frame[: MAX_FRAME - 3] + "..."
+        frame = clip(frame, MAX_FRAME)
     return f" (`{frame}`)" if frame else ""
 
 
@@ -65,6 +69,7 @@ def source_lines(fix: str, context: Mapping[str, Any]) -> str:
     source = context.get("location_source_line")
     if "LINE" in fix:
         fix = _LINE_POINTER.sub(f"`{source}`" if source else _NO_LINE, fix)
+        fix = fix.replace(f"the reported {_NO_LINE}", f"the {_NO_LINE}")  # said once, and not "reported"
     if "reported" in fix and (source or context.get("location_offsets_only")):
         fix = _REPORTED_LINE.sub(f"the reported line (`{source}`)" if source else f"the {_NO_LINE}", fix)
     return fix

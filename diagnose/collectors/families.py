@@ -172,10 +172,11 @@ def _resource(raw: str | None) -> str | None:
 
 
 def _message(text: str, line: int) -> str | None:
-    """Line ``line`` (1-based) of ``text``, its runs of spaces collapsed, cut at 100 characters."""
+    """Line ``line`` (1-based) of ``text``, its runs of spaces collapsed, cut at 300 characters (an
+    explanation shows less, cut at a word after the prefixes: diagnose.explain)."""
     lines = text.split("\n", line)
     got = " ".join(lines[line - 1].split()) if len(lines) >= line else ""
-    return (got if len(got) <= 100 else got[:97] + "...") or None
+    return (got if len(got) <= 300 else got[:297] + "...") or None
 
 
 def _values(hit: Hit) -> dict[str, str]:

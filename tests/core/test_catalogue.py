@@ -123,9 +123,9 @@ def test_the_first_error_family_message_is_quoted_from_its_own_line() -> None:
     f = facts_from(CAT, log)
     assert f is not None and f.family == "ptxas-ptx-isa-too-new"
     assert f.message == "ptxas fatal : Unsupported .version 9.1; current version is '9.0'"
-    long = facts_from(CAT, "ptxas fatal   : Unsupported .version 9.1; current version is '9.0' " + "x" * 200)
+    long = facts_from(CAT, "ptxas fatal   : Unsupported .version 9.1; current version is '9.0' " + "x" * 300)
     assert long is not None and long.message is not None
-    assert len(long.message) == 100 and long.message.endswith("...")
+    assert len(long.message) == 300 and long.message.endswith("...")
 
 
 def test_a_family_fix_can_be_keyed_by_framework(tmp_path: Path) -> None:

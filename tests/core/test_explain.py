@@ -6,8 +6,10 @@ from pathlib import Path
 
 import diagnose
 from diagnose import explain as X
+from diagnose.clip import MAX_TEXT
 from diagnose.collectors import collect
 from diagnose.evidence import rule_types
+from diagnose.formats import MAX_NAME
 from diagnose.lint import check_rules
 from diagnose.matcher import Matcher
 from diagnose.rules import load_rules
@@ -24,6 +26,9 @@ def test_placeholders_take_the_values_and_formats() -> None:
     text = "Needs {concept_requested:bytes}, has {concept_limit:int}: {ratio:concept_requested/concept_limit}."
     assert X.render(text, ctx) == "Needs 160 KiB (163,842 bytes), has 101,376: 1.6×."
     assert X.render("Needs {concept_need_cc:cc}.", ctx) == "Needs 8.9 (sm_89)."
+    assert X.render("CUDA {gpu_driver_cuda:cudaver}.", {"gpu_driver_cuda": 12020}) == "CUDA 12.2."
+    assert X.render("{run_exact_fraction:percent} right.", {"run_exact_fraction": 0.0159}) == "1.59% right."
+    assert X.render("{concept_requested:bytes} past it.", {"concept_requested": 1}) == "1 byte past it."
     assert X.render(
         "At {sanitizer_allocation_distance_bytes:pow2}.", {"sanitizer_allocation_distance_bytes": 2.0**33}
     ) == ("At 2^33.")
@@ -48,7 +53,7 @@ def test_other_braces_are_text_and_nothing_is_evaluated() -> None:
     assert X.placeholders("{__import__('os')} {cuda_error.__class__}") == []
     assert X.problems("{concept_reqested} {cuda_error:rot13} {ratio:cuda_code}", rule_types()) == [
         "unknown evidence symbol {concept_reqested}",
-        "{cuda_error:rot13}: unknown format (known: bytes, mib, int, hex, cc, pow2, list, name)",
+        "{cuda_error:rot13}: unknown format (known: bytes, mib, int, hex, cc, cudaver, percent, pow2, list, name)",
         "{ratio:A/B} needs two evidence symbols",
     ]
 
@@ -98,6 +103,12 @@ def test_lint_checks_placeholders_against_the_rules_own_examples(tmp_path: Path)
     assert any("has no value on this match example" in p.message for p in check_rules(absent))
     only = load_rules(_rule(tmp_path / "d", "It needs {triton_required:bytes}."))
     assert any("every sentence needs a value" in p.message for p in check_rules(only))
+    # count words are checked like formats; a count form renders on the examples
+    words = load_rules(_rule(tmp_path / "e", "It needs {triton_required:hex|byte|bytes}. Too much."))
+    assert any("a count agreeing with a word takes no format" in p.message for p in check_rules(words))
+    counted = load_rules(_rule(tmp_path / "f", "It needs {triton_required:int|byte|bytes}. Too much."))
+    assert check_rules(counted) == []
+    assert Matcher(counted).diagnose(collect(SMEM)).best.what == "It needs 163,842 bytes. Too much."  # type: ignore[union-attr]
 
 
 # two logs of the corpus (holdout2): HeCBench dxtc2 is CUDA C++ under memcheck; triton-viz's matmul
@@ -175,3 +186,133 @@ def test_a_values_own_spacing_is_kept_and_a_ratio_just_over_one_is_not_shown_as_
     # 50,176 bytes of static shared memory against 49,152: 1.02×, not 1×
     sizes = {"compiler_smem_bytes": 50176.0, "compiler_smem_limit_bytes": 49152.0}
     assert X.render("{ratio:compiler_smem_bytes/compiler_smem_limit_bytes} the limit.", sizes) == "1.02× the limit."
+
+
+def test_a_count_agrees_with_its_word() -> None:
+    text = "memcheck found {sanitizer_error_count:int|error|errors}."
+    assert X.render(text, {"sanitizer_error_count": 1}) == "memcheck found 1 error."
+    assert X.render(text, {"sanitizer_error_count": 4096}) == "memcheck found 4,096 errors."
+    assert X.render(text, {"sanitizer_error_count": 0}) == "memcheck found 0 errors."
+    # the word alone agrees a verb; a list counts its items; bytes keep their unit before the word
+    verb = "{numerics_mismatched:int} of {numerics_total:int} elements {numerics_mismatched|differs|differ}."
+    assert X.render(verb, {"numerics_mismatched": 1, "numerics_total": 4096}) == "1 of 4,096 elements differs."
+    assert X.render(verb, {"numerics_mismatched": 7, "numerics_total": 4096}) == "7 of 4,096 elements differ."
+    kinds = "The {sanitizer_kinds|kind is|kinds are} {sanitizer_kinds}."
+    assert X.render(kinds, {"sanitizer_kinds": ["oob"]}) == "The kind is oob."
+    assert X.render(kinds, {"sanitizer_kinds": ["oob", "race"]}) == "The kinds are oob, race."
+    # a count that is not a number has no word: its sentence is left out
+    assert X.render("A. It is {cuda_error|error|errors}. B.", {"cuda_error": "x"}) == "A. B."
+    assert X.problems("{sanitizer_error_count:hex|error|errors}", rule_types()) == [
+        "{sanitizer_error_count:hex|error|errors}: a count agreeing with a word takes no format, int, bytes or mib"
+    ]
+    assert X.problems("{ratio:sanitizer_error_count/sanitizer_warning_count?}", rule_types()) != []
+
+
+def test_a_zero_count_marked_so_drops_its_segment_and_its_connective() -> None:
+    text = "The output is not finite: [[{numerics_pos_inf:int?} +Inf]][[ and {numerics_neg_inf:int?} -Inf]]."
+    both = {"numerics_pos_inf": 3, "numerics_neg_inf": 2}
+    assert X.render(text, both) == "The output is not finite: 3 +Inf and 2 -Inf."
+    assert X.render(text, {**both, "numerics_pos_inf": 0}) == "The output is not finite: 2 -Inf."
+    assert X.render(text, {**both, "numerics_neg_inf": 0}) == "The output is not finite: 3 +Inf."
+    rows = (
+        "Wrong in a pattern ([[{numerics_bad_rows:int?} whole rows]][[ and {numerics_bad_cols:int?} whole columns]])."
+    )
+    assert X.render(rows, {"numerics_bad_rows": 0, "numerics_bad_cols": 4}) == "Wrong in a pattern (4 whole columns)."
+    assert X.render(rows, {"numerics_bad_rows": 0, "numerics_bad_cols": 0}) == "Wrong in a pattern."
+    away = "An access past the end[[ ({sanitizer_allocation_distance_bytes:bytes?} away)]]."
+    assert X.render(away, {"sanitizer_allocation_distance_bytes": 0}) == "An access past the end."
+    assert X.render(away, {"sanitizer_allocation_distance_bytes": 8}) == "An access past the end (8 bytes away)."
+    # without the mark a zero is a value like any other
+    assert X.render("It ran {sanitizer_error_count:int} times.", {"sanitizer_error_count": 0}) == "It ran 0 times."
+
+
+def test_a_dropped_segment_leaves_no_dangling_connective() -> None:
+    ctx = {"sanitizer_kernel": "k", "cuda_error": None}
+    assert X.render("In {sanitizer_kernel} and[[ {cuda_error}]].", ctx) == "In k."
+    assert X.render("In {sanitizer_kernel},[[ {cuda_error}]].", ctx) == "In k."
+    assert X.render("In {sanitizer_kernel}[[ ({cuda_error})]]; more.", ctx) == "In k; more."
+    assert X.render("In {sanitizer_kernel}: [[{cuda_error}]].", ctx) == "In k."
+    # a connective between kept words stays
+    assert X.render("A write[[ of {cuda_error}]] and a read.", ctx) == "A write and a read."
+
+
+def test_a_messages_own_period_does_not_double_the_sentences() -> None:
+    ctx = {"cuda_error": "an illegal memory access was encountered.", "py_exc_message": "cut..."}
+    assert (
+        X.render("The runtime said {cuda_error}.", ctx) == "The runtime said an illegal memory access was encountered."
+    )
+    assert X.render('It said "{cuda_error}".', ctx) == 'It said "an illegal memory access was encountered".'
+    assert X.render("It said[[ {cuda_error}]].", ctx) == "It said an illegal memory access was encountered."
+    assert X.render("It said {py_exc_message}.", ctx) == "It said cut..."
+    assert X.render('It said "{py_exc_message}".', ctx) == 'It said "cut...".'
+
+
+def test_a_long_message_is_cut_at_a_word_and_keeps_its_key_part() -> None:
+    # torch's wording of a CUDA error (pytorch/pytorch#51223 has this first line)
+    msg = (
+        "RuntimeError: CUDA error: an illegal memory access was encountered\nCUDA kernel errors might be "
+        "asynchronously reported at some other API call, so the stacktrace below might be incorrect."
+    )
+    out = X.format_value(msg)
+    assert out.startswith("an illegal memory access was encountered") and out.endswith("...")
+    assert len(out) <= MAX_TEXT and out[:-3] == msg[26 : 26 + len(out) - 3]
+    assert msg[26 + len(out) - 3] in " \n"  # cut before a space: no half word
+    assert X.format_value("RuntimeError: short") == "RuntimeError: short"  # short text is kept whole
+    one_word = "x" * 150
+    assert X.format_value(one_word) == "x" * 97 + "..."
+
+
+def test_an_ellipsis_in_the_text_is_neither_a_sentence_end_nor_a_gap() -> None:
+    ctx = {"sanitizer_kernel": "k", "cuda_error": None}
+    text = 'It printed "Write access at[[ {cuda_error}]] ... and Read access at ...". In {sanitizer_kernel}.'
+    assert X.render(text, ctx) == 'It printed "Write access at ... and Read access at ...". In k.'
+    # a sentence after an ellipsis or "e.g." is not split off (and so not dropped alone)
+    assert X.render("It prints `read ... Address {cuda_error}`. Fine.", ctx) == "Fine."
+    assert X.render("See e.g. `{cuda_error}`. Fine.", ctx) == "Fine."
+
+
+def test_segments_nest() -> None:
+    text = "Out of bounds.[[ It lies {sanitizer_allocation_relation} it[[ ({sanitizer_allocation_distance_bytes:bytes?} away)]].]]"
+    ctx = {"sanitizer_allocation_relation": "after", "sanitizer_allocation_distance_bytes": 0}
+    assert X.render(text, ctx) == "Out of bounds. It lies after it."
+    assert (
+        X.render(text, {**ctx, "sanitizer_allocation_distance_bytes": 8})
+        == "Out of bounds. It lies after it (8 bytes away)."
+    )
+    assert X.render(text, {**ctx, "sanitizer_allocation_relation": None}) == "Out of bounds."
+    assert X.required_text(text) == "Out of bounds."
+
+
+def test_a_long_log_line_loses_its_time_stamp_and_directories_first() -> None:
+    # the shape of an XLA log line (abseil time stamp, glog severity and file) and of a THC check
+    xla = (
+        "2024-04-09 22:39:58.055899: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:268] failed call "
+        "to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
+    )
+    assert X.format_value(xla) == "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
+    thc = (
+        "THCudaCheck FAIL file=/gpfs/home/u/pytorch/torch/lib/THC/generic/THCTensorMathPointwise.cu line=247 "
+        "error=8 : invalid device function"
+    )
+    assert (
+        X.format_value(thc)
+        == "THCudaCheck FAIL file=.../THCTensorMathPointwise.cu line=247 error=8 : invalid device function"
+    )
+
+
+def test_a_long_function_name_keeps_its_innermost_scopes() -> None:
+    # the kernel name of numba's test_cuda_array_interface under memcheck (corpus holdout2)
+    sig = "cudapy::numba::cuda::tests::cudapy::test_cuda_array_interface::TestCudaArrayInterface::test_kernel_arg$241(Array<float, 1>)"
+    short = X.render("{sanitizer_kernel:name}", {"sanitizer_kernel": sig})
+    assert short == "...::cuda::tests::cudapy::test_cuda_array_interface::TestCudaArrayInterface::test_kernel_arg$241"
+    assert len(short) <= MAX_NAME  # only the outer scopes that had to go
+    assert (
+        X.render("In {sanitizer_kernel:name}.", {"sanitizer_kernel": "void k<float, 256>(float*)"})
+        == "In k<float, 256>."
+    )
+
+
+def test_the_facts_read_show_a_long_kernel_name_by_its_own_part() -> None:
+    sig = "cudapy::numba::cuda::tests::cudapy::test_cuda_array_interface::TestCudaArrayInterface::test_kernel_arg$241(Array<float, 1>)"
+    facts = dict(X.read_facts(["sanitizer_kernel"], {"sanitizer_kernel": sig}))
+    assert facts["sanitizer_kernel"].endswith("::TestCudaArrayInterface::test_kernel_arg$241")

@@ -60,6 +60,7 @@ def test_a_pointer_to_file_cu_line_renders_only_with_a_source_line() -> None:
     ev = collect((SAN / "case-gkeyll-reduction-oob-read.txt").read_text(encoding="utf-8"))
     fix = explain_finding(rule, ev).fix
     assert "LINE" not in fix and "prints none, only offsets" in fix
+    assert fix.count("prints none") == 1 and "the reported source line" not in fix  # said once
     # the memcheck demo prints its line: the fix names it
     ev = collect((SAN / "doc-04-understanding-memcheck-errors.txt").read_text(encoding="utf-8"))
     fix = explain_finding(rule, ev).fix
