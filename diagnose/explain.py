@@ -10,7 +10,10 @@ A placeholder is ``{symbol}`` or ``{symbol:format}`` (a symbol starts with its s
 ``sanitizer_``, ...; other braces are plain text); ``{ratio:a/b}`` divides two symbols.  Formats:
 ``bytes`` (a byte count, shown with its binary unit), ``mib`` (a count of MiB), ``int``, ``hex``,
 ``cc`` (a compute capability: ``8.6 (sm_86)``), ``pow2`` (``2^33``), ``list`` and ``name`` (a
-function's name from its signature).  Strings are cut at 100 characters.  Nothing else is
+function's name from its signature).  ``{symbol:if}`` and ``{symbol:unless}`` are conditions, not
+values: they render nothing where the symbol is true (``if``) or false or absent (``unless``), and
+otherwise leave their ``[[ ... ]]`` segment (else their sentence) out, so a text states only the
+branch that holds (``[[{concept_over_every_gpu:if}No GPU fits it.]]``).  Strings are cut at 100 characters.  Nothing else is
 evaluated: a placeholder is a name and a format, never code.
 
 When a placeholder's value is absent (null, empty, NaN, a zero divisor), the text it sits in is left
@@ -41,7 +44,7 @@ PLACEHOLDER = _placeholder()
 OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.DOTALL)
 # a sentence ends at . ! ? followed by space and a capital, a backtick, a quote or a bracket
 _SENTENCE = re.compile(r"((?<=[.!?])\s+(?=[A-Z`\"'(\[]))")
-FORMATS = ("bytes", "mib", "int", "hex", "cc", "pow2", "list", "name")
+FORMATS = ("bytes", "mib", "int", "hex", "cc", "pow2", "list", "name", "if", "unless")
 MAX_TEXT = 100  # a longer string value is cut
 _HIDDEN = ("sources", "log_text")  # symbols never listed under "In this log"
 
@@ -133,6 +136,12 @@ def _clip(text: str) -> str:
 
 
 def format_value(value: Any, fmt: str | None = None) -> str:
+    if fmt in ("if", "unless"):
+        # a condition, not a value: renders nothing where it holds, and its text is left out where not
+        holds = _present(value) and bool(value)
+        if holds == (fmt == "if"):
+            return ""
+        raise Absent
     if not _present(value):
         raise Absent
     if fmt == "name":
