@@ -186,3 +186,12 @@ def test_arange_bound_not_constexpr_names_the_traced_launcher_and_stays_modest()
     top = report.diagnosis.findings[0]
     assert top.rule == "triton-arange-bound-not-constexpr" and top.confidence < 0.8
     assert "tracing" in top.fix and "run this op outside the trace" in top.fix
+
+
+def test_a_compile_error_in_a_librarys_header_is_located_in_that_library() -> None:
+    from diagnose.collectors import location
+
+    facts = location.parse(CASES["cupy-half-raw-undefined-old-cuda"]["log"])
+    assert facts is not None and (facts.kind, facts.library) == ("library", "CuPy")
+    user = location.parse((ROOT / "tests/fixtures/compiler/nvcc-undefined-identifier.log").read_text())
+    assert user is not None and user.kind == "user"
