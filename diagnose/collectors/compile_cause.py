@@ -14,7 +14,10 @@ fault away from the user's kernel:
   for newer targets and fails for older ones in the build's list.
 - ``toolkit_clash``: a redefinition or an overload conflict on a name the CUDA headers declare
   (``cannot overload functions distinguished by return type alone`` on the project's own
-  ``atomicAdd(float2*, float2)``, which CUDA 12.1 added): the code compiled with older toolkits.
+  ``atomicAdd(float2*, float2)``, which CUDA 12.1 added; ``has already been defined (previous
+  definition at line 109 of .../sm_90_rt.h)``; ``more than one instance of overloaded function``
+  whose candidates are one toolkit declaration and one of the project's): the code compiled with
+  older toolkits.
 
 The architecture table follows the CUDA C++ Programming Guide (atomic functions, half and bfloat16
 intrinsics, warp functions): https://docs.nvidia.com/cuda/cuda-c-programming-guide/
@@ -35,6 +38,10 @@ True
 'atomicAdd'
 >>> clash('cannot overload functions distinguished by return type alone', ["  int helper(int x) {"]) is None
 True
+>>> clash('more than one instance of overloaded function "atomicAdd" matches the argument list:', [
+...     '  function "atomicAdd(float2 *, float2)" (declared at line 109 of /usr/local/cuda/include/crt/sm_90_rt.h)',
+...     '  function "mine::atomicAdd(float2 *, float2)" (declared at line 1)'])
+'atomicAdd'
 """
 
 from __future__ import annotations
@@ -91,6 +98,16 @@ _CUDA_NAME = re.compile(
     r"|make_(?:float|int|uint|double|half|long|ulong|short|char)\d\w*)\s*\("
 )
 _QUOTED = re.compile(r"\"(?P<name>\w+)(?:\(|\")")
+_AMBIGUOUS = re.compile(r"more than one instance of overloaded function \"(?P<fn>[\w:]+)\" matches")
+#: where EDG says a candidate or an earlier definition is: "(declared at line 109 of /usr/.../sm_90_rt.h)"
+_DECLARED = re.compile(r"(?:declared|previous definition) at line \d+ of \"?(?P<path>[^\")\n]+)")
+_DECLARED_HERE = re.compile(r"\(declared at line \d+\)")  # a candidate in the file being compiled
+
+
+def _in_toolkit(path: str) -> bool:
+    from diagnose.collectors.compiler import in_toolkit_header
+
+    return in_toolkit_header(path)
 
 
 def library_of_header(path: str | None) -> str | None:
@@ -129,8 +146,19 @@ def arch_gate(message: str, after: list[str]) -> tuple[str, str] | None:
 
 def clash(message: str, after: list[str]) -> str | None:
     """The CUDA-declared name a redefinition or overload conflict is on, when it is one."""
+    amb = _AMBIGUOUS.search(message)
+    if amb:
+        # the candidates EDG lists: one declared in a toolkit header and one elsewhere is the clash
+        where = [m.group("path") for m in map(_DECLARED.search, after[:6]) if m]
+        own = sum(1 for line in after[:6] if _DECLARED_HERE.search(line))
+        toolkit = any(_in_toolkit(p) for p in where if p)
+        return amb.group("fn").split("::")[-1] if toolkit and (own or any(not _in_toolkit(p) for p in where)) else None
     if not _CLASH.search(message):
         return None
+    prev = _DECLARED.search(message)
+    q = _QUOTED.search(message)
+    if prev and q and _in_toolkit(prev.group("path")):
+        return q.group("name")  # "has already been defined (previous definition at line 109 of .../sm_90_rt.h)"
     for text in (message, *after[:2]):
         m = _CUDA_NAME.search(text)
         if m:

@@ -320,7 +320,7 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
     for d in edg:
         if d.file and in_toolkit_header(d.file):
             continue  # the toolkit's own lines: an error there is about what surrounds them
-        after = lines[d.log_line : d.log_line + 3] if d.log_line else []
+        after = lines[d.log_line : d.log_line + 6] if d.log_line else []
         gate = compile_cause.arch_gate(d.message, after)
         if gate and out["needs_arch"] is None:
             out["needs_arch"], out["gated_symbol"] = gate

@@ -112,6 +112,20 @@ EXPECTED: dict[str, dict[str, object]] = {
         first_error_file="pair.cu",
         toolkit_clash="atomicAdd",
     ),
+    "nvcc-redefines-toolkit-atomicadd-same-type": dict(
+        tool="nvcc",
+        error_count=1,
+        first_error=Prefix('function "atomicAdd(float2 *, float2)" has already been defined (previous definition'),
+        first_error_file="pair.cu",
+        toolkit_clash="atomicAdd",
+    ),
+    "nvcc-ambiguous-with-toolkit-atomicadd": dict(
+        tool="nvcc",
+        error_count=1,
+        first_error='more than one instance of overloaded function "atomicAdd" matches the argument list:',
+        first_error_file="pair.cu",
+        toolkit_clash="atomicAdd",
+    ),
     "nvrtc-undefined-identifier": dict(
         tool="nvrtc", error_count=1, first_error='identifier "factor" is undefined', first_error_file="scale.cu"
     ),
