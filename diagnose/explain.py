@@ -11,7 +11,11 @@ A placeholder is ``{symbol}`` or ``{symbol:format}`` (a symbol starts with its s
 ``bytes`` (a byte count, shown with its binary unit), ``mib`` (a count of MiB), ``int``, ``hex``,
 ``cc`` (a compute capability: ``8.6 (sm_86)``), ``cudaver`` (CUDA's version number, ``12020``, as
 ``12.2``), ``percent`` (a fraction: ``0.232`` as ``23.2%``), ``pow2`` (``2^33``), ``list`` and ``name`` (a
-function's name from its signature).  Two marks agree the text with a count:
+function's name from its signature).  ``{symbol:if}`` and ``{symbol:unless}`` are conditions, not
+values: they render nothing where the symbol is true (``if``) or false or absent (``unless``), and
+otherwise leave their ``[[ ... ]]`` segment (else their sentence) out, so a text states only the
+branch that holds (``[[{concept_over_every_gpu:if}No GPU fits it.]]``).  Two marks agree the text
+with a count:
 
 - ``{n|error|errors}`` is the word for the count ``n``, the first when it is 1, else the second (a
   list counts its items); with a format the count comes first: ``{n:int|error|errors}`` reads

@@ -109,6 +109,7 @@ class TritonFacts(Facts):
     resource: str | None = None  # OutOfResources: "shared memory", "registers", ...
     required: float | None = None  # OutOfResources figures
     limit: float | None = None
+    over_every_gpu: bool = False  # required is above the largest per-block limit of any GPU for that resource
     inner_error: str | None = None  # exception type wrapped by InterpreterError / CompilationError
     no_active_driver: bool = False  # "0 active drivers ([]). There should only be one."
     autotune_failures: int = (
@@ -149,6 +150,10 @@ class CompilerFacts(Facts):
     spill_loads: int = 0
     stack_bytes: int = 0
     host_compiler_unsupported: bool = False  # "unsupported GNU version"
+    library_header: str | None = None  # the library whose own header holds the first error ("CuPy")
+    needs_arch: str | None = None  # "sm_60": an error names an intrinsic/overload that exists from this arch on
+    gated_symbol: str | None = None  # that intrinsic, with its argument types: "atomicAdd(double *, double)"
+    toolkit_clash: str | None = None  # a CUDA-declared name the code redefines or overloads in conflict
     diagnostics: tuple[Diagnostic, ...] = ()  # record: not visible to rules
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from diagnose.clip import clip
 
-FORMATS = ("bytes", "mib", "int", "hex", "cc", "cudaver", "percent", "pow2", "list", "name")
+FORMATS = ("bytes", "mib", "int", "hex", "cc", "cudaver", "percent", "pow2", "list", "name", "if", "unless")
 
 
 class Absent(Exception):
@@ -84,6 +84,12 @@ MAX_NAME = 100
 
 
 def format_value(value: Any, fmt: str | None = None) -> str:
+    if fmt in ("if", "unless"):
+        # a condition, not a value: renders nothing where it holds, and its text is left out where not
+        holds = present(value) and bool(value)
+        if holds == (fmt == "if"):
+            return ""
+        raise Absent
     if not present(value):
         raise Absent
     if fmt == "name":

@@ -51,6 +51,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from diagnose.collectors import compile_cause
 from diagnose.facts import CompilerFacts, Diagnostic
 
 # at least one must occur before any regex runs
@@ -115,6 +116,8 @@ _TOOLKIT_HEADERS = (
     "<command-line>",
 )
 _ERRORISH = ("error", "fatal")
+_BUILDKIT = re.compile(r"^#\d+ \d+(?:\.\d+)? +")
+_MAX_CAUSE = 20  # errors read for their cause (the first ones; later ones are mostly cascades)
 _MAX_CITED = 100  # a log of 10,000 errors cites its first hundred lines
 
 
@@ -173,6 +176,7 @@ def _scan_edg(sc: _Scan) -> None:
         head, _, rest = file.partition(" ")
         if rest and head.isdigit():
             file = rest.strip()
+        file = _BUILDKIT.sub("", file)  # docker build's step prefix: "#7 392.3 kernels.cu"
         sev = "fatal" if m.group("sev") == "catastrophic error" else m.group("sev")
         tool = "host-compiler" if m.group("msvc") else ("nvrtc" if sc.nvrtc else "nvcc")
         sc.add(m.start(), tool, sev, m.group("msg"), file, m.group("line"))
@@ -301,4 +305,25 @@ def parse(text: str) -> CompilerFacts | None:
         host_compiler_unsupported=host_unsupported,
         diagnostics=diags,
         **_error_details(errors),
+        **_cause(text, errors),
     )
+
+
+def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
+    """What the front end's errors say about their cause (:mod:`diagnose.collectors.compile_cause`)."""
+    out: dict[str, Any] = dict.fromkeys(("library_header", "needs_arch", "gated_symbol", "toolkit_clash"))
+    edg = [d for d in errors[:_MAX_CAUSE] if d.tool in ("nvcc", "nvrtc")]
+    if not edg:
+        return out
+    lines = text.splitlines()
+    out["library_header"] = compile_cause.library_of_header(edg[0].file)
+    for d in edg:
+        if d.file and in_toolkit_header(d.file):
+            continue  # the toolkit's own lines: an error there is about what surrounds them
+        after = lines[d.log_line : d.log_line + 6] if d.log_line else []
+        gate = compile_cause.arch_gate(d.message, after)
+        if gate and out["needs_arch"] is None:
+            out["needs_arch"], out["gated_symbol"] = gate
+        if out["toolkit_clash"] is None:
+            out["toolkit_clash"] = compile_cause.clash(d.message, after)
+    return out

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 
+from diagnose.collectors import compile_cause
 from diagnose.facts import LocationFacts
 
 MAX_FRAME = 160  # characters of a frame kept
@@ -205,6 +206,7 @@ _SRC_LINE = re.compile(
 #: CUDA sources only, for a source line named outside a frame (C++ sources in a log are mostly the
 #: frameworks' own error-check sites)
 _CUDA_SRC = re.compile(r"\.(?:cu|cuh)$|\.cu\.cc$")
+_SRC_FILE = re.compile(r":\d+$")  # the line number of a "file:LINE"
 _OFFSET = re.compile(r"\+0x[0-9a-fA-F]+|\[0x[0-9a-fA-F]+\]|\(0x[0-9a-fA-F]+ in ")
 #: source paths that are not the user's (toolkit headers, torch's and libraries' own sources)
 _NOT_USER_SRC = re.compile(
@@ -397,6 +399,11 @@ def parse(text: str) -> LocationFacts | None:
             kind, frame = "user", source or _clip(check)  # an error-check site in the user's sources
         elif source is not None:
             kind, frame = "user", source
+        # a compiler diagnostic located in a library's own header (CuPy's carray.cuh, CUTLASS, torch's
+        # include/) is that library's code, compiled by the user's toolchain
+        header = compile_cause.library_of_header(_SRC_FILE.sub("", source)) if source else None
+        if kind == "user" and header:
+            kind, library = "library", header
     if kind is None:
         return None
     return LocationFacts(

@@ -306,6 +306,17 @@ def _other_errors(t: _Text, raised: list[_Found]) -> None:
             raised.append(_Found(m.start(), "MLIRError", message=m.group(1).strip(), lines=[t.line_of(m.start())]))
 
 
+def _over_every_gpu(resource: str | None, required: float | None) -> bool:
+    """Whether an OutOfResources requirement is above what any GPU allows per block."""
+    if resource is None or required is None:
+        return False
+    from diagnose.collectors.families import _every_gpu_limits
+
+    key = {"shared memory": "shared-memory", "registers": "registers", "threads": "threads-per-block"}
+    every = _every_gpu_limits().get(key.get(resource.strip().lower(), ""))
+    return every is not None and required > every
+
+
 def parse(text: str) -> TritonFacts | None:
     if not any(marker in text for marker in _MARKERS):
         return None
@@ -356,6 +367,7 @@ def parse(text: str) -> TritonFacts | None:
         resource=resource,
         required=required,
         limit=limit,
+        over_every_gpu=_over_every_gpu(resource, required),
         inner_error=primary.inner_error if primary else None,
         no_active_driver=no_driver,
         autotune_failures=autotune_failures,

@@ -105,6 +105,27 @@ EXPECTED: dict[str, dict[str, object]] = {
         first_error="expected either a definition or a tag name",
         first_error_file="/usr/local/cuda-13.0/bin/../targets/x86_64-linux/include/cuda_fp16.h",
     ),
+    "nvcc-redefines-toolkit-atomicadd": dict(
+        tool="nvcc",
+        error_count=1,
+        first_error="cannot overload functions distinguished by return type alone",
+        first_error_file="pair.cu",
+        toolkit_clash="atomicAdd",
+    ),
+    "nvcc-redefines-toolkit-atomicadd-same-type": dict(
+        tool="nvcc",
+        error_count=1,
+        first_error=Prefix('function "atomicAdd(float2 *, float2)" has already been defined (previous definition'),
+        first_error_file="pair.cu",
+        toolkit_clash="atomicAdd",
+    ),
+    "nvcc-ambiguous-with-toolkit-atomicadd": dict(
+        tool="nvcc",
+        error_count=1,
+        first_error='more than one instance of overloaded function "atomicAdd" matches the argument list:',
+        first_error_file="pair.cu",
+        toolkit_clash="atomicAdd",
+    ),
     "nvrtc-undefined-identifier": dict(
         tool="nvrtc", error_count=1, first_error='identifier "factor" is undefined', first_error_file="scale.cu"
     ),
@@ -133,6 +154,10 @@ SCALARS = (
     "spill_loads",
     "stack_bytes",
     "host_compiler_unsupported",
+    "library_header",
+    "needs_arch",
+    "gated_symbol",
+    "toolkit_clash",
 )
 
 

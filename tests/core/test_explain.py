@@ -53,7 +53,7 @@ def test_other_braces_are_text_and_nothing_is_evaluated() -> None:
     assert X.placeholders("{__import__('os')} {cuda_error.__class__}") == []
     assert X.problems("{concept_reqested} {cuda_error:rot13} {ratio:cuda_code}", rule_types()) == [
         "unknown evidence symbol {concept_reqested}",
-        "{cuda_error:rot13}: unknown format (known: bytes, mib, int, hex, cc, cudaver, percent, pow2, list, name)",
+        "{cuda_error:rot13}: unknown format (known: bytes, mib, int, hex, cc, cudaver, percent, pow2, list, name, if, unless)",
         "{ratio:A/B} needs two evidence symbols",
     ]
 

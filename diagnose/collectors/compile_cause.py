@@ -1,0 +1,169 @@
+r"""What a CUDA C++ compile error says about its cause, beyond "the source is invalid".
+
+Three readings of nvcc/NVRTC front-end errors (EDG: ``file(line): error: message``) that move the
+fault away from the user's kernel:
+
+- ``library_header``: the first error sits in a *library's* own header (CuPy's ``carray.cuh``,
+  torch's ``include/``, CUTLASS, CUB/Thrust outside the toolkit, Eigen, pybind11) that the user's
+  toolchain compiles.  Such headers compile with the CUDA versions the library supports; an error
+  in them means the toolkit (or its headers on the include path) and the library do not match.
+- ``needs_arch``/``gated_symbol``: the error names an intrinsic or overload that exists only from
+  some architecture on: ``no instance of overloaded function "atomicAdd" matches the argument list``
+  with ``argument types are: (double *, double)`` (sm_60), ``identifier "__hmax" is undefined``
+  (sm_80).  The CUDA headers declare these under ``#if __CUDA_ARCH__ >= ...``, so the code compiles
+  for newer targets and fails for older ones in the build's list.
+- ``toolkit_clash``: a redefinition or an overload conflict on a name the CUDA headers declare
+  (``cannot overload functions distinguished by return type alone`` on the project's own
+  ``atomicAdd(float2*, float2)``, which CUDA 12.1 added; ``has already been defined (previous
+  definition at line 109 of .../sm_90_rt.h)``; ``more than one instance of overloaded function``
+  whose candidates are one toolkit declaration and one of the project's): the code compiled with
+  older toolkits.
+
+The architecture table follows the CUDA C++ Programming Guide (atomic functions, half and bfloat16
+intrinsics, warp functions): https://docs.nvidia.com/cuda/cuda-c-programming-guide/
+
+>>> library_of_header(r"...\cupy/carray.cuh")
+'CuPy'
+>>> library_of_header("/usr/local/cuda/include/cub/cub.cuh") is None  # the toolkit's own copy
+True
+>>> library_of_header("kernels/scale.cu") is None
+True
+>>> arch_gate('no instance of overloaded function "atomicAdd" matches the argument list',
+...           ["            argument types are: (double *, double)"])
+('sm_60', 'atomicAdd(double *, double)')
+>>> arch_gate('identifier "__hmax" is undefined', [])
+('sm_80', '__hmax')
+>>> clash('cannot overload functions distinguished by return type alone',
+...       ["  __attribute__((device)) inline void atomicAdd(float2 *addr, float2 val) {"])
+'atomicAdd'
+>>> clash('cannot overload functions distinguished by return type alone', ["  int helper(int x) {"]) is None
+True
+>>> clash('more than one instance of overloaded function "atomicAdd" matches the argument list:', [
+...     '  function "atomicAdd(float2 *, float2)" (declared at line 109 of /usr/local/cuda/include/crt/sm_90_rt.h)',
+...     '  function "mine::atomicAdd(float2 *, float2)" (declared at line 1)'])
+'atomicAdd'
+"""
+
+from __future__ import annotations
+
+import re
+
+#: library include directories (checked after the toolkit's own: CUB/Thrust/libcu++ ship with CUDA too)
+_LIBRARIES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(?:^|[/\\.])cupy(?:_backends)?[/\\]"), "CuPy"),
+    (re.compile(r"torch[/\\]include[/\\]|(?:^|[/\\])(?:ATen|c10)[/\\]"), "PyTorch"),
+    (re.compile(r"(?:^|[/\\])(?:cutlass|cute)[/\\]"), "CUTLASS"),
+    (re.compile(r"(?:^|[/\\])cub[/\\]"), "CUB"),
+    (re.compile(r"(?:^|[/\\])thrust[/\\]"), "Thrust"),
+    (re.compile(r"(?:^|[/\\])(?:cuda[/\\]std|libcudacxx|cccl)[/\\]"), "CCCL (libcu++)"),
+    (re.compile(r"(?:^|[/\\])(?:Eigen|unsupported[/\\]Eigen)[/\\]"), "Eigen"),
+    (re.compile(r"(?:^|[/\\])pybind11[/\\]"), "pybind11"),
+    (re.compile(r"(?:^|[/\\])tensorflow[/\\](?:core|compiler|third_party)[/\\]"), "TensorFlow"),
+    (re.compile(r"(?:^|[/\\])(?:jaxlib|xla)[/\\]"), "XLA/jaxlib"),
+    (re.compile(r"(?:^|[/\\])(?:cudf|rmm|raft)[/\\]"), "RAPIDS"),
+)
+_SITE_PKG = re.compile(r"(?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)[/\\]")
+
+#: (function, argument types it needs, the first arch that has it); None: any arguments
+_OVERLOADS: tuple[tuple[str, re.Pattern[str] | None, str], ...] = (
+    ("atomicAdd", re.compile(r"^\((?:volatile )?double \*"), "sm_60"),
+    ("atomicAdd", re.compile(r"^\((?:volatile )?__half2 \*"), "sm_60"),
+    ("atomicAdd", re.compile(r"^\((?:volatile )?(?:__half|half) \*"), "sm_70"),
+    ("atomicAdd", re.compile(r"^\((?:volatile )?__nv_bfloat162? \*"), "sm_80"),
+    ("atomicAdd", re.compile(r"^\((?:volatile )?(?:float2|float4) \*"), "sm_90"),
+    ("atomicAdd_block", None, "sm_60"),
+    ("atomicAdd_system", None, "sm_60"),
+    ("atomicCAS", re.compile(r"^\((?:volatile )?(?:unsigned short|short) \*"), "sm_70"),
+)
+#: intrinsics the CUDA headers declare only from an architecture on (``identifier "X" is undefined``)
+_IDENTIFIERS: dict[str, str] = {
+    **dict.fromkeys(("__hmax", "__hmin", "__hmax_nan", "__hmin_nan", "__hfma_relu", "__hmax2", "__hmin2"), "sm_80"),
+    **dict.fromkeys(("__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync"), "sm_80"),
+    **dict.fromkeys(("__reduce_or_sync", "__reduce_xor_sync"), "sm_80"),
+    **dict.fromkeys(("__match_any_sync", "__match_all_sync", "__nanosleep"), "sm_70"),
+    **dict.fromkeys(("__dp4a", "__dp2a_lo", "__dp2a_hi"), "sm_61"),
+}
+_NO_INSTANCE = re.compile(r"no instance of (?:overloaded )?function \"(?P<fn>\w+)\" matches the argument list")
+_UNDEFINED = re.compile(r"identifier [\"'](?P<fn>\w+)[\"'] is undefined")
+_ARG_TYPES = re.compile(r"argument types are: (?P<args>\([^\n]*\))")
+
+_CLASH = re.compile(
+    r"cannot overload functions distinguished by return type alone|has already been defined|invalid redeclaration"
+    r"|redefinition of"
+)
+#: names the CUDA headers declare (atomics, intrinsics, vector-type helpers)
+_CUDA_NAME = re.compile(
+    r"\b(?P<name>atomic(?:Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor)(?:_block|_system)?"
+    r"|__(?:h|shfl|ldg|ld[cgl]?|st[cgs]?w?|float2half|half2float|float2bfloat16|bfloat162float|nv_)\w*"
+    r"|make_(?:float|int|uint|double|half|long|ulong|short|char)\d\w*)\s*\("
+)
+_QUOTED = re.compile(r"\"(?P<name>\w+)(?:\(|\")")
+_AMBIGUOUS = re.compile(r"more than one instance of overloaded function \"(?P<fn>[\w:]+)\" matches")
+#: where EDG says a candidate or an earlier definition is: "(declared at line 109 of /usr/.../sm_90_rt.h)"
+_DECLARED = re.compile(r"(?:declared|previous definition) at line \d+ of \"?(?P<path>[^\")\n]+)")
+_DECLARED_HERE = re.compile(r"\(declared at line \d+\)")  # a candidate in the file being compiled
+
+
+def _in_toolkit(path: str) -> bool:
+    from diagnose.collectors.compiler import in_toolkit_header
+
+    return in_toolkit_header(path)
+
+
+def library_of_header(path: str | None) -> str | None:
+    """The library whose own header ``path`` is (None: the user's file or the CUDA toolkit's)."""
+    if not path:
+        return None
+    from diagnose.collectors.compiler import in_toolkit_header
+
+    if in_toolkit_header(path):
+        return None
+    p = path.strip()
+    if not re.search(r"\.(?:h|hh|hpp|hxx|cuh|inl|inc|tcc)$|[/\\]include[/\\]", p):
+        return None  # a .cu/.cpp source is the project's translation unit, not a header it includes
+    for rx, name in _LIBRARIES:
+        if rx.search(p):
+            return name
+    m = _SITE_PKG.search(p)
+    return m.group(1) if m else None
+
+
+def arch_gate(message: str, after: list[str]) -> tuple[str, str] | None:
+    """(first arch, symbol) when ``message`` (with the lines printed ``after`` it) names an intrinsic or
+    overload the CUDA headers declare only from some architecture on."""
+    m = _NO_INSTANCE.search(message)
+    if m:
+        args = next((a.group("args") for a in map(_ARG_TYPES.search, after[:3]) if a), None)
+        for fn, types, arch in _OVERLOADS:
+            if fn == m.group("fn") and (types is None or (args is not None and types.search(args))):
+                return arch, f"{fn}{args or '(...)'}"
+        return None
+    m = _UNDEFINED.search(message)
+    if m and m.group("fn") in _IDENTIFIERS:
+        return _IDENTIFIERS[m.group("fn")], m.group("fn")
+    return None
+
+
+def clash(message: str, after: list[str]) -> str | None:
+    """The CUDA-declared name a redefinition or overload conflict is on, when it is one."""
+    amb = _AMBIGUOUS.search(message)
+    if amb:
+        # the candidates EDG lists: one declared in a toolkit header and one elsewhere is the clash
+        where = [m.group("path") for m in map(_DECLARED.search, after[:6]) if m]
+        own = sum(1 for line in after[:6] if _DECLARED_HERE.search(line))
+        toolkit = any(_in_toolkit(p) for p in where if p)
+        return amb.group("fn").split("::")[-1] if toolkit and (own or any(not _in_toolkit(p) for p in where)) else None
+    if not _CLASH.search(message):
+        return None
+    prev = _DECLARED.search(message)
+    q = _QUOTED.search(message)
+    if prev and q and _in_toolkit(prev.group("path")):
+        return q.group("name")  # "has already been defined (previous definition at line 109 of .../sm_90_rt.h)"
+    for text in (message, *after[:2]):
+        m = _CUDA_NAME.search(text)
+        if m:
+            return m.group("name")
+    q = _QUOTED.search(message)
+    if q and _CUDA_NAME.search(q.group("name") + "("):
+        return q.group("name")
+    return None
