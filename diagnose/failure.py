@@ -82,6 +82,7 @@ _HEALTHY_LINE = re.compile(
     | \bno\ errors?\b | \bwithout\ errors?\b
     | \berror\s*[:=]\s*[-+]?(?:\d*\.\d|\d+[eE][-+]?\d|0\b|inf\b|none\b)  # a measured error: "max abs error: 0.0"
     | \bError:\s*(?:none|None)\b
+    | \b(?:0|no|zero|without)\s+(?:wrong|incorrect)\s+(?:answers?|results?|outputs?)\b  # 0 wrong results
     """,
     re.VERBOSE | re.IGNORECASE,
 )
