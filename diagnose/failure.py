@@ -13,7 +13,8 @@ A failure is
   quoted alone, an issue title that is only the error), a Triton error, compiler errors (or a fatal ptxas message), sanitizer errors, leaks or
   race hazards, an environment problem (driver, library, device), a numerical mismatch;
 - an error-like line (``error:``, ``FAILED``, ``fatal``, ``Segmentation fault``, ``Aborted``,
-  ``terminate called``, ``3 failed``, ...) that is not clearly healthy: a count of zero
+  ``terminate called``, ``3 failed``, an XLA/absl status such as ``INTERNAL:`` or ``RESOURCE_EXHAUSTED:``,
+  a run's own statement that its output is wrong: ``WRONG ANSWER``, ``wrong results``, ...) that is not clearly healthy: a count of zero
   (``0 errors``, ``error_count=0``), a measured error (``max abs error: 0.0``), a warning
   or an INFO-level log line that only mentions the word (``-Werror`` is no match to begin with).
 
@@ -60,10 +61,14 @@ _FAILURE_LINE = re.compile(
     | (?:Error|Exception)\(                                        # an exception's repr: AssertionError('...')
     | \bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*
     | \bCUDA\ error\b | \bcuda\ error\b | \bCUDA_ERROR_[A-Z_]+ | \bcudaError(?!_t\b)\w+ | \b(?:CUDA|Cuda|cuda)\ failure\b
-    | illegal\ memory\ access | illegal\ address | misaligned\ address | unspecified\ launch\ failure
+    | illegal\ memory\ access | illegal\ address | [Mm]isaligned\ address | unspecified\ launch\ failure
     | device-side\ assert | \bout\ of\ memory\b
     | \b(?:Failed|failed)\ (?:to|with)\b
     | \bNaN\b                                                    # a NaN printed as a result
+    | (?:^|[\s:\#(])(?:INTERNAL|INVALID_ARGUMENT|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|UNIMPLEMENTED
+        |OUT_OF_RANGE|DATA_LOSS|DEADLINE_EXCEEDED):\s                # an XLA/absl status (jaxlib, TF): INTERNAL: ...
+    | \b(?:WRONG\ (?:ANSWER|RESULTS?)|[Ww]rong\ (?:answers?|results?|outputs?)|[Ii]ncorrect\ (?:results?|outputs?))\b
+                                                                   # a run that says its own output is wrong
     """,
     re.VERBOSE | re.MULTILINE,
 )
@@ -77,6 +82,7 @@ _HEALTHY_LINE = re.compile(
     | \bno\ errors?\b | \bwithout\ errors?\b
     | \berror\s*[:=]\s*[-+]?(?:\d*\.\d|\d+[eE][-+]?\d|0\b|inf\b|none\b)  # a measured error: "max abs error: 0.0"
     | \bError:\s*(?:none|None)\b
+    | \b(?:0|no|zero|without)\s+(?:wrong|incorrect)\s+(?:answers?|results?|outputs?)\b  # 0 wrong results
     """,
     re.VERBOSE | re.IGNORECASE,
 )
@@ -193,7 +199,8 @@ def _all_low_severity(text: str, lines: tuple[int, ...]) -> bool:
 _KEYWORDS = (
     "error", "fatal", "critical", "fail", "segmentation", "abort", "core dumped", "floating point",
     "illegal", "killed", "terminate", "what():", "panic", "assert", "exception", "***", "misaligned",
-    "out of memory", "nan",
+    "out of memory", "nan", "internal:", "invalid_argument:", "resource_exhausted:", "failed_precondition:",
+    "unimplemented:", "out_of_range:", "data_loss:", "deadline_exceeded:", "wrong", "incorrect",
 )  # fmt: skip
 _GLOG_ERROR = re.compile(r"^\s*[EF]\d{4}\s+\d\d:\d\d:\d\d", re.MULTILINE)
 

@@ -35,6 +35,11 @@ FAILING_LINES = [
     "before : [0.9999, 48.2, 50.0, NaN, -0.9999]",
     "make: *** [Makefile:12: saxpy] Error 1",
     "host.cpp:3:9: error: unused variable 'n' [-Werror=unused-variable]",  # gcc with -Werror
+    "Misaligned address",  # CUTLASS's Status text (cutlassGetStatusString) quoted alone
+    "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: CustomCall failed: ...",  # an XLA status, absl's code name
+    "res = f(a)  #INTERNAL: operation gpusolverDnCreate(&handle) failed: cuSolver internal error",
+    "print(b)  -- WRONG ANSWER",  # a run that says its own output is wrong
+    "Attention kernel: wrong results when the query and key lengths differ",
 ]
 HEALTHY_LINES = [
     "========= ERROR SUMMARY: 0 errors",
@@ -48,6 +53,9 @@ HEALTHY_LINES = [
     "host:1:2 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.",
     "host:1:2 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object file",
     "ptxas info    : Used 128 registers, 16 bytes spill stores, 16 bytes spill loads",
+    "tests/test_k.py::test_wrong_result_is_reported PASSED                    [ 50%]",
+    "I0423 20:52:13.441073 1 status.cc:12] INTERNAL: retrying the call",  # an INFO line that quotes a status
+    "checked 4096 outputs against the reference: 0 wrong results",
 ]
 
 
