@@ -113,7 +113,9 @@ def check_evidence_text(rule: Rule, contexts: Sequence[tuple[int, Mapping[str, A
     texts = (e.what, e.why)
 
     def problem(line: int, msg: str) -> RuleProblem:
-        return RuleProblem(rule.path, line, msg, severity=EVIDENCE_SEVERITY)
+        # a draft (`status: experimental`, e.g. from `kdiag rules suggest`) is told, not refused
+        severity = "warning" if rule.status == "experimental" else EVIDENCE_SEVERITY
+        return RuleProblem(rule.path, line, msg, severity=severity)
 
     if not any(X.placeholders(t) for t in texts):
         hint = ", ".join(_values_here(rule, contexts[0][1])) or "none of its sources' symbols"

@@ -48,6 +48,35 @@ from __future__ import annotations
 
 import re
 
+_TOOLKIT_HEADERS = (
+    "__nv_nvrtc_builtin_header",
+    "/usr/local/cuda",
+    "/opt/cuda",
+    "/cuda/include",
+    "/targets/x86_64-linux/include/",
+    "/targets/sbsa-linux/include/",
+    "/targets/aarch64-linux/include/",
+    "/site-packages/nvidia/",
+    "/usr/include/",
+    "/usr/lib/gcc/",
+    "crt/host_config.h",
+    "NVIDIA GPU Computing Toolkit",
+    "<command-line>",
+)
+
+
+def in_toolkit_header(path: str) -> bool:
+    """Whether ``path`` is a CUDA toolkit, NVRTC builtin or system header.
+
+    >>> in_toolkit_header("/usr/local/cuda-13.0/bin/../targets/x86_64-linux/include/cuda_fp16.h")
+    True
+    >>> in_toolkit_header("kernels/scale.cu")
+    False
+    """
+    p = path.replace("\\", "/")
+    return any(h in p for h in _TOOLKIT_HEADERS)
+
+
 #: library include directories (checked after the toolkit's own: CUB/Thrust/libcu++ ship with CUDA too)
 _LIBRARIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:^|[/\\.])cupy(?:_backends)?[/\\]"), "CuPy"),
@@ -105,8 +134,6 @@ _DECLARED_HERE = re.compile(r"\(declared at line \d+\)")  # a candidate in the f
 
 
 def _in_toolkit(path: str) -> bool:
-    from diagnose.collectors.compiler import in_toolkit_header
-
     return in_toolkit_header(path)
 
 
@@ -114,8 +141,6 @@ def library_of_header(path: str | None) -> str | None:
     """The library whose own header ``path`` is (None: the user's file or the CUDA toolkit's)."""
     if not path:
         return None
-    from diagnose.collectors.compiler import in_toolkit_header
-
     if in_toolkit_header(path):
         return None
     p = path.strip()

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose.collectors import compile_cause
+from diagnose.collectors.compile_cause import in_toolkit_header
 from diagnose.facts import CompilerFacts, Diagnostic
 
 # at least one must occur before any regex runs
@@ -100,21 +101,6 @@ _HOST_UNSUPPORTED = re.compile(
     r"unsupported (?:GNU|clang|Microsoft Visual Studio|[\w ]+?) version|UNSUPPORTED COMPILER"
 )
 
-_TOOLKIT_HEADERS = (
-    "__nv_nvrtc_builtin_header",
-    "/usr/local/cuda",
-    "/opt/cuda",
-    "/cuda/include",
-    "/targets/x86_64-linux/include/",
-    "/targets/sbsa-linux/include/",
-    "/targets/aarch64-linux/include/",
-    "/site-packages/nvidia/",
-    "/usr/include/",
-    "/usr/lib/gcc/",
-    "crt/host_config.h",
-    "NVIDIA GPU Computing Toolkit",
-    "<command-line>",
-)
 _ERRORISH = ("error", "fatal")
 _BUILDKIT = re.compile(r"^#\d+ \d+(?:\.\d+)? +")
 _MAX_CAUSE = 20  # errors read for their cause (the first ones; later ones are mostly cascades)
@@ -123,18 +109,6 @@ _MAX_CITED = 100  # a log of 10,000 errors cites its first hundred lines
 
 def _num(s: str) -> float:
     return float(int(s, 16) if s.lower().startswith("0x") else int(s))
-
-
-def in_toolkit_header(path: str) -> bool:
-    """Whether ``path`` is a CUDA toolkit, NVRTC builtin or system header.
-
-    >>> in_toolkit_header("/usr/local/cuda-13.0/bin/../targets/x86_64-linux/include/cuda_fp16.h")
-    True
-    >>> in_toolkit_header("kernels/scale.cu")
-    False
-    """
-    p = path.replace("\\", "/")
-    return any(h in p for h in _TOOLKIT_HEADERS)
 
 
 @dataclass

@@ -100,9 +100,13 @@ def test_a_failure_family_name_on_an_info_line_is_not_a_failure() -> None:
 
 def test_the_cudnn_contiguity_hint_alone_does_not_decide() -> None:
     # PyTorch appends the hint to every CUDNN_STATUS_NOT_SUPPORTED (ATen/cuda/Exceptions.h); the
-    # labelled reports with it alone have different owners, so kdiag abstains and lists candidates
+    # hint is no evidence of a non-contiguous input: the cuDNN status family decides (at its measured
+    # precision), never the contiguity rule, and the other owner stays among the candidates' caveats
     for cid in ("dpgn-cudnn-not-supported-toolkit-version", "greedy-infomax-permute-noncontiguous-cudnn"):
         report = _classify(CASES[cid]["log"])
-        assert report.category == "unknown", cid
-        assert report.diagnosis is not None and report.diagnosis.findings, cid
+        d = report.diagnosis
+        assert d is not None and d.findings, cid
+        assert d.findings[0].rule == "cudnn-configuration-not-supported", cid
+        assert "py-noncontiguous" not in [f.rule for f in d.findings], cid
+        assert "environment" in (d.findings[0].caveats or ""), cid
     assert _classify("RuntimeError: input must be a contiguous tensor\n").category == "runtime-assumption"
