@@ -21,7 +21,7 @@ priority: 10
 requires: [cuda]
 when: {when}
 explain:
-  what: "the runtime reported {{cuda_error}}"
+  what: "A kernel read memory it does not own. The runtime reported {{cuda_error}}."
   why: why it happens
   fix: how to fix it
 references:
