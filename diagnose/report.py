@@ -55,6 +55,7 @@ class Report:
     def to_dict(self, *, with_evidence: bool = False) -> dict[str, Any]:
         d = self.diagnosis
         best = d.best if d else None
+        cited = best or (d.findings[0] if d and d.findings and self.status == "unknown" else None)
         out: dict[str, Any] = {
             "id": self.id,
             "status": self.status,
@@ -63,13 +64,15 @@ class Report:
             "rule": d.rule if d else None,
             "confidence": d.confidence if d and self.status != "no-failure" else None,
             "title": self.title,
-            "evidence": [c.to_dict() for c in best.evidence] if best else [],
+            # an answer cites its lines; an abstention cites its best candidate's (what it saw, undecided)
+            "evidence": [c.to_dict() for c in cited.evidence] if cited else [],
             "fix": best.fix if best else None,
             "what": best.what if best else None,
             "why": best.why if best else None,
             "facts": dict(best.facts) if best else {},
             "alternatives": [f.to_dict(full=False) for f in d.alternatives] if d else [],
             "unchecked": list(d.unchecked) if d else [],
+            "next_check": next_check(self),
             "origin": self.origin,
         }
         if d and d.rule_errors:
@@ -94,6 +97,22 @@ class Report:
             ev.get("log", {}).pop("text", None)  # the input itself is not repeated
             out["evidence_record"] = ev
         return out
+
+
+def next_check(r: Report) -> str | None:
+    """For an abstention (``unknown``): the check that would decide between its candidates — what the
+    best candidate's caveats say decides, and the checks this input could not have (no controlled run,
+    no sanitizer)."""
+    d = r.diagnosis
+    if r.status != "unknown" or d is None or not d.findings:
+        return None
+    parts = []
+    top = d.findings[0]
+    if top.caveats:
+        parts.append(top.caveats.strip())
+    if d.unchecked:
+        parts.append("Not checked here: " + "; ".join(d.unchecked) + ".")
+    return " ".join(parts) or None
 
 
 # --- formats ------------------------------------------------------------------------
@@ -233,6 +252,13 @@ def write_detail(r: Report, out: TextIO, *, indent: str = "") -> None:
             out.write(f"{indent}In this log: {_clip(facts, 300)}\n")
         out.write(f"{indent}what: {_clip(best.what, 200)}\n")
         out.write(f"{indent}fix:  {_clip(best.fix, 200)}\n")
+    elif r.status == "unknown" and d.findings:
+        top = d.findings[0]
+        out.write(f"{indent}best guess, below the answer threshold: {top.rule}\n")
+        for c in top.evidence:
+            out.write(f"{indent}  line {c.line:>4} [{c.source}]: {_clip(c.text, 100)}\n")
+        if top.caveats:
+            out.write(f"{indent}to decide: {_clip(top.caveats, 300)}\n")
     for alt in d.alternatives[:3]:
         out.write(f"{indent}or:   {alt.category} / {alt.failure_mode} ({alt.confidence:.2f}, {alt.rule})\n")
     if d.unchecked:
@@ -242,21 +268,79 @@ def write_detail(r: Report, out: TextIO, *, indent: str = "") -> None:
         out.write(f"{indent}rule error: {e}\n")
 
 
+#: the markdown report details this many inputs after its table (the table lists every one)
+MARKDOWN_DETAILS = 100
+
+
 def write_markdown(reports: Iterable[Report], out: TextIO) -> Tally:
+    """A table (one row per input), then each input's diagnosis in full: the lines it cites, what, why,
+    fix and caveats, the facts it read, and for an abstention its candidates and the check that decides
+    (the first MARKDOWN_DETAILS inputs; the table and the summary count them all)."""
     out.write("| id | category | failure mode | confidence | rule | fix |\n|---|---|---|---|---|---|\n")
 
     def cell(s: Any) -> str:
         return _clip(str(s if s is not None else ""), 160).replace("|", "\\|")
 
     t = Tally()
+    detailed: list[str] = []
     for r in t.counted(reports):
         d = r.diagnosis
         best = d.best if d else None
+        check = next_check(r)
+        action = best.fix if best else (f"to decide: {check}" if check else (r.errors[0] if r.errors else ""))
         out.write(
             f"| {cell(r.id)} | {cell(r.category)} | {cell(r.failure_mode)} | "
             f"{cell(f'{d.confidence:.2f}' if d and d.findings else '')} | {cell(d.rule if d else '')} | "
-            f"{cell(best.fix if best else (r.errors[0] if r.errors else ''))} |\n"
+            f"{cell(action)} |\n"
         )
+        if len(detailed) < MARKDOWN_DETAILS and ((d is not None and d.findings) or r.errors):
+            detailed.append(_markdown_detail(r))
     s = t.summary()
     out.write("\n**Summary:** " + ", ".join(f"{c}: {n}" for c, n in s["by_category"].items()) + "\n")
+    if detailed:
+        more = t.total - len(detailed)
+        out.write("\n## Details\n")
+        for block in detailed:
+            out.write("\n" + block)
+        if more > 0:
+            out.write(f"\n_{more} more input(s) in the table only; `--format jsonl` gives every one in full._\n")
     return t
+
+
+def _markdown_detail(r: Report) -> str:
+    d = r.diagnosis
+    lines = []
+    conf = f" ({d.confidence:.2f})" if d is not None and d.findings else ""
+    lines.append(f"### `{r.id}`: {r.category} / {r.failure_mode}{conf}\n")
+    for e in r.errors:
+        lines.append(f"- **error:** {e}")
+    if d is None or not d.findings:
+        return "\n".join(lines) + "\n"
+    top = d.best or d.findings[0]
+    if d.best is None:
+        lines.append(
+            f"Not enough evidence to decide. Best guess, below the answer threshold: **{top.title}** (`{top.rule}`).\n"
+        )
+    else:
+        lines.append(f"**{top.title}** (`{top.rule}`)\n")
+    if top.evidence:
+        lines.append("Lines:\n\n```")
+        lines += [f"{c.line:>5} | {c.text}" for c in top.evidence]
+        lines.append("```\n")
+    if top.facts:
+        lines.append("In this log: " + "; ".join(f"`{k}` = {v}" for k, v in top.facts) + "\n")
+    for label, text in (("What", top.what), ("Why", top.why)):
+        if text:
+            lines.append(f"**{label}:** {text}\n")
+    if d.best is not None and top.fix:
+        lines.append(f"**Fix:** {top.fix}\n")
+    if top.caveats:
+        lines.append(f"**{'To decide' if d.best is None else 'Caveats'}:** {top.caveats}\n")
+    alts = [a for a in d.alternatives if a is not top]
+    if alts:
+        lines.append("Candidates:" if d.best is None else "Alternatives:")
+        lines += [f"- {a.category} / {a.failure_mode} ({a.confidence:.2f}, `{a.rule}`)" for a in alts[:5]]
+        lines.append("")
+    if d.unchecked:
+        lines.append("Not checked here: " + "; ".join(d.unchecked) + "\n")
+    return "\n".join(lines) + "\n"

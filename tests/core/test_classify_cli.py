@@ -99,6 +99,31 @@ def test_table_json_and_markdown(tmp_path: Path) -> None:
     assert doc["summary"]["total"] == 2 and len(doc["reports"]) == 2
     _, out, _ = run(["classify", str(tmp_path), "--format", "markdown"])
     assert out.startswith("| id | category |") and out.count("\n| ") == 2
+    # then each diagnosis in full: the cited line, what, why and the whole fix (the table clips it)
+    details = out.split("## Details", 1)[1]
+    assert details.count("\n### `") == 2 and "Hardware limit: 101376" in details
+    assert "**What:**" in details and "**Why:**" in details and "**Fix:**" in details and "…" not in details
+
+
+# real-dev style bare runtime message: the text fits several owners, so kdiag abstains
+ILLEGAL = "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+
+
+def test_an_abstention_cites_its_lines_and_says_what_decides(tmp_path: Path) -> None:
+    (tmp_path / "ima.log").write_text(ILLEGAL)
+    _, out, _ = run(["classify", str(tmp_path), "--format", "jsonl"])
+    (rep,) = jsonl(out)
+    assert rep["status"] == "unknown" and rep["fix"] is None
+    assert [c["line"] for c in rep["evidence"]] == [1]  # the line it saw, though it does not decide
+    assert rep["alternatives"] and rep["next_check"] and "sanitizer" in rep["next_check"]
+    _, out, _ = run(["classify", str(tmp_path), "--format", "markdown"])
+    assert "| to decide: " in out and "**To decide:**" in out and "Candidates:" not in out.split("## Details")[0]
+    _, out, _ = run(["classify", str(tmp_path), "-v"])
+    assert "best guess, below the answer threshold" in out and "to decide:" in out and "line    1" in out
+    # an answer has no next check
+    (tmp_path / "ima.log").write_text(DRIVER_LOG)
+    _, out, _ = run(["classify", str(tmp_path), "--format", "jsonl"])
+    assert jsonl(out)[0]["next_check"] is None
 
 
 def test_kernelbench_eval_results(tmp_path: Path) -> None:
