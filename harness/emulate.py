@@ -15,6 +15,8 @@ the children install this emulation before the user's code is imported:
 - ``@triton.autotune`` does not benchmark (its timer needs a GPU driver: without one Triton raises
   "0 active drivers"): every config gets the same time, so the first config of the list is the one
   that runs, as the kernel's only launch;
+- ``torch.cuda.get_device_properties`` / ``get_device_capability`` / ``get_device_name`` answer for
+  the target GPU, ``with torch.cuda.device(...)`` does nothing (:mod:`harness.emulate_device`);
 - ``triton.language.extra.libdevice`` functions, empty stubs under the interpreter, compute their
   numpy equivalents (:mod:`harness.triton_libdevice`).
 
@@ -54,7 +56,7 @@ def _cpu(device: Any) -> Any:
     return device
 
 
-def install() -> None:
+def install(target_gpu: str | None = None) -> None:
     import torch
 
     if getattr(torch, "_kdiag_emulated", False):
@@ -100,6 +102,9 @@ def install() -> None:
     setattr(torch, "Generator", Generator)  # noqa: B010
     setattr(torch.cuda, "synchronize", lambda *a, **k: None)  # noqa: B010
     _autotune_without_timer()
+    from harness import emulate_device
+
+    emulate_device.install(target_gpu, _hit)
     from harness import triton_libdevice
 
     triton_libdevice.install(_hit)
