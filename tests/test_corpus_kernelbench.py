@@ -38,7 +38,7 @@ def _needs_toolkit(name: str) -> list[pytest.MarkDecorator]:
 @pytest.mark.parametrize("name", [pytest.param(n, marks=_needs_toolkit(n)) for n in sorted(LABELS)])
 def test_kernelbench_pair_reaches_its_label(name: str, tmp_path: Path) -> None:
     label = LABELS[name]
-    code, rep, _ = run_json(name, tmp_path)
+    code, rep, _ = run_json(name, tmp_path, *label.get("args", ()))
     assert (rep["verdict"], code) == (label["verdict"], EXIT[label["verdict"]]), rep
     if label["verdict"] == "pass":
         assert rep["category"] in ("none", None), rep
@@ -67,6 +67,19 @@ def test_a_source_error_quotes_nvcc_and_a_clean_compile_says_what_it_checked(tmp
     assert (good["category"], good["rule"], good["fix"]) == ("environment", None, None)  # nothing to fix in it
     built = Path(good["run_dir"]) / "build" / "source0_load_inline.cu"
     assert built.read_text().startswith("#include <torch/types.h>")
+
+
+@pytest.mark.toolkit
+def test_the_host_cxx_of_load_inline_is_compiled_with_the_bindings_it_gets(tmp_path: Path) -> None:
+    _, bad, _ = run_json("cuda_cpp_decl_error", tmp_path)
+    host = Path(bad["run_dir"]) / "build" / "source1_load_inline.cpp"
+    text = host.read_text()
+    assert text.startswith("#include <torch/extension.h>\n") and "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)" in text
+    assert 'm.def("leaky_relu_cuda", torch::wrap_pybind_function(leaky_relu_cuda), "leaky_relu_cuda");' in text
+    assert "-fsyntax-only" in bad["rungs"][0]["argv"]
+    assert any("expected initializer before" in e["text"] for e in bad["evidence"]), bad["evidence"]
+    _, good, _ = run_json("cuda_fused_linear_gelu", tmp_path)
+    assert good["checked"][0].endswith("; its host C++ (the bindings) compiles"), good["checked"]
 
 
 def test_size_overrides_run_a_kernelbench_problem_at_the_size_given(tmp_path: Path) -> None:
