@@ -56,6 +56,7 @@ class Compiled:
     spilled: int = 0  # spill stores + loads, bytes
     shared: int = 0  # static shared memory, bytes (max over the kernels)
     outcome: Any = None  # the runner's Outcome of the nvcc child
+    missing: str | None = None  # a header this machine lacks, included by torch's or the toolkit's own headers
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,13 @@ class Check:
 
     @property
     def failed(self) -> Compiled | None:
-        return next((c for c in self.compiled if not c.ok and not c.timed_out), None)
+        """The first source that does not compile because of itself (not a header this machine lacks)."""
+        return next((c for c in self.compiled if not c.ok and not c.timed_out and c.missing is None), None)
+
+    @property
+    def incomplete(self) -> Compiled | None:
+        """The first source whose check stopped at a header this machine lacks."""
+        return next((c for c in self.compiled if c.missing is not None), None)
 
     @property
     def ok(self) -> bool:
@@ -147,6 +154,27 @@ def host_check_argv(cxx: str, source: Path, includes: list[str]) -> list[str]:
     return [cxx, "-fsyntax-only", "-std=c++17", "-w", *defines, *[f"-I{d}" for d in includes], str(source)]
 
 
+# gcc/clang "fatal error: cusparse.h: No such file or directory", EDG 'cannot open source file "cusparse.h"'
+_MISSING = re.compile(
+    r"^(?P<file>[^\n:]+?)(?::\d+:\d+: fatal error: (?P<a>[^:\n]+): No such file or directory"
+    r"|\((?P<line>\d+)\): catastrophic error: cannot open source file \"(?P<b>[^\"\n]+)\")",
+    re.M,
+)
+
+
+def missing_header(log: str, source: Path) -> str | None:
+    """``header (included by FILE)`` when the compile stopped at a header that a file other than the
+    submission's own source includes (torch's CUDA headers want cuSPARSE, cuBLAS ...): the machine lacks it."""
+    m = _MISSING.search(log)
+    if m is None:
+        return None
+    header, where = m.group("a") or m.group("b"), m.group("file").strip()
+    if Path(where).name == source.name:
+        return None  # the submission includes it itself: its own error (or its own dependency)
+    inc = where.split("/include/", 1)[-1] if "/include/" in where else Path(where).name
+    return f"{header} (included by {inc})"
+
+
 def figures(log: str) -> tuple[int | None, int, int]:
     regs = [int(m.group(1)) for m in _REGS.finditer(log)]
     spilled = sum(int(a) + int(b) for a, b in _SPILL.findall(log))
@@ -200,8 +228,11 @@ def check(
         log = outcome.stdout.read_text() + outcome.stderr.read_text()
         ok = outcome.exit_code == 0 and not outcome.timed_out
         regs, spilled, shared = figures(log)
+        missing = None if ok else missing_header(log, path)
         compiled.append(
-            Compiled(src, f"build/{name}", tuple(argv), ok, log, outcome.timed_out, regs, spilled, shared, outcome)
+            Compiled(
+                src, f"build/{name}", tuple(argv), ok, log, outcome.timed_out, regs, spilled, shared, outcome, missing
+            )
         )
         if not ok:
             break  # the first source that does not compile is the finding

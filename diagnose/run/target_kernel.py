@@ -125,6 +125,9 @@ def _compile_check(ctx: RunContext) -> CC.Check | None:
         return None
     (ctx.rd / "compile.log").write_text(check.log)
     for c in check.compiled:
+        if c.missing:
+            ctx.log.note(f"compile check of {c.source.origin} stopped: {c.missing} is not installed on this machine; "
+                         "the source was not checked past it")  # fmt: skip
         if c.timed_out:
             ctx.log.note(f"compile check of {c.source.origin} timed out after {CC.COMPILE_TIMEOUT_S:.0f} s")
     return check

@@ -222,3 +222,18 @@ def test_the_host_cxx_is_checked_only_after_the_cuda_source_compiles(tmp_path: P
     assert [a[0] for a in calls] == ["nvcc"] and check.listed == (
         "load_inline cpp_sources (line 1): host C++, not compiled (no host compiler)",
     )
+
+
+def test_a_header_the_machine_lacks_stops_the_check_without_blaming_the_kernel() -> None:
+    from diagnose.run import compile_check as CC
+
+    src = Path("/r/build/source0_load_inline.cu")
+    log = (
+        "In file included from /v/torch/include/ATen/cuda/CUDAContext.h:4,\n"
+        "                 from /r/build/source0_load_inline.cu:6:\n"
+        "/v/torch/include/ATen/cuda/CUDAContextLight.h:10:10: fatal error: cusparse.h: No such file or directory\n"
+    )
+    assert CC.missing_header(log, src) == "cusparse.h (included by ATen/cuda/CUDAContextLight.h)"
+    own = '/r/build/source0_load_inline.cu(2): catastrophic error: cannot open source file "mine.cuh"\n'
+    assert CC.missing_header(own, src) is None  # the submission's own include: its error
+    assert CC.missing_header('/r/build/source0_load_inline.cu(2): error: identifier "x" is undefined', src) is None
