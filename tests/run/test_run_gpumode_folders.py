@@ -77,3 +77,18 @@ def test_gpumode_case_reaches_its_label(case: str, kdiag_run) -> None:
     if label["verdict"] == "fail" and repro:  # the repro imports the problem's files where they lie too
         run = subprocess.run([sys.executable, repro], capture_output=True, text=True, timeout=120)
         assert run.returncode == 1 and "No module named" not in run.stdout + run.stderr, run.stdout + run.stderr
+
+
+def test_a_checker_rejection_of_outputs_that_differ_is_a_wrong_result_not_an_invalid_one() -> None:
+    import numpy as np
+
+    from diagnose.run import compare as C
+
+    ref = np.ones(8, np.float32)
+    wrong = C.SizeResult(label="n=8", ok=False, leaves=(C.compare_arrays(ref * 1.2, ref, "float32", "float32", None),))
+    rejected = C.checked(wrong, {"good": False, "message": "8 mismatched elements"})
+    assert (rejected.ok, rejected.invalid) == (False, None)  # kdiag's numbers say where: a wrong result
+    same = C.SizeResult(label="n=8", ok=True, leaves=(C.compare_arrays(ref, ref, "float32", "float32", None),))
+    stricter = C.checked(same, {"good": False, "message": "bad"})  # only the checker objects: its message says why
+    assert (stricter.ok, stricter.invalid) == (False, "check_implementation: bad")
+    assert C.checked(wrong, {"good": True}).ok  # the problem's tolerance lets it through
