@@ -68,7 +68,7 @@ def prepare(spec: Spec) -> None:
     if spec.emulate_cuda:
         from harness import emulate
 
-        emulate.install()
+        emulate.install(spec.target_gpu)
 
 
 def emulated() -> dict[str, int]:

@@ -11,7 +11,14 @@ the children install this emulation before the user's code is imported:
   goes to the CPU;
 - the tensor factories (``torch.empty``, ``randn``, ``zeros``, ``arange``, ``tensor``, ...) and
   ``torch.Generator`` given ``device="cuda"`` make CPU tensors (a CPU generator);
-- ``torch.cuda.synchronize`` does nothing (nothing runs asynchronously).
+- ``torch.cuda.synchronize`` does nothing (nothing runs asynchronously);
+- ``@triton.autotune`` does not benchmark (its timer needs a GPU driver: without one Triton raises
+  "0 active drivers"): every config gets the same time, so the first config of the list is the one
+  that runs, as the kernel's only launch;
+- ``torch.cuda.get_device_properties`` / ``get_device_capability`` / ``get_device_name`` answer for
+  the target GPU, ``with torch.cuda.device(...)`` does nothing (:mod:`harness.emulate_device`);
+- ``triton.language.extra.libdevice`` functions, empty stubs under the interpreter, compute their
+  numpy equivalents (:mod:`harness.triton_libdevice`).
 
 ``torch.cuda.is_available()`` stays False and ``x.device`` says ``cpu``: code that asks those
 questions gets the truth.  What was emulated is counted (:data:`USED`) and the children report it,
@@ -49,7 +56,7 @@ def _cpu(device: Any) -> Any:
     return device
 
 
-def install() -> None:
+def install(target_gpu: str | None = None) -> None:
     import torch
 
     if getattr(torch, "_kdiag_emulated", False):
@@ -94,6 +101,30 @@ def install() -> None:
 
     setattr(torch, "Generator", Generator)  # noqa: B010
     setattr(torch.cuda, "synchronize", lambda *a, **k: None)  # noqa: B010
+    _autotune_without_timer()
+    from harness import emulate_device
+
+    emulate_device.install(target_gpu, _hit)
+    from harness import triton_libdevice
+
+    triton_libdevice.install(_hit)
+
+
+def _untimed(kernel_call: Any, quantiles: Any = None, **kw: Any) -> Any:
+    _hit("triton.autotune (its first config, untimed)")
+    return [0.0] * len(quantiles) if quantiles else 0.0
+
+
+def _autotune_without_timer() -> None:
+    try:
+        from triton.runtime import autotuner
+    except Exception:  # no triton, or another layout: nothing to patch
+        return
+    tuner = getattr(autotuner, "Autotuner", None)
+    if tuner is None or "do_bench" not in vars(tuner):
+        return
+    # a plain property in place of the cached one that asks the GPU driver for its benchmarker
+    setattr(tuner, "do_bench", property(lambda self: _untimed))  # noqa: B010
 
 
 def _on_cpu(fn: Any) -> Any:

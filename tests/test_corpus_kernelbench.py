@@ -31,14 +31,30 @@ def run_json(case: str, tmp_path: Path, *extra: str) -> tuple[int, dict, str]:
     return code, json.loads(out.getvalue()), err.getvalue()
 
 
+_RUNS: dict[str, tuple[int, dict, str]] = {}
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory: pytest.TempPathFactory):
+    """``kdiag run`` on a labelled case with its label's args, once per module (the CUDA cases compile torch's
+    headers: tens of seconds each)."""
+
+    def get(name: str) -> tuple[int, dict, str]:
+        if name not in _RUNS:
+            _RUNS[name] = run_json(name, tmp_path_factory.mktemp(name), *LABELS[name].get("args", ()))
+        return _RUNS[name]
+
+    return get
+
+
 def _needs_toolkit(name: str) -> list[pytest.MarkDecorator]:
     return [pytest.mark.toolkit] if name.startswith("cuda_") else []
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=_needs_toolkit(n)) for n in sorted(LABELS)])
-def test_kernelbench_pair_reaches_its_label(name: str, tmp_path: Path) -> None:
+def test_kernelbench_pair_reaches_its_label(name: str, labelled) -> None:
     label = LABELS[name]
-    code, rep, _ = run_json(name, tmp_path)
+    code, rep, _ = labelled(name)
     assert (rep["verdict"], code) == (label["verdict"], EXIT[label["verdict"]]), rep
     if label["verdict"] == "pass":
         assert rep["category"] in ("none", None), rep
@@ -51,15 +67,17 @@ def test_kernelbench_pair_reaches_its_label(name: str, tmp_path: Path) -> None:
     if label.get("rule"):
         assert rep["rule"] == label["rule"], rep
     assert label.get("title", "") in rep["title"], rep["title"]
+    if label.get("checked"):
+        assert any(c.endswith(label["checked"]) for c in rep["checked"]), rep["checked"]
 
 
 @pytest.mark.toolkit
-def test_a_source_error_quotes_nvcc_and_a_clean_compile_says_what_it_checked(tmp_path: Path) -> None:
-    _, bad, _ = run_json("cuda_source_error", tmp_path)
+def test_a_source_error_quotes_nvcc_and_a_clean_compile_says_what_it_checked(labelled) -> None:
+    _, bad, _ = labelled("cuda_source_error")
     quoted = [e["text"] for e in bad["evidence"]]
     assert any('error: identifier "scale" is undefined' in t for t in quoted), quoted
     assert bad["rungs"][0]["name"] == "compile" and bad["rungs"][0]["exit_code"] not in (0, None)
-    _, good, _ = run_json("cuda_compiles", tmp_path)
+    _, good, _ = labelled("cuda_compiles")
     (checked,) = good["checked"]
     assert checked.startswith("compiles for sm_90 (its CUDA source): ") and " registers, " in checked
     assert "cannot run here: no GPU" in good["title"] and "CPU build" in good["cannot_run"]
@@ -67,6 +85,17 @@ def test_a_source_error_quotes_nvcc_and_a_clean_compile_says_what_it_checked(tmp
     assert (good["category"], good["rule"], good["fix"]) == ("environment", None, None)  # nothing to fix in it
     built = Path(good["run_dir"]) / "build" / "source0_load_inline.cu"
     assert built.read_text().startswith("#include <torch/types.h>")
+
+
+@pytest.mark.toolkit
+def test_the_host_cxx_of_load_inline_is_compiled_with_the_bindings_it_gets(labelled) -> None:
+    _, bad, _ = labelled("cuda_cpp_decl_error")
+    host = Path(bad["run_dir"]) / "build" / "source1_load_inline.cpp"
+    text = host.read_text()
+    assert text.startswith("#include <torch/extension.h>\n") and "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)" in text
+    assert 'm.def("leaky_relu_cuda", torch::wrap_pybind_function(leaky_relu_cuda), "leaky_relu_cuda");' in text
+    assert "-fsyntax-only" in bad["rungs"][0]["argv"]
+    assert any("expected initializer before" in e["text"] for e in bad["evidence"]), bad["evidence"]
 
 
 def test_size_overrides_run_a_kernelbench_problem_at_the_size_given(tmp_path: Path) -> None:

@@ -89,6 +89,13 @@ _REGS = re.compile(r"Used (\d+) registers")
 _SMEM = re.compile(r"uses too much shared data \((0x[0-9a-fA-F]+|\d+) bytes, (0x[0-9a-fA-F]+|\d+) max\)")
 _NOT_ON_TARGET = re.compile(r"'([^']+)' not supported on \.target '?(\w+)'?")
 _REQUIRES_TARGET = re.compile(r"(?:Feature|Instruction|Modifier) '([^']+)' requires \.target")
+# nvcc's front end on a source feature the arch being compiled for lacks:
+# "__cluster_dims__ is not supported for this GPU architecture",
+# "__grid_constant__ annotation is only allowed on architecture compute_70 or above"
+_EDG_ARCH = re.compile(
+    r"^(?P<feat>.+?)(?: annotation)? (?:is|are) (?:not supported for this GPU architecture"
+    r"|only (?:supported|allowed) (?:on|for) (?:architecture )?(?:compute|sm)_\d+)"
+)
 _GPU_NAME = re.compile(r"Value '([^']+)' is not defined for option 'gpu-name'")
 _UNSUPPORTED_ARCH = re.compile(r"Unsupported gpu architecture '([^']+)'")
 # gcc/clang: "path/file.h:137:2: error: msg"; only C/C++/CUDA sources, so Python or MLIR locations never count
@@ -222,6 +229,11 @@ def _error_details(errors: list[Diagnostic]) -> dict[str, Any]:
                 hit = _REQUIRES_TARGET.search(msg)
                 if hit:
                     out["unsupported_feature"] = hit.group(1)
+        arch_words = "this GPU architecture" in msg or " only " in msg
+        if out["unsupported_feature"] is None and d.tool in ("nvcc", "nvrtc") and arch_words:
+            hit = _EDG_ARCH.search(msg)
+            if hit:
+                out["unsupported_feature"] = hit.group("feat").strip()
         if out["smem_bytes"] is None and "too much shared data" in msg:
             hit = _SMEM.search(msg)
             if hit:

@@ -17,6 +17,10 @@ from diagnose.run.result import KdiagError
 from diagnose.run.sizes import MAX_INPUT_BYTES_CPU
 from diagnose.runner import Outcome, RunRequest, child_env, run
 
+#: a Triton target under the interpreter runs every program in Python (numpy per block): a problem
+#: fitted to this (2 Mi float32 elements per run, probes included) takes seconds, not minutes
+MAX_INPUT_BYTES_INTERPRETER = 8 * 2**20
+
 
 def attempt(
     ctx: RunContext, folder: Path, argv: Sequence[str], overrides: Mapping[str, str], timeout: float | None = None
@@ -91,7 +95,7 @@ def spec(ctx: RunContext, path: Path, **fields: Any) -> Path:
         # no GPU: a Triton target's CUDA habits (assert x.is_cuda, .cuda(), device="cuda") on the CPU
         "emulate_cuda": not ctx.gpu and t.uses_triton,
         "size_overrides": dict(ctx.opts.sizes or {}),
-        "max_input_bytes": None if ctx.gpu else MAX_INPUT_BYTES_CPU,
+        "max_input_bytes": None if ctx.gpu else (MAX_INPUT_BYTES_INTERPRETER if t.uses_triton else MAX_INPUT_BYTES_CPU),
         # a second run on fresh copies: races on a GPU; on CPU (the interpreter is sequential) state a
         # kernel carries from call to call (a cached buffer never cleared), when probes are wanted
         "repeat": 2 if ctx.gpu or ctx.opts.probes != "none" else 1,

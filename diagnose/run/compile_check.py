@@ -8,8 +8,12 @@ found too.  Sources that include torch (every ``load_inline`` CUDA source: it is
 ``torch/types.h``) get torch's own extension headers on the include path, found from where the torch
 package lies (a file path; torch is not imported), the Python headers, and the flags
 ``torch.utils.cpp_extension`` compiles with.  Reading torch's headers is slow (tens of seconds):
-each compile has a time limit.  Host-only C++ sources (``cpp_sources``: declarations for the
-bindings) are listed, not compiled.
+each compile has a time limit.  Host-only C++ sources (``load_inline``'s ``cpp_sources``: the
+declarations, with the pybind11 module load_inline writes after them for ``functions``; a ``.cpp``
+file ``load`` names) go through the host compiler with ``-fsyntax-only`` once every CUDA source has
+compiled: a missing ``;`` after a declaration, or a name in ``functions`` that no source declares,
+fails there, as it fails load_inline's build of ``main.cpp``.  Without a host compiler they are
+listed, not compiled.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ class Compiled:
     spilled: int = 0  # spill stores + loads, bytes
     shared: int = 0  # static shared memory, bytes (max over the kernels)
     outcome: Any = None  # the runner's Outcome of the nvcc child
+    missing: str | None = None  # a header this machine lacks, included by torch's or the toolkit's own headers
 
 
 @dataclass(frozen=True)
@@ -62,8 +67,18 @@ class Check:
     unresolved: tuple[str, ...] = ()
 
     @property
+    def cuda(self) -> tuple[Compiled, ...]:
+        return tuple(c for c in self.compiled if c.source.lang == "cuda")
+
+    @property
     def failed(self) -> Compiled | None:
-        return next((c for c in self.compiled if not c.ok and not c.timed_out), None)
+        """The first source that does not compile because of itself (not a header this machine lacks)."""
+        return next((c for c in self.compiled if not c.ok and not c.timed_out and c.missing is None), None)
+
+    @property
+    def incomplete(self) -> Compiled | None:
+        """The first source whose check stopped at a header this machine lacks."""
+        return next((c for c in self.compiled if c.missing is not None), None)
 
     @property
     def ok(self) -> bool:
@@ -75,13 +90,16 @@ class Check:
 
     def summary(self) -> str:
         """``compiles for sm_90: 10 registers, 0 bytes spilled, 0 bytes shared memory``."""
-        regs = max((c.registers for c in self.compiled if c.registers is not None), default=None)
-        spilled = sum(c.spilled for c in self.compiled)
-        shared = max((c.shared for c in self.compiled), default=0)
+        cuda = self.cuda
+        regs = max((c.registers for c in cuda if c.registers is not None), default=None)
+        spilled = sum(c.spilled for c in cuda)
+        shared = max((c.shared for c in cuda), default=0)
         text = f"{regs if regs is not None else '?'} registers, {spilled} bytes spilled, {shared} bytes shared memory"
-        n = len(self.compiled)
+        n = len(cuda)
         what = "its CUDA source" if n == 1 else f"its {n} CUDA sources"
-        return f"compiles for {self.arch} ({what}): {text}"
+        host = sum(1 for c in self.compiled if c.source.lang == "cpp" and c.ok)
+        also = f"; its host C++ ({'the bindings' if host == 1 else f'{host} sources'}) compiles" if host else ""
+        return f"compiles for {self.arch} ({what}): {text}{also}"
 
 
 def find_nvcc(env: Mapping[str, str]) -> str | None:
@@ -120,6 +138,43 @@ def nvcc_check_argv(nvcc: str, source: Path, out: Path, arch: str, includes: lis
     return [nvcc, "-cubin", "-Xptxas", "-v", "-lineinfo", *flags, *torch, *inc, "-o", str(out), str(source)]
 
 
+def find_host_compiler(env: Mapping[str, str]) -> str | None:
+    """The C++ compiler torch.utils.cpp_extension would use: $CXX, else c++."""
+    import shutil
+
+    cxx = env.get("CXX")
+    if cxx and shutil.which(cxx, path=env.get("PATH")):
+        return shutil.which(cxx, path=env.get("PATH"))
+    return shutil.which("c++", path=env.get("PATH")) or shutil.which("g++", path=env.get("PATH"))
+
+
+def host_check_argv(cxx: str, source: Path, includes: list[str]) -> list[str]:
+    """``c++ -fsyntax-only``, with the defines and standard torch.utils.cpp_extension builds main.cpp with."""
+    defines = [f for f in TORCH_FLAGS if f.startswith("-D") and "CUDA_NO" not in f]
+    return [cxx, "-fsyntax-only", "-std=c++17", "-w", *defines, *[f"-I{d}" for d in includes], str(source)]
+
+
+# gcc/clang "fatal error: cusparse.h: No such file or directory", EDG 'cannot open source file "cusparse.h"'
+_MISSING = re.compile(
+    r"^(?P<file>[^\n:]+?)(?::\d+:\d+: fatal error: (?P<a>[^:\n]+): No such file or directory"
+    r"|\((?P<line>\d+)\): catastrophic error: cannot open source file \"(?P<b>[^\"\n]+)\")",
+    re.M,
+)
+
+
+def missing_header(log: str, source: Path) -> str | None:
+    """``header (included by FILE)`` when the compile stopped at a header that a file other than the
+    submission's own source includes (torch's CUDA headers want cuSPARSE, cuBLAS ...): the machine lacks it."""
+    m = _MISSING.search(log)
+    if m is None:
+        return None
+    header, where = m.group("a") or m.group("b"), m.group("file").strip()
+    if Path(where).name == source.name:
+        return None  # the submission includes it itself: its own error (or its own dependency)
+    inc = where.split("/include/", 1)[-1] if "/include/" in where else Path(where).name
+    return f"{header} (included by {inc})"
+
+
 def figures(log: str) -> tuple[int | None, int, int]:
     regs = [int(m.group(1)) for m in _REGS.finditer(log)]
     spilled = sum(int(a) + int(b) for a, b in _SPILL.findall(log))
@@ -127,15 +182,25 @@ def figures(log: str) -> tuple[int | None, int, int]:
     return (max(regs) if regs else None), spilled, shared
 
 
-def check(found: Found, build: Path, arch: str, nvcc: str, snapshot: Mapping[str, Any] | None, run: Any) -> Check:
-    """Compile every CUDA source; ``run(argv, folder, timeout) -> Outcome`` is the run's child runner."""
+def check(
+    found: Found,
+    build: Path,
+    arch: str,
+    nvcc: str,
+    snapshot: Mapping[str, Any] | None,
+    run: Any,
+    cxx: str | None = None,
+) -> Check:
+    """Compile every CUDA source, then (``cxx``: the host compiler) check the host C++ ones;
+    ``run(argv, folder, timeout) -> Outcome`` is the run's child runner."""
     build.mkdir(parents=True, exist_ok=True)
     compiled: list[Compiled] = []
     listed: list[str] = []
     torch_inc: list[str] | None = None
-    for i, src in enumerate(found.sources):
-        if src.lang != "cuda":
-            listed.append(f"{src.origin}: host C++, not compiled")
+    order = sorted(enumerate(found.sources), key=lambda p: p[1].lang != "cuda")  # CUDA first
+    for i, src in order:
+        if src.lang != "cuda" and (cxx is None or not any(c.source.lang == "cuda" for c in compiled)):
+            listed.append(f"{src.origin}: host C++, not compiled" + ("" if cxx else " (no host compiler)"))
             continue
         includes: list[str] = []
         if src.needs_torch and not src.device_only:
@@ -148,16 +213,26 @@ def check(found: Found, build: Path, arch: str, nvcc: str, snapshot: Mapping[str
                 listed.append(f"{src.origin}: includes torch, and torch's headers were not found")
                 continue
             includes = torch_inc
-        name = f"source{i}_{src.api}.cu"
-        path = build / name
-        path.write_text(src.text, encoding="utf-8")
-        argv = nvcc_check_argv(nvcc, path, build / f"source{i}.cubin", arch, includes)
+        if src.lang == "cuda":
+            name = f"source{i}_{src.api}.cu"
+            path = build / name
+            path.write_text(src.text, encoding="utf-8")
+            argv = nvcc_check_argv(nvcc, path, build / f"source{i}.cubin", arch, includes)
+        else:
+            assert cxx is not None
+            name = f"source{i}_{src.api}.cpp"
+            path = build / name
+            path.write_text(src.text, encoding="utf-8")
+            argv = host_check_argv(cxx, path, includes)
         outcome = run(argv, build / f"source{i}", COMPILE_TIMEOUT_S)
         log = outcome.stdout.read_text() + outcome.stderr.read_text()
         ok = outcome.exit_code == 0 and not outcome.timed_out
         regs, spilled, shared = figures(log)
+        missing = None if ok else missing_header(log, path)
         compiled.append(
-            Compiled(src, f"build/{name}", tuple(argv), ok, log, outcome.timed_out, regs, spilled, shared, outcome)
+            Compiled(
+                src, f"build/{name}", tuple(argv), ok, log, outcome.timed_out, regs, spilled, shared, outcome, missing
+            )
         )
         if not ok:
             break  # the first source that does not compile is the finding

@@ -33,6 +33,9 @@ from pathlib import Path
 #: what load_inline puts in front of the CUDA sources (torch/utils/cpp_extension.py)
 LOAD_INLINE_CUDA_PREFIX = "#include <torch/types.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n"
 LOAD_INLINE_CPP_PREFIX = "#include <torch/extension.h>\n"
+#: what load_inline puts after the C++ sources when ``functions`` is given: a pybind11 module whose
+#: ``m.def`` lines name each function (wrapped in torch's error handling unless told otherwise)
+BIND_HEAD = "\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {"
 _CUDA_SUFFIXES = (".cu", ".cuh")
 
 
@@ -134,6 +137,34 @@ def _arg(node: ast.Call, kw: str, pos: int | None) -> ast.expr | None:
     return None
 
 
+def bindings(functions: list[str], wrapped: bool = True) -> str:
+    """The module definition load_inline appends to its C++ sources for ``functions``.
+
+    >>> print(bindings(["f"]))
+    <BLANKLINE>
+    PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+    m.def("f", torch::wrap_pybind_function(f), "f");
+    }
+    """
+    lines = [BIND_HEAD]
+    for f in functions:
+        fn = f"torch::wrap_pybind_function({f})" if wrapped else f
+        lines.append(f'm.def("{f}", {fn}, "{f}");')
+    return "\n".join([*lines, "}"])
+
+
+def _functions(res: _Resolver, node: ast.Call) -> list[str] | None:
+    """load_inline's ``functions``: a name, a list of names, or a dict name -> docstring (keys)."""
+    expr = _arg(node, "functions", 3)
+    if isinstance(expr, ast.Name) and isinstance(res.names.get(expr.id), ast.Dict):
+        expr = res.names[expr.id]
+    if isinstance(expr, ast.Dict):
+        keys = [res.strings(k) for k in expr.keys if k is not None]
+        return None if any(k is None for k in keys) else [k[0] for k in keys if k]
+    got = res.strings(expr) if expr is not None else None
+    return [g for g in got if g.isidentifier()] if got else None
+
+
 def extract_text(text: str, folder: Path | None = None) -> Found:
     try:
         tree = ast.parse(text)
@@ -167,6 +198,11 @@ def extract_text(text: str, folder: Path | None = None) -> Found:
                 )
             if cpp and any(c.strip() for c in cpp):
                 body = LOAD_INLINE_CPP_PREFIX + "\n".join(cpp)
+                functions = _functions(res, node)
+                if functions:
+                    wrap = _arg(node, "with_pytorch_error_handling", None)
+                    wrapped = not (isinstance(wrap, ast.Constant) and wrap.value is False)
+                    body += "\n" + bindings(functions, wrapped)
                 sources.append(Source(name, "cpp", body, node.lineno, f"load_inline cpp_sources (line {node.lineno})"))
         elif name == "load" and _arg(node, "sources", 1) is not None:
             files = want(node, name, "sources", _arg(node, "sources", 1))

@@ -28,6 +28,8 @@ from diagnose.run.result import KdiagError, RunResult
 from diagnose.runner import Outcome
 
 KINDS = ("kernel-module", "kernelbench", "gpumode")
+#: what the KernelBench protocol's children compare with (harness/protocol.py KERNELBENCH_TOLERANCE)
+KERNELBENCH_TOLERANCE = {"float32": 1e-4, "float16": 1e-2, "bfloat16": 1e-2}
 
 
 def compare_all(
@@ -116,13 +118,17 @@ def _compile_check(ctx: RunContext) -> CC.Check | None:
     def run(argv: list[str], folder: Path, timeout: float) -> Outcome:
         return K.attempt(ctx, folder, argv, {}, timeout=timeout)
 
-    check = CC.check(found, ctx.rd / "build", arch, nvcc, ctx.log.snapshot, run)
+    cxx = CC.find_host_compiler(ctx.base_env)
+    check = CC.check(found, ctx.rd / "build", arch, nvcc, ctx.log.snapshot, run, cxx=cxx)
     if not check.compiled:
         for item in check.listed:
             ctx.log.note(f"not compiled: {item}")
         return None
     (ctx.rd / "compile.log").write_text(check.log)
     for c in check.compiled:
+        if c.missing:
+            ctx.log.note(f"compile check of {c.source.origin} stopped: {c.missing} is not installed on this machine; "
+                         "the source was not checked past it")  # fmt: skip
         if c.timed_out:
             ctx.log.note(f"compile check of {c.source.origin} timed out after {CC.COMPILE_TIMEOUT_S:.0f} s")
     return check
@@ -132,7 +138,10 @@ def _compiled(ctx: RunContext, check: CC.Check) -> RunResult:
     """The CUDA sources were compiled: a compile error is the kernel's; a clean compile on a machine
     without a GPU is as far as the check goes (no-result)."""
     bad = check.failed
-    rung = L.Rung("compile", f"nvcc -cubin for {check.arch} with -Xptxas -v (the submission's CUDA sources)")
+    what = f"nvcc -cubin for {check.arch} with -Xptxas -v (the submission's CUDA sources)"
+    if bad is not None and bad.source.lang == "cpp":
+        what = "c++ -fsyntax-only (the submission's host C++ and the bindings load_inline writes for it)"
+    rung = L.Rung("compile", what)
     last = bad or check.compiled[-1]
     narrow = AR.static_facts(ctx)
     facts = dataclasses.replace(
@@ -148,8 +157,10 @@ def _compiled(ctx: RunContext, check: CC.Check) -> RunResult:
         ctx.log.note(f"not compiled: {item}")
     res = ctx.finish(verdict, diag, ev)
     if bad is not None:
-        shift = S.LOAD_INLINE_CUDA_PREFIX.count("\n") if bad.source.api == "load_inline" else 0
-        where = f" (line N there is line N-{shift} of the string: load_inline puts {shift} #include lines first)"
+        prefix = S.LOAD_INLINE_CUDA_PREFIX if bad.source.lang == "cuda" else S.LOAD_INLINE_CPP_PREFIX
+        shift = prefix.count("\n") if bad.source.api == "load_inline" else 0
+        lines = "#include line" if shift == 1 else "#include lines"
+        where = f" (line N there is line N-{shift} of the string: load_inline puts {shift} {lines} first)"
         ctx.log.note(f"{bad.source.origin} written to {bad.file} and compiled there" + (where if shift else ""))
         return dataclasses.replace(res, notes=tuple(ctx.log.notes))
     mode = NR.mode(ctx.log.snapshot, gpu=ctx.gpu)
@@ -160,6 +171,29 @@ def _compiled(ctx: RunContext, check: CC.Check) -> RunResult:
         cannot_run=NR.explain(ctx.log.snapshot, gpu=ctx.gpu),
         cannot_run_mode=mode,
     )
+
+
+def mutation_outside_contract(
+    ctx: RunContext, verdict: str, facts: Any, outcome: Outcome, sizes: list[C.SizeResult]
+) -> tuple[str, list[C.SizeResult]]:
+    """KernelBench runs the reference first and makes new inputs for every trial, and GPU MODE's runner
+    hands the kernel a copy of the data: a kernel whose outputs are right and which also overwrites an
+    input passes their check.  The verdict follows the harness (pass); the report says what it did."""
+    if verdict != "fail" or not ctx.target.harness_contract or not facts.inputs_mutated:
+        return verdict, sizes
+    clean = outcome.exit_code == 0 and outcome.signal is None and not outcome.timed_out
+    other = (facts.output_unwritten or facts.canary_corrupted or facts.oob_loads or facts.oob_stores
+             or facts.compile_failed or facts.kernel_raised or facts.result_missing)  # fmt: skip
+    right = all(s.leaves and all(leaf.ok for leaf in s.leaves) and not s.missing and not s.invalid for s in sizes)
+    if not clean or other or not sizes or not right:
+        return verdict, sizes
+    which = ", ".join(facts.mutated_inputs) or "an input"
+    ctx.log.note(
+        f"the kernel overwrites its inputs ({which}); its outputs match the reference, and the harness's "
+        "check never sees it (it runs the reference first, or hands the kernel a copy): pass, as there; "
+        "a caller that reuses its inputs would see them changed"
+    )
+    return "pass", [dataclasses.replace(s, ok=True) for s in sizes]
 
 
 def run_kernel_target(ctx: RunContext) -> RunResult:
@@ -180,6 +214,9 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
         return _no_inputs(ctx, o_in, inputs_dir)
     for note in Z.notes(manifest):
         ctx.log.note(note)
+    if ctx.target.kind == "kernelbench" and manifest.get("tolerance") == KERNELBENCH_TOLERANCE:
+        ctx.log.note("tolerance: KernelBench's own check (atol = rtol = 1e-4 for float32, 1e-2 for float16 and "
+                     "bfloat16), as the reference declares no TOLERANCE")  # fmt: skip
     reference = _Reference(ctx, manifest)
 
     def attempt(rung: L.Rung, folder: Path, rungs: tuple[str, ...]) -> Step:
@@ -203,7 +240,9 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
     assert step.outcome is not None
     ev = A.with_run(step.evidence, rungs_unavailable=unavailable)
     assert ev.run is not None
-    verdict = R.kernel_verdict(step.outcome, ev.run, sizes)
+    verdict, sizes = mutation_outside_contract(
+        ctx, R.kernel_verdict(step.outcome, ev.run, sizes), ev.run, step.outcome, sizes
+    )
     narrow = AR.static_facts(ctx)
     if narrow:
         ev = A.with_run(ev, **narrow)

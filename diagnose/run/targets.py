@@ -120,6 +120,7 @@ class _Task:
     path: Path
     tests: tuple[dict[str, Any], ...] | None
     files: tuple[tuple[str, str], ...]  # (module name, source: a path from the task's folder, or SUBMISSION)
+    main: str | None = None  # config.main: the harness's own runner (eval.py), which kdiag never imports
 
 
 def _task_file(folder: Path) -> Path | None:
@@ -149,7 +150,11 @@ def _read_task(path: Path) -> _Task:
             name, source = f["name"], f["source"]
             if name.endswith(".py"):
                 files.append((name[: -len(".py")], source))
-    return _Task(path, got, tuple(files))
+    config = data.get("config")
+    main = config.get("main") if isinstance(config, dict) and isinstance(config.get("main"), str) else None
+    if main is not None:  # the runner kdiag replaces: a copy of the problem without it still runs
+        files = [(n, src) for n, src in files if f"{n}.py" != main or (path.parent / src).is_file()]
+    return _Task(path, got, tuple(files), main)
 
 
 def _task_tests(reference: Path) -> tuple[dict[str, Any], ...] | None:

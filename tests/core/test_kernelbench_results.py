@@ -7,28 +7,31 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from diagnose.classify import classify_records
 from diagnose.inputs import kernelbench_run, read_inputs
 
 CASES = Path(__file__).resolve().parent.parent.parent / "corpus" / "kernelbench-results"
-RUN = CASES / "run-triton-constructed"
 LABELS = yaml.safe_load((CASES / "labels.yaml").read_text())
 
 
-def test_a_run_directory_reaches_every_label() -> None:
-    assert kernelbench_run(RUN)
-    reports = {r.id: r for r in classify_records(read_inputs([str(RUN)]))}
-    assert set(reports) == set(LABELS)  # one record per sample: no kernel source classified as a log
-    for rid, label in LABELS.items():
+@pytest.mark.parametrize("run", sorted(LABELS))
+def test_a_run_directory_reaches_every_label(run: str) -> None:
+    labels = LABELS[run]
+    assert kernelbench_run(CASES / run)
+    reports = {r.id: r for r in classify_records(read_inputs([str(CASES / run)]))}
+    assert set(reports) == set(labels)  # one record per sample: no kernel source classified as a log
+    for rid, label in labels.items():
         r = reports[rid]
         if "status" in label:
             assert r.status == label["status"], (rid, r.status)
             continue
         assert r.diagnosis is not None, rid
         assert (r.diagnosis.category, r.diagnosis.failure_mode) == (label["category"], label["failure_mode"]), rid
-    assert "level_1_problem_3_sample_0_kernel.py" in (reports["problem_3/sample_0"].origin or "")
+    first = next(iter(labels)).split("/")[0].removeprefix("problem_")
+    assert f"_problem_{first}_sample_0_kernel.py" in (reports[f"problem_{first}/sample_0"].origin or "")
 
 
 def test_the_error_name_alone_decides_a_cut_message(tmp_path: Path) -> None:
@@ -46,3 +49,18 @@ def test_the_error_name_alone_decides_a_cut_message(tmp_path: Path) -> None:
     path.write_text(json.dumps({"9": [sample]}))
     (report,) = classify_records(read_inputs([str(path)]))
     assert report.diagnosis is None or report.diagnosis.failure_mode != "compile-source-error"
+
+
+def test_a_build_failure_kept_as_torchs_summary_alone_is_the_sources(tmp_path: Path) -> None:
+    # KernelBench keeps "Error building extension 'NAME'" and nothing of nvcc's output: compiled = false decides
+    sample = {"sample_id": 0, "compiled": False, "correctness": False, "runtime": -1.0,
+              "metadata": {"compilation_error_name": "RuntimeError",
+                           "compilation_error": "Error building extension 'fused'"}}  # fmt: skip
+    path = tmp_path / "eval_results.json"
+    path.write_text(json.dumps({"4": [sample]}))
+    (report,) = classify_records(read_inputs([str(path)]))
+    assert report.diagnosis is not None and report.diagnosis.rule == "kernelbench-extension-build-failed"
+    sample["compiled"] = True  # built, then failed at run time with that text: not this rule's case
+    path.write_text(json.dumps({"4": [sample]}))
+    (report,) = classify_records(read_inputs([str(path)]))
+    assert report.diagnosis is None or report.diagnosis.rule != "kernelbench-extension-build-failed"

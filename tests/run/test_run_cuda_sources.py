@@ -30,7 +30,18 @@ def test_load_inline_keywords_names_and_concatenation() -> None:
     assert (cuda.api, cuda.lang, cuda.line, cpp.lang) == ("load_inline", "cuda", 10, "cpp")
     assert cuda.text.startswith(S.LOAD_INLINE_CUDA_PREFIX) and "#define N 4\n\n__global__ void k" in cuda.text
     assert cuda.needs_torch and not cuda.device_only
-    assert cpp.text == S.LOAD_INLINE_CPP_PREFIX + decl_text()
+    # load_inline's main.cpp: the prefix, the declarations, then the module that binds `functions`
+    assert cpp.text == S.LOAD_INLINE_CPP_PREFIX + decl_text() + "\n" + S.bindings(["f"])
+    assert 'm.def("f", torch::wrap_pybind_function(f), "f");' in cpp.text
+
+
+def test_load_inline_functions_as_a_dict_and_without_error_handling() -> None:
+    f = found(
+        'm = load_inline("m", "int f();\\nint g();", "__global__ void k() {}", '
+        '{"f": "doc", "g": "doc"}, with_pytorch_error_handling=False)'
+    )
+    cpp = f.sources[1]
+    assert cpp.text.endswith('m.def("f", f, "f");\nm.def("g", g, "g");\n}')
 
 
 def decl_text() -> str:
@@ -177,6 +188,52 @@ def test_a_torch_source_is_not_compiled_without_torch_headers(tmp_path: Path, mo
         raise AssertionError("nothing may be compiled")
 
     found = S.extract_text('m = load_inline("m", "int f();", "__global__ void k() {}")')
-    check = CC.check(found, tmp_path, "sm_90", "nvcc", None, run)
+    check = CC.check(found, tmp_path, "sm_90", "nvcc", None, run, cxx="c++")
     assert (check.compiled, check.ok, check.failed) == ((), False, None)
     assert check.listed[0] == "load_inline cuda_sources (line 1): includes torch, and torch's headers were not found"
+
+
+def test_the_host_cxx_is_checked_only_after_the_cuda_source_compiles(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from diagnose.run import compile_check as CC
+
+    calls: list[list[str]] = []
+
+    def run(argv: list[str], folder: Path, timeout: float) -> object:
+        calls.append(argv)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "out").write_text("")
+        (folder / "err").write_text("k.cu(1): error: bad\n" if argv[0] == "nvcc" and fail else "")
+        code = 1 if argv[0] == "nvcc" and fail else 0
+        return SimpleNamespace(stdout=folder / "out", stderr=folder / "err", exit_code=code, timed_out=False)
+
+    found = S.extract_text('m = load_inline("m", "int f();", "__global__ void k(float* x) {}", ["f"])')
+    fail = True
+    check = CC.check(found, tmp_path / "a", "sm_90", "nvcc", None, run, cxx="c++")
+    assert [a[0] for a in calls] == ["nvcc"] and check.failed is not None and check.failed.source.lang == "cuda"
+    fail, calls[:] = False, []
+    check = CC.check(found, tmp_path / "b", "sm_90", "nvcc", None, run, cxx="c++")
+    assert [a[:2] for a in calls] == [["nvcc", "-cubin"], ["c++", "-fsyntax-only"]] and check.ok
+    assert (tmp_path / "b" / "source1_load_inline.cpp").read_text().startswith("#include <torch/extension.h>")
+    assert check.summary().endswith("; its host C++ (the bindings) compiles")
+    calls[:] = []
+    check = CC.check(found, tmp_path / "c", "sm_90", "nvcc", None, run)  # no host compiler: listed
+    assert [a[0] for a in calls] == ["nvcc"] and check.listed == (
+        "load_inline cpp_sources (line 1): host C++, not compiled (no host compiler)",
+    )
+
+
+def test_a_header_the_machine_lacks_stops_the_check_without_blaming_the_kernel() -> None:
+    from diagnose.run import compile_check as CC
+
+    src = Path("/r/build/source0_load_inline.cu")
+    log = (
+        "In file included from /v/torch/include/ATen/cuda/CUDAContext.h:4,\n"
+        "                 from /r/build/source0_load_inline.cu:6:\n"
+        "/v/torch/include/ATen/cuda/CUDAContextLight.h:10:10: fatal error: cusparse.h: No such file or directory\n"
+    )
+    assert CC.missing_header(log, src) == "cusparse.h (included by ATen/cuda/CUDAContextLight.h)"
+    own = '/r/build/source0_load_inline.cu(2): catastrophic error: cannot open source file "mine.cuh"\n'
+    assert CC.missing_header(own, src) is None  # the submission's own include: its error
+    assert CC.missing_header('/r/build/source0_load_inline.cu(2): error: identifier "x" is undefined', src) is None

@@ -40,21 +40,34 @@ def test_a_folder_whose_files_are_missing_is_a_usage_error(write, tmp_path: Path
     write(tmp_path, "submission.py", "def custom_kernel(d): ...\n")
     with pytest.raises(ProtocolError, match=r"assembles utils.py from \.\./nowhere/utils.py"):
         detect([str(tmp_path)])
+    # the runner itself (config.main, eval.py beside the problems in the repository) is never needed
+    main = '  - {"name": "eval.py", "source": "../eval.py"}\nconfig:\n  main: "eval.py"\ntests:\n  - {n: 4}\n'
+    (tmp_path / "task.yml").write_text("files:\n" + main)
+    assert detect([str(tmp_path)]).files == ()
     (tmp_path / "task.yml").write_text("tests:\n  - {n: 4, seed: }\n")
     assert detect([str(tmp_path)]).sizes == ({"n": 4, "seed": 1},)  # an empty seed gets one
 
 
+EXIT = {"pass": 0, "fail": 1, "no-result": 4}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("case", sorted(LABELS))
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, marks=[pytest.mark.toolkit] if LABELS[c].get("toolkit") else []) for c in sorted(LABELS)]
+)
 def test_gpumode_case_reaches_its_label(case: str, kdiag_run) -> None:
     label = LABELS[case]
     probes = "quick" if "non-contiguous" in str(label.get("note", "")) else "none"
     code, out, err = kdiag_run(str(CASES / case), "--ladder", "none", "--probes", probes)
     assert out is not None, err
     assert out["verdict"] == label["verdict"], (out["title"], out.get("notes"))
-    assert code == (0 if label["verdict"] == "pass" else 1)
+    assert code == EXIT[label["verdict"]]
     assert out["target"]["kind"] == "gpumode"
     notes = " | ".join(out.get("notes") or ())
+    if label["verdict"] == "no-result":  # a CUDA submission without a GPU: compiled, not run
+        assert (out["category"], label.get("title", "")) == (label["category"], label.get("title", ""))
+        assert label.get("title", "") in out["title"]
+        return
     assert "check_implementation" in notes  # the problem's checker decided, not kdiag's dtype-strict comparison
     if "note" in label:
         assert label["note"] in notes
@@ -64,3 +77,18 @@ def test_gpumode_case_reaches_its_label(case: str, kdiag_run) -> None:
     if label["verdict"] == "fail" and repro:  # the repro imports the problem's files where they lie too
         run = subprocess.run([sys.executable, repro], capture_output=True, text=True, timeout=120)
         assert run.returncode == 1 and "No module named" not in run.stdout + run.stderr, run.stdout + run.stderr
+
+
+def test_a_checker_rejection_of_outputs_that_differ_is_a_wrong_result_not_an_invalid_one() -> None:
+    import numpy as np
+
+    from diagnose.run import compare as C
+
+    ref = np.ones(8, np.float32)
+    wrong = C.SizeResult(label="n=8", ok=False, leaves=(C.compare_arrays(ref * 1.2, ref, "float32", "float32", None),))
+    rejected = C.checked(wrong, {"good": False, "message": "8 mismatched elements"})
+    assert (rejected.ok, rejected.invalid) == (False, None)  # kdiag's numbers say where: a wrong result
+    same = C.SizeResult(label="n=8", ok=True, leaves=(C.compare_arrays(ref, ref, "float32", "float32", None),))
+    stricter = C.checked(same, {"good": False, "message": "bad"})  # only the checker objects: its message says why
+    assert (stricter.ok, stricter.invalid) == (False, "check_implementation: bad")
+    assert C.checked(wrong, {"good": True}).ok  # the problem's tolerance lets it through

@@ -1,0 +1,25 @@
+# kdiag corpus (KernelBench format, written for kdiag): a leaky ReLU with its slope as an init argument.
+import torch
+import torch.nn as nn
+
+batch_size = 16
+dim = 16384
+negative_slope = 0.01
+
+
+class Model(nn.Module):
+    def __init__(self, negative_slope: float = 0.01):
+        super(Model, self).__init__()
+        self.negative_slope = negative_slope
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.leaky_relu(x, negative_slope=self.negative_slope)
+
+
+def get_inputs():
+    x = torch.randn(batch_size, dim)
+    return [x]
+
+
+def get_init_inputs():
+    return [negative_slope]
