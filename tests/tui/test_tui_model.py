@@ -22,8 +22,8 @@ def test_a_results_line_becomes_the_same_case_as_the_report(real_dev, rules):
         assert (again.id, again.category, again.failure_mode, again.rule, again.confidence) == (
             case.id, case.category, case.failure_mode, case.rule, case.confidence,
         )  # fmt: skip
-        # a results line keeps the cited lines of a verdict; an abstention's best guess keeps them only here
-        assert again.cited == (case.cited if case.best is not None else ())
+        # a results line keeps the cited lines, of a verdict and of an abstention's best guess alike
+        assert again.cited == case.cited
         assert [f["rule"] for f in again.runners_up] == [f["rule"] for f in case.runners_up]
 
 
