@@ -57,6 +57,7 @@ from typing import Any
 import yaml
 
 from diagnose.catalogue_text import STRING_FILLERS, fill_template, required_literal
+from diagnose.regex_literals import lowered
 
 CATALOGUE_DIR = Path(__file__).resolve().parent / "data" / "catalogue"
 CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
@@ -186,7 +187,7 @@ class Catalogue:
         out = list(self._always)
         if self._anchors is not None:
             seen: set[int] = set()
-            for _, entries in self._anchors.iter(text.lower()):
+            for _, entries in self._anchors.iter(lowered(text)):
                 if id(entries) not in seen:
                     seen.add(id(entries))
                     out.extend(entries)

@@ -43,6 +43,25 @@ def regex_test(pattern: str, *, anchored: bool = False) -> Callable[[str], bool]
     return folded
 
 
+def may_match(rx: re.Pattern[str]) -> Callable[[str], bool]:
+    """A cheap test that is False only where ``rx`` cannot match the string (none of the literals every
+    match contains is in it); always True when the pattern has no such literals.  For a caller that
+    runs ``finditer`` or reads groups: the regex still decides every string this lets through."""
+    options = literal_options(rx)
+    if options is None:
+        return lambda s: True
+    literals, fold = options
+    holds = _holds_one_of(literals)
+    if not fold:
+        return holds
+    return lambda s: not s.isascii() or holds(_lowered(s))
+
+
+def lowered(s: str) -> str:
+    """``s.lower()``, remembered for the last string (the collectors and the rules read one log)."""
+    return _lowered(s)
+
+
 def _holds_one_of(literals: tuple[str, ...]) -> Callable[[str], bool]:
     if len(literals) == 1:
         (only,) = literals

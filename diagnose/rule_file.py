@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from diagnose import rule_engine_tables
 from diagnose.evidence import SOURCES, rule_types
 from diagnose.prefilter import compile_precheck
 from diagnose.rule_model import (
@@ -250,6 +251,7 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
         return None, problems
     data, node = read
     at = _lines_of(node)
+    rule_engine_tables.install()  # before rule-engine's first import: its parser tables read, not computed
 
     def line(key: str) -> int:
         return at.get(key, 1)

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 
 from diagnose import concepts as C
 from diagnose.catalogue import Catalogue, Hit, default_catalogue
 from diagnose.facts import ConceptFacts
+from diagnose.regex_literals import lowered, may_match
 
 
 @functools.cache
@@ -64,6 +66,32 @@ _NAMED_SHAPE = re.compile(
 #: list of values can hold a 0)
 _BARE_SHAPE = re.compile(r"(?:\),\s*\(|^\s*\()\s*(\d+(?:\s*,\s*\d+){1,7})\s*,?\s*\)", re.M)
 _EMPTY_DIM = re.compile(r"(?:^|,)\s*0\s*(?:,|$)")
+#: where a named shape can start (its case-folded leading word), and the "(", digits and "," every bare
+#: shape holds: literal-led searches, many times cheaper than the case-folded scans they gate
+_NAMED_START = re.compile("size|shape|dim")
+_MAY_NAMED = may_match(_NAMED_SHAPE)
+_MAY_BARE = re.compile(r"\(\s*\d+\s*,").search
+
+
+def _named_shapes(head: str) -> Iterator[re.Match[str]]:
+    """``_NAMED_SHAPE.finditer(head)``: on ASCII text the regex is tried only where its leading word is."""
+    if not _MAY_NAMED(head):
+        return
+    if not head.isascii():  # case folding beyond ASCII: the scan itself
+        yield from _NAMED_SHAPE.finditer(head)
+        return
+    end = 0
+    for word in _NAMED_START.finditer(lowered(head)):
+        if word.start() < end:
+            continue
+        m = _NAMED_SHAPE.match(head, word.start())
+        if m is not None:
+            end = m.end()
+            yield m
+
+
+def _bare_shapes(head: str) -> Iterator[re.Match[str]]:
+    return _BARE_SHAPE.finditer(head) if _MAY_BARE(head) else iter(())
 
 
 def shape_facts(text: str) -> tuple[float | None, bool]:
@@ -79,8 +107,8 @@ def shape_facts(text: str) -> tuple[float | None, bool]:
     head = text[:200_000]
     best: float | None = None
     empty = False
-    for rx, named in ((_NAMED_SHAPE, True), (_BARE_SHAPE, False)):
-        for m in rx.finditer(head):
+    for scan, named in ((_named_shapes, True), (_bare_shapes, False)):
+        for m in scan(head):
             dims = m.group(1)
             n = 1.0
             for d in dims.split(","):
