@@ -94,18 +94,15 @@ def steps(rule: Any, context: Mapping[str, Any]) -> list[tuple[float, str]]:
 
 
 def _smem_over_every_gpu(context: Mapping[str, Any]) -> float | None:
-    """The shared memory requested, when it is over what any GPU allows per block (else None)."""
-    from diagnose.collectors.families import _every_gpu_limits
-
-    every = _every_gpu_limits().get("shared-memory")
-    candidates = []
-    if context.get("concept_resource") == "shared-memory":
-        candidates.append(context.get("concept_requested"))
-    if context.get("triton_resource") == "shared memory":
-        candidates.append(context.get("triton_required"))
-    candidates.append(context.get("compiler_smem_bytes"))
-    for value in candidates:
-        if isinstance(value, int | float) and every is not None and value > every:
+    """The shared memory requested, when the collectors found it over what any GPU allows per block
+    (``concept_over_every_gpu``, ``triton_over_every_gpu``; else None)."""
+    if context.get("concept_resource") == "shared-memory" and context.get("concept_over_every_gpu"):
+        value = context.get("concept_requested")
+        if isinstance(value, int | float):
+            return float(value)
+    if context.get("triton_over_every_gpu"):
+        value = context.get("triton_required")
+        if isinstance(value, int | float):
             return float(value)
     return None
 
