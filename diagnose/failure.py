@@ -53,6 +53,13 @@ def failure_signs(ev: Evidence, *, limit: int = 3) -> tuple[str, ...]:
     return tuple(signs[:limit])
 
 
+def failure_seen(ev: Evidence, *, limit: int = 3) -> tuple[str, ...]:
+    """What an ``unknown`` report shows of the failure: the signs of the evidence and the failure lines
+    of the log (both, unlike :func:`failure_signs`, which stops at the first kind that answers)."""
+    signs = _fact_signs(ev)[:limit]
+    return tuple(signs + _line_signs(ev.log.text, limit))
+
+
 def has_failure(ev: Evidence) -> bool:
     return bool(failure_signs(ev, limit=1))
 

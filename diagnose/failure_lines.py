@@ -35,80 +35,145 @@ mentions the word (``W1203``, ``UserWarning``, ``NCCL INFO ... failed``).
 
 from __future__ import annotations
 
+import functools
 import re
 
-#: words and shapes that mark a line as a failure
-_FAILURE_LINE = re.compile(
-    r"""
+#: (keywords, pattern): the shapes that mark a line as a failure.  Every match of a pattern contains
+#: one of its keywords, lower-cased (``START`` marks patterns found by :data:`_LINE_STARTS` instead):
+#: a line is matched only against the patterns of the keywords it holds, since Python's regex engine
+#: tries a whole alternation at every position of a line.
+START = "<line start>"
+_PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # --- severities: error: / Error: / ERROR: / error[E12]: / CRITICAL: / [ERROR] / glog E,F / [E] ---
-      \b(?:error|Error|ERROR|CRITICAL)\b\s*(?:\[[^\]\n]{0,40}\]\s*)?[:!]
-    | \b(?:fatal|Fatal|FATAL)\b(?:\s+error)?\s*[:!]
-    | \[(?:ERROR|FATAL|CRITICAL|error|fatal)\]
-    | (?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d                     # glog/absl E/F lines, also in a prefix
-    | \[[EF]\]                                                   # TensorRT's logger: [E] [TRT] ...
-    | \[[EF]\ [\w.-]+:\d+\]                                      # c10 logging: [E ProcessGroupNCCL.cpp:475]
-    | (?:^|[\s|\[(-])(?:ERROR|FATAL|CRITICAL)(?=\s+\d|\s*[|\]]|\s+-\s|\s{2,})  # ERROR 05-05 ..., - ERROR -, | ERROR |
-    | \b(?:level|lvl|severity|levelname)\s*[=:]\s*["']?(?:error|fatal|critical|panic|ERROR|FATAL|CRITICAL)\b
-    | \bNCCL\ WARN\b.*\b(?:[Ff]ail\w*|[Ee]rror|timed\ out|[Tt]imeout|[Aa]bort\w*)
+    (("error", "critical"), r"\b(?:error|Error|ERROR|CRITICAL)\b\s*(?:\[[^\]\n]{0,40}\]\s*)?[:!]"),
+    (("fatal",), r"\b(?:fatal|Fatal|FATAL)\b(?:\s+error)?\s*[:!]"),
+    (("error", "fatal", "critical"), r"\[(?:ERROR|FATAL|CRITICAL|error|fatal)\]"),
+    (("error",), r"\b(?:Error|ERROR)\ (?:at|in)\ \S+?(?::\d+|:\s|\ \()"),
+    (("error",), r"\berror\ [A-Z]{1,3}\d{3,5}\s*:"),  # MSVC, MSBuild: error C2065: / error MSB3721:  # CMake Error at CMakeLists.txt:3 (message):
+    ((START,), r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d"),  # glog/absl E/F lines, also in a prefix: [rank0]:[E1203
+    (("[e]", "[f]"), r"\[[EF]\]"),  # TensorRT's logger: [E] [TRT] ...
+    (("[e ", "[f "), r"\[[EF]\ [\w.-]+:\d+\]"),  # c10 logging: [E ProcessGroupNCCL.cpp:475]
+    # Python logging, loguru, vLLM: "ERROR 05-05 17:03:35 [...]", "- ERROR -", "| ERROR    |"
+    (("error", "fatal", "critical"), r"(?:^|[\s|\[(-])(?:ERROR|FATAL|CRITICAL)(?=\s+\d|\s*[|\]]|\s+-\s|\s{2,})"),
+    (
+        ("level", "lvl", "severity"),
+        r"\b(?:level|lvl|severity|levelname)\s*[=:]\s*[\"']?(?:error|fatal|critical|panic|ERROR|FATAL|CRITICAL)\b",
+    ),
+    (("nccl warn",), r"\bNCCL\ WARN\b.*\b(?:[Ff]ail\w*|[Ee]rror|timed\ out|[Tt]imeout|[Aa]bort\w*)"),
     # --- test frameworks ---
-    | \bFAILED\b | \bFAILURE\b | \bFAIL\b
-    | \b[1-9]\d*\s+(?:failed|errors?|failures)\b                   # pytest / ctest / compiler totals
-    | :\d+:\ Failure\s*$                                          # googletest: file.cc:12: Failure
-    | ^E\ {2,}\S                                                  # pytest's explanation lines: E   assert ...
-    | \bMismatched\ elements:\s*[1-9] | \bNot\ equal\ to\ tolerance\b | \bArrays\ are\ not\ (?:almost\ )?equal\b
-    | \b(?:Tensor-likes|Scalars)\ are\ not\ (?:close|equal)\b
+    (("fail",), r"\bFAILED\b | \bFAILURE\b | \bFAIL\b"),
+    (("fail", "error"), r"\b[1-9]\d*\s+(?:failed|errors?|failures)\b"),  # pytest / ctest / compiler totals
+    (("fail",), r":\d+:\ Failure\s*$"),  # googletest: file.cc:12: Failure
+    ((START,), r"^E\ {2,}\S"),  # pytest's explanation lines: E   assert ...
+    (
+        ("mismatched elements", "not equal", "arrays are not"),
+        r"\bMismatched\ elements:\s*[1-9] | \bNot\ equal\ to\ tolerance\b | \bArrays\ are\ not\ (?:almost\ )?equal\b",
+    ),
+    (("not close", "not equal"), r"\b(?:Tensor-likes|Scalars)\ are\ not\ (?:close|equal)\b"),
     # --- processes that died ---
-    | Segmentation\ fault | \bAborted\b | core\ dumped | \bBus\ error\b
-    | Floating\ point\ exception | Illegal\ instruction | ^\s*Killed\b
-    | \bSIG(?:SEGV|ABRT|BUS|FPE|ILL|TRAP)\b
-    | \b(?:[Rr]eceived|[Cc]aught|[Gg]ot)\ (?:signal\ \d+|SIG[A-Z]+)
-    | \b(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\):\ | \bdouble\ free\b | stack\ smashing\ detected
-    | (?i:\b(?:exit(?:ed)?|return(?:ed)?)[\ _-]?(?:with\ )?(?:exit\ )?(?:code|status|value)\b\s*[:=]?\s*-?[1-9]\d*\b)
-    | \bexitcode\s*[:=]\s*-?[1-9] | \bnon-?zero\ exit\ (?:status|code)\b
-    | \b(?:[Ee]rror|err)\ (?:code\s*)?[:=]?\s*-?[1-9]\d*(?![.,]?\d|[eE]) # error code 700, with error 12
-    | \bNVRM:\ Xid\b | fallen\ off\ (?:of\ )?the\ bus | \bMemory\ access\ fault\b | \bGPU\ [Hh]ang\b
+    (
+        ("segmentation", "abort", "core dumped", "bus error"),
+        r"Segmentation\ fault | \bAborted\b | core\ dumped | \bBus\ error\b",
+    ),
+    (("floating point", "illegal", "killed"), r"Floating\ point\ exception | Illegal\ instruction | ^\s*Killed\b"),
+    (("sigsegv", "sigabrt", "sigbus", "sigfpe", "sigill", "sigtrap"), r"\bSIG(?:SEGV|ABRT|BUS|FPE|ILL|TRAP)\b"),
+    (("signal", " sig"), r"\b(?:[Rr]eceived|[Cc]aught|[Gg]ot)\ (?:signal\ \d+|SIG[A-Z]+)"),
+    (
+        ("(): ", "double free", "stack smashing"),
+        r"\b(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\):\ | \bdouble\ free\b | stack\ smashing\ detected",
+    ),
+    (
+        ("exit", "return"),  # exit code 139, exited with code 1, returned non-zero exit status 1, return value -6
+        r"(?i:\b(?:exit(?:ed)?|return(?:ed)?)[\ _-]?(?:with\ )?(?:exit\ )?(?:code|status|value)\b\s*[:=]?\s*-?[1-9]\d*\b)",
+    ),
+    (("exit",), r"\bexitcode\s*[:=]\s*-?[1-9] | \bnon-?zero\ exit\ (?:status|code)\b"),
+    (("error", "err "), r"\b(?:[Ee]rror|err)\ (?:code\s*)?[:=]?\s*-?[1-9]\d*(?![.,]?\d|[eE])"),  # error code 700
+    (
+        ("xid", "fallen off", "memory access fault", "gpu hang"),  # the GPU driver (NVRM Xid), ROCm
+        r"\bNVRM:\ Xid\b | fallen\ off\ (?:of\ )?the\ bus | \bMemory\ access\ fault\b | \bGPU\ [Hh]ang\b",
+    ),
     # --- exceptions ---
-    | ^\s*Traceback\ \(most\ recent\ call\ last\):
-    | ^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$      # a bare exception name: XlaRuntimeError
-    | terminate\ called | \bwhat\(\):
-    | \bstd::(?:bad_\w+|\w+_error)\b | \bc10::\w*Error\b
-    | \b[Uu]n(?:handled|caught)\ exception\b | \bexception\ (?:was\ )?(?:thrown|raised)\b
-    | \bCheck\ fail(?:ed|ure)\b
-    | \bpanic(?:ked)?\b:?
-    | \bAssertion\b.{0,200}\bfailed | \bassertion\ failed
-    | (?:Error|Exception)\(                                        # an exception's repr: AssertionError('...')
-    | \bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*
+    (("traceback",), r"^\s*Traceback\ \(most\ recent\ call\ last\):"),
+    (("error", "exception"), r"^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
+    (("terminate", "what():"), r"terminate\ called | \bwhat\(\):"),
+    (("std::", "c10::"), r"\bstd::(?:bad_\w+|\w+_error)\b | \bc10::\w*Error\b"),
+    (("exception",), r"\b[Uu]n(?:handled|caught)\ exception\b | \bexception\ (?:was\ )?(?:thrown|raised)\b"),
+    (("check fail",), r"\bCheck\ fail(?:ed|ure)\b"),  # glog CHECK
+    (("panic",), r"\bpanic(?:ked)?\b:?"),
+    (("assert",), r"\bAssertion\b.{0,200}\bfailed | \bassertion\ failed"),
+    (("error", "exception"), r"(?:Error|Exception)\("),  # an exception's repr: AssertionError('...')
+    (("exception", "***"), r"\bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*"),
     # --- status enums and error codes of CUDA and its libraries ---
-    | \bCUDA\ error\b | \bcuda\ error\b | \bCUDA_ERROR_[A-Z_]+ | \bcudaError(?!_t\b)\w+ | \b(?:CUDA|Cuda|cuda)\ failure\b
-    | \b[A-Z][A-Z0-9]*_STATUS_(?!SUCCESS\b)[A-Z][A-Z0-9_]*        # CUDNN_STATUS_BAD_PARAM, CUBLAS_STATUS_...
-    | \b[A-Z][A-Z0-9]*_ERROR_[A-Z0-9_]+                            # NVRTC_ERROR_COMPILATION, VK_ERROR_...
-    | \bCUFFT_(?:INVALID|INTERNAL|EXEC|ALLOC|SETUP|UNALIGNED|INCOMPLETE|PARSE|NO_WORKSPACE|NOT_IMPLEMENTED
-        |LICENSE|NOT_SUPPORTED)\w*
-    | \bhipError(?!_t\b)\w+ | \bnccl(?:[A-Z]\w*Error|InvalidArgument|InvalidUsage)\b | \bNCCL\ error\b
-    | illegal\ memory\ access | illegal\ address | [Mm]isaligned\ address | unspecified\ launch\ failure
-    | device-side\ assert | \bout\ of\ memory\b
+    (
+        ("cuda error", "cuda_error_", "cudaerror", "cuda failure"),
+        r"\b(?:CUDA|cuda)\ error\b | \bCUDA_ERROR_[A-Z_]+ | \bcudaError(?!_t\b)\w+ | \b(?:CUDA|Cuda|cuda)\ failure\b",
+    ),
+    (("_status_",), r"\b[A-Z][A-Z0-9]*_STATUS_(?!SUCCESS\b)[A-Z][A-Z0-9_]*"),  # CUDNN_STATUS_BAD_PARAM, HSA_STATUS_...
+    (("_error_",), r"\b[A-Z][A-Z0-9]*_ERROR_[A-Z0-9_]+"),  # NVRTC_ERROR_COMPILATION, VK_ERROR_...
+    (
+        ("cufft_",),
+        r"\bCUFFT_(?:INVALID|INTERNAL|EXEC|ALLOC|SETUP|UNALIGNED|INCOMPLETE|PARSE|NO_WORKSPACE|NOT_IMPLEMENTED"
+        r"|LICENSE|NOT_SUPPORTED)\w*",
+    ),
+    (
+        ("hiperror", "nccl"),
+        r"\bhipError(?!_t\b)\w+ | \bnccl(?:[A-Z]\w*Error|InvalidArgument|InvalidUsage)\b | \bNCCL\ error\b",
+    ),
+    (
+        ("illegal", "misaligned", "unspecified launch"),
+        r"illegal\ memory\ access | illegal\ address | [Mm]isaligned\ address | unspecified\ launch\ failure",
+    ),
+    (("device-side assert", "out of memory"), r"device-side\ assert | \bout\ of\ memory\b"),
     # --- failed statements, linkers ---
-    | \b(?:Failed|failed)\ (?:to|with|because|due\ to|while|when)\b
-    | \b(?:Failed|failed|FAILED)\s*[:(!]
-    | \S\s+(?:failed|FAILED)[.!]?\s*$                              # Build failed. / subcommand failed
-    | (?:^\s*|[.:;!]\s+)(?:[Aa]n\ |[Tt]he\ )?(?:[Ee]rror|[Ee]xception)\ (?:has\ )?occurred\b  # a statement, not "if an error ..."
-    | \b(?:[Ee]rror|[Ee]xception)\ occurred\ (?:while|during)\b
-    | \bundefined\ (?:reference\ to|symbol)\b | \bmultiple\ definition\ of\b
+    (
+        ("fail",),
+        r"\b(?:Failed|failed)\ (?:to|with|because|due\ to|while|when)\b | \b(?:Failed|failed|FAILED)\s*[:(!]"
+        r" | \S\s+(?:failed|FAILED)[.!]?\s*$",  # ... failed: invalid argument / Build failed.
+    ),
+    (
+        ("occurred",),  # a statement, not "if an error occurred"
+        r"(?:^\s*|[.:;!]\s+)(?:[Aa]n\ |[Tt]he\ )?(?:[Ee]rror|[Ee]xception)\ (?:has\ )?occurred\b"
+        r" | \b(?:[Ee]rror|[Ee]xception)\ occurred\ (?:while|during)\b",
+    ),
+    (("undefined", "multiple definition"), r"\bundefined\ (?:reference\ to|symbol)\b | \bmultiple\ definition\ of\b"),
     # --- hangs ---
-    | \btim(?:ed|ing)\ out\b | \b[Tt]imeout\ (?:exceeded|expired|reached)\b
-    | \b[Ww]atchdog\b.{0,80}(?:timeout|timed\ out|caught|detected|fired|terminat|abort)
-    | \b(?:[Cc]ollective|NCCL|[Oo]peration|[Kk]ernel|[Ll]aunch)\ timeout\b
-    | \bdeadlock(?:ed|\ detected)\b
+    (("timeout",), r"^Timeout\ \(\d+:\d\d:\d\d\)! | ^\++\ Timeout\ \++"),  # faulthandler, pytest-timeout
+    (
+        ("timed out", "timing out", "timeout"),
+        r"\btim(?:ed|ing)\ out\b | \b[Tt]imeout\ (?:exceeded|expired|reached)\b"
+        r" | \b(?:[Cc]ollective|NCCL|[Oo]peration|[Kk]ernel|[Ll]aunch)\ timeout\b",
+    ),
+    (("watchdog",), r"\b[Ww]atchdog\b.{0,80}(?:timeout|timed\ out|caught|detected|fired|terminat|abort)"),
+    (("deadlock",), r"\bdeadlock(?:ed|\ detected)\b"),
     # --- results ---
-    | \bNaN\b                                                    # a NaN printed as a result
-    | (?:^\s*|[\[(,:=]\s*)[-+]?nan(?=[\s\]),]|$)                 # numpy/torch print it lower-case: [nan, 1.0]
-    | (?:^|[\s:\#(])(?:INTERNAL|INVALID_ARGUMENT|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|UNIMPLEMENTED
-        |OUT_OF_RANGE|DATA_LOSS|DEADLINE_EXCEEDED):\s                # an XLA/absl status (jaxlib, TF): INTERNAL: ...
-    | \b(?:WRONG\ (?:ANSWER|RESULTS?)|[Ww]rong\ (?:answers?|results?|outputs?)|[Ii]ncorrect\ (?:results?|outputs?))\b
-                                                                   # a run that says its own output is wrong
-    """,
-    re.VERBOSE | re.MULTILINE,
-)
+    (("nan",), r"\bNaN\b | (?:^\s*|[\[(,:=]\s*)[-+]?nan(?=[\s\]),]|$)"),  # a NaN printed as a result: [nan, 1.0]
+    (
+        ("internal:", "invalid_argument:", "resource_exhausted:", "failed_precondition:", "unimplemented:",
+         "out_of_range:", "data_loss:", "deadline_exceeded:"),  # an XLA/absl status (jaxlib, TF): INTERNAL: ...
+        r"(?:^|[\s:\#(])(?:INTERNAL|INVALID_ARGUMENT|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|UNIMPLEMENTED"
+        r"|OUT_OF_RANGE|DATA_LOSS|DEADLINE_EXCEEDED):\s",
+    ),
+    (  # a run that says its own output is wrong
+        ("wrong", "incorrect"),
+        r"\b(?:WRONG\ (?:ANSWER|RESULTS?)|[Ww]rong\ (?:answers?|results?|outputs?)|[Ii]ncorrect\ (?:results?|outputs?))\b",
+    ),
+)  # fmt: skip
+_FLAGS = re.VERBOSE | re.MULTILINE
+#: all of them at once, for a single line
+_FAILURE_LINE = re.compile("|".join(f"(?:{p})" for _, p in _PATTERNS), _FLAGS)
+#: keyword -> the indices of the patterns it selects
+_BY_KEYWORD: dict[str, tuple[int, ...]] = {}
+for _i, (_kws, _) in enumerate(_PATTERNS):
+    for _k in _kws:
+        _BY_KEYWORD[_k] = (*_BY_KEYWORD.get(_k, ()), _i)
+#: failure lines recognised by their start, with no keyword: glog E/F lines, pytest's ``E   `` lines
+_LINE_STARTS = re.compile(r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d|^E {2,}\S", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=512)
+def _selected(indices: frozenset[int]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{_PATTERNS[i][1]})" for i in sorted(indices)), _FLAGS)
+
 
 #: on a line that matched, these say it is healthy after all
 _HEALTHY_LINE = re.compile(
@@ -144,55 +209,46 @@ _STRONG = re.compile(
     r"|\bNCCL WARN\b.*\b(?:[Ff]ail\w*|[Ee]rror|timed out|[Tt]imeout|[Aa]bort\w*)"
 )
 
-#: every match of _FAILURE_LINE but the ones _LINE_STARTS finds contains one of these, lower-cased.
-#: Python's regex engine tries the whole alternation at every position (about 1 µs a character), so
-#: the lines are found with plain substring search first and only they are matched.
-_KEYWORDS = (
-    "error", "fatal", "critical", "fail", "segmentation", "abort", "core dumped", "floating point",
-    "illegal", "killed", "terminate", "what():", "panic", "assert", "exception", "***", "misaligned",
-    "out of memory", "nan", "internal:", "invalid_argument:", "resource_exhausted:", "failed_precondition:",
-    "unimplemented:", "out_of_range:", "data_loss:", "deadline_exceeded:", "wrong", "incorrect",
-    "[e]", "[f]", "[e ", "[f ", "level", "severity", "lvl", "mismatched elements", "not equal", "not close",
-    "sig", "(): ", "double free", "stack smashing", "exit", "return", "xid", "fallen off", "memory access fault",
-    "hang", "traceback", "std::", "c10::", "_status_", "cufft_", "nccl", "undefined", "multiple definition",
-    "timed out", "timing out", "occurred", "timeout", "watchdog", "deadlock",
-)  # fmt: skip
-#: failure lines recognised by their start, with no keyword: glog E/F lines, pytest's ``E   `` lines
-_LINE_STARTS = re.compile(r"^\s*[EF]\d{4}\s+\d\d:\d\d:\d\d|^E {2,}\S", re.MULTILINE)
 
-
-def _candidate_lines(text: str) -> list[int]:
-    """Start offsets of the lines that hold a keyword, in order."""
+def _candidate_lines(text: str) -> dict[int, set[int]]:
+    """Start offset of each line that holds a keyword -> the patterns its keywords select."""
     lower = text.lower()
-    starts: set[int] = set()
-    for k in _KEYWORDS:
+    starts: dict[int, set[int]] = {}
+    for k, idx in _BY_KEYWORD.items():
+        if k == START:
+            continue
         i = lower.find(k)
         while i >= 0:
-            starts.add(lower.rfind("\n", 0, i) + 1)
+            starts.setdefault(lower.rfind("\n", 0, i) + 1, set()).update(idx)
             nl = lower.find("\n", i)
             if nl < 0:
                 break
             i = lower.find(k, nl)
-    starts.update(text.rfind("\n", 0, m.start()) + 1 for m in _LINE_STARTS.finditer(text))
-    return sorted(starts)
+    for m in _LINE_STARTS.finditer(text):
+        starts.setdefault(text.rfind("\n", 0, m.start() + 1) + 1, set()).update(_BY_KEYWORD[START])
+    return starts
+
+
+def _healthy(line: str) -> bool:
+    """A failure-looking line that is healthy after all: a zero count, a PASSED line, a warning."""
+    if _HEALTHY_LINE.search(line) or _NOT_ABOUT_RUN.search(line):
+        return True
+    return bool(LOW_SEVERITY.search(line) and not _STRONG.search(line))
 
 
 def is_failure_line(line: str) -> bool:
     """``line`` reports a failure and is not one of the healthy look-alikes."""
-    if len(line) > 2000 or not _FAILURE_LINE.search(line):
-        return False
-    if _HEALTHY_LINE.search(line) or _NOT_ABOUT_RUN.search(line):
-        return False
-    return not (LOW_SEVERITY.search(line) and not _STRONG.search(line))
+    return len(line) <= 2000 and bool(_FAILURE_LINE.search(line)) and not _healthy(line)
 
 
 def failure_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     """The first ``limit`` failure lines of ``text``: (line number from 1, the line stripped)."""
     out: list[tuple[int, str]] = []
-    for start in _candidate_lines(text):
+    candidates = _candidate_lines(text)
+    for start in sorted(candidates):
         end = text.find("\n", start)
         line = text[start : end if end >= 0 else len(text)]
-        if is_failure_line(line):
+        if len(line) <= 2000 and _selected(frozenset(candidates[start])).search(line) and not _healthy(line):
             out.append((text.count("\n", 0, start) + 1, line.strip()))
             if len(out) >= limit:
                 break
