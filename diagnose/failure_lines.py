@@ -38,6 +38,13 @@ from __future__ import annotations
 import functools
 import re
 
+#: NCCL prints warnings and errors at one level, WARN: an NCCL WARN line that names a failure, other
+#: than its probing for optional libraries and plugins (``NCCL WARN Failed to open libibverbs.so[.1]``)
+_NCCL_WARN_FAILURE = (
+    r"\bNCCL\ WARN\b(?!.*\b(?:open|load|find|dlopen)\b.*(?:\.so\b|[Pp]lugin))"
+    r".*\b(?:[Ff]ail\w*|[Ee]rror|timed\ out|[Tt]imeout|[Aa]bort\w*|[Uu]nable|[Cc]annot|[Cc]ould\ not"
+    r"|[Ii]nvalid|[Uu]nhandled|refused|truncated|[Mm]ismatch|not\ (?:supported|found|available)|[Nn]o\ .{0,60}found)"
+)
 #: (keywords, pattern): the shapes that mark a line as a failure.  Every match of a pattern contains
 #: one of its keywords, lower-cased (``START`` marks patterns found by :data:`_LINE_STARTS` instead):
 #: a line is matched only against the patterns of the keywords it holds, since Python's regex engine
@@ -59,10 +66,10 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("level", "lvl", "severity"),
         r"\b(?:level|lvl|severity|levelname)\s*[=:]\s*[\"']?(?:error|fatal|critical|panic|ERROR|FATAL|CRITICAL)\b",
     ),
-    (("nccl warn",), r"\bNCCL\ WARN\b.*\b(?:[Ff]ail\w*|[Ee]rror|timed\ out|[Tt]imeout|[Aa]bort\w*)"),
+    (("nccl warn",), _NCCL_WARN_FAILURE),
     # --- test frameworks ---
     (("fail",), r"\bFAILED\b | \bFAILURE\b | \bFAIL\b"),
-    (("fail", "error"), r"\b[1-9]\d*\s+(?:failed|errors?|failures)\b"),  # pytest / ctest / compiler totals
+    (("fail", "error"), r"(?<![-.])\b[1-9]\d*\s+(?:failed|errors?|failures)\b"),  # pytest / ctest / compiler totals
     (("fail",), r":\d+:\ Failure\s*$"),  # googletest: file.cc:12: Failure
     ((START,), r"^E\ {2,}\S"),  # pytest's explanation lines: E   assert ...
     (
@@ -87,14 +94,14 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"(?i:\b(?:exit(?:ed)?|return(?:ed)?)[\ _-]?(?:with\ )?(?:exit\ )?(?:code|status|value)\b\s*[:=]?\s*-?[1-9]\d*\b)",
     ),
     (("exit",), r"\bexitcode\s*[:=]\s*-?[1-9] | \bnon-?zero\ exit\ (?:status|code)\b"),
-    (("error", "err "), r"\b(?:[Ee]rror|err)\ (?:code\s*)?[:=]?\s*-?[1-9]\d*(?![.,]?\d|[eE])"),  # error code 700
+    (("error", "err "), r"\b(?:[Ee]rror|err)\ (?:code\s*)?[:=]?\s*-?[1-9]\d*(?![.,]?\d|[eE%])"),  # error code 700
     (
         ("xid", "fallen off", "memory access fault", "gpu hang"),  # the GPU driver (NVRM Xid), ROCm
         r"\bNVRM:\ Xid\b | fallen\ off\ (?:of\ )?the\ bus | \bMemory\ access\ fault\b | \bGPU\ [Hh]ang\b",
     ),
     # --- exceptions ---
     (("traceback",), r"^\s*Traceback\ \(most\ recent\ call\ last\):"),
-    (("error", "exception"), r"^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
+    (("error", "exception"), r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
     (("terminate", "what():"), r"terminate\ called | \bwhat\(\):"),
     (("std::", "c10::"), r"\bstd::(?:bad_\w+|\w+_error)\b | \bc10::\w*Error\b"),
     (("exception",), r"\b[Uu]n(?:handled|caught)\ exception\b | \bexception\ (?:was\ )?(?:thrown|raised)\b"),
@@ -194,6 +201,7 @@ LOW_SEVERITY = re.compile(
     r"""
       ^\s*(?:\[[^\]\n]*\]\s*)*(?:[IWDV]\d{4}\s+\d\d:\d\d)                  # glog I/W/V lines
     | \b[A-Z]\w*Warning\b: | \bwarning\b\s*[:!] | \bWARNING\b | \bWARN\b | \[W(?:ARN(?:ING)?)?\]
+    | \[[IWDV]\] | \[[IWDV]\ [\w.-]+:\d+\]                                   # TensorRT, c10: [I] [TRT], [W Module.cpp:12]
     | \bINFO\b | \bDEBUG\b | \bTRACE\b
     | \bwarnings\.warn\(
     """,
@@ -206,7 +214,7 @@ _NOT_ABOUT_RUN = re.compile(r"\b(?:PASSED|XFAIL|XPASS|SKIPPED|xfailed|xpassed)\b
 #: words that mark a failure even on a warning-level line (NCCL prints its errors at WARN)
 _STRONG = re.compile(
     r"Segmentation fault|core dumped|terminate called|\bFAILED\b|\b(?:fatal|Fatal|FATAL)\b"
-    r"|\bNCCL WARN\b.*\b(?:[Ff]ail\w*|[Ee]rror|timed out|[Tt]imeout|[Aa]bort\w*)"
+    r"|" + _NCCL_WARN_FAILURE
 )
 
 

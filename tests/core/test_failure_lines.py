@@ -33,6 +33,7 @@ DOCUMENTED_FAILURES = [
     # NCCL_DEBUG=WARN: "host:pid:tid [dev] NCCL WARN msg" (NCCL user guide, logging); its level for errors
     "node-01:189884:189884 [3] NCCL WARN Cuda failure 'out of memory'",
     "node-01:189884:189890 [1] NCCL WARN Call to ibv_reg_mr failed",
+    "node-01:189884:189884 [0] NCCL WARN Bootstrap : no socket interface found",
     # status enums other than success (cuDNN, cuBLAS, cuFFT, NVRTC, HIP, HSA, NCCL API references)
     "cudnnConvolutionForward returned CUDNN_STATUS_BAD_PARAM",
     "cublasLtMatmul: CUBLAS_STATUS_NOT_SUPPORTED",
@@ -76,12 +77,18 @@ DOCUMENTED_HEALTHY = [
     "max abs error 1e-7",
     "rel_error = 3.2e-06",
     "Epoch 1: loss 0.123, error rate 0.04",
+    "top-1 error 2% after 90 epochs",
+    "    ValueError",  # an indented name: help() output, a docstring's Raises: section
     "Process finished with exit code 0",
     "[Inferior 1 (process 4242) exited normally]",
     "100% tests passed, 0 tests failed out of 2",
     "status = CUDNN_STATUS_SUCCESS",
     "TORCH_NCCL_ASYNC_ERROR_HANDLING=1",
     "node-01:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+    # NCCL probing for an optional library, then falling back (the NCCL_DEBUG=INFO log in NVIDIA/nccl#367)
+    "c6ad99331184:117277:117277 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]",
+    "[I ProcessGroupNCCL.cpp:850] [Rank 0] NCCL watchdog thread started!",  # c10 INFO (NVIDIA/nccl#1241)
+    "[12/03/2026-12:00:00] [W] [TRT] an error will be raised for this in a future release",  # TensorRT warning
     "12:00:00 - WARNING - retrying the download after a timeout (attempt 2 of 5)",
     "mismatched elements: 0 / 1024, allclose: True",
     # --help texts (nvcc, pytest, pip, torchrun, gdb, make, cmake, valgrind: corpus/healthy/captured-help.yaml)
