@@ -58,8 +58,8 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("error",), r"\b(?:Error|ERROR)\ (?:at|in)\ \S+?(?::\d+|:\s|\ \()"),
     (("error",), r"\berror\ [A-Z]{1,3}\d{3,5}\s*:"),  # MSVC, MSBuild: error C2065: / error MSB3721:  # CMake Error at CMakeLists.txt:3 (message):
     ((START,), r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d"),  # glog/absl E/F lines, also in a prefix: [rank0]:[E1203
-    (("[e]", "[f]"), r"\[[EF]\]"),  # TensorRT's logger: [E] [TRT] ...
-    (("[e ", "[f "), r"\[[EF]\ [\w.-]+:\d+\]"),  # c10 logging: [E ProcessGroupNCCL.cpp:475]
+    (("[e", "[f"), r"\[[EF]\]"),  # TensorRT's logger: [E] [TRT] ...
+    (("[e", "[f"), r"\[[EF]\ [\w.-]+:\d+\]"),  # c10 logging: [E ProcessGroupNCCL.cpp:475]
     # Python logging, loguru, vLLM: "ERROR 05-05 17:03:35 [...]", "- ERROR -", "| ERROR    |"
     (("error", "fatal", "critical"), r"(?:^|[\s|\[(-])(?:ERROR|FATAL|CRITICAL)(?=\s+\d|\s*[|\]]|\s+-\s|\s{2,})"),
     (
@@ -73,18 +73,18 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("fail",), r":\d+:\ Failure\s*$"),  # googletest: file.cc:12: Failure
     ((START,), r"^E\ {2,}\S"),  # pytest's explanation lines: E   assert ...
     (
-        ("mismatched elements", "not equal", "arrays are not"),
+        ("mismatched", "not equal", "are not"),
         r"\bMismatched\ elements:\s*[1-9] | \bNot\ equal\ to\ tolerance\b | \bArrays\ are\ not\ (?:almost\ )?equal\b",
     ),
-    (("not close", "not equal"), r"\b(?:Tensor-likes|Scalars)\ are\ not\ (?:close|equal)\b"),
+    (("are not",), r"\b(?:Tensor-likes|Scalars)\ are\ not\ (?:close|equal)\b"),
     # --- processes that died ---
     (
         ("segmentation", "abort", "core dumped", "bus error"),
         r"Segmentation\ fault | \bAborted\b | core\ dumped | \bBus\ error\b",
     ),
     (("floating point", "illegal", "killed"), r"Floating\ point\ exception | Illegal\ instruction | ^\s*Killed\b"),
-    (("sigsegv", "sigabrt", "sigbus", "sigfpe", "sigill", "sigtrap"), r"\bSIG(?:SEGV|ABRT|BUS|FPE|ILL|TRAP)\b"),
-    (("signal", " sig"), r"\b(?:[Rr]eceived|[Cc]aught|[Gg]ot)\ (?:signal\ \d+|SIG[A-Z]+)"),
+    (("sig",), r"\bSIG(?:SEGV|ABRT|BUS|FPE|ILL|TRAP)\b"),
+    (("sig",), r"\b(?:[Rr]eceived|[Cc]aught|[Gg]ot)\ (?:signal\ \d+|SIG[A-Z]+)"),
     (
         ("(): ", "double free", "stack smashing"),
         r"\b(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\):\ | \bdouble\ free\b | stack\ smashing\ detected",
@@ -105,32 +105,32 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("terminate", "what():"), r"terminate\ called | \bwhat\(\):"),
     (("std::", "c10::"), r"\bstd::(?:bad_\w+|\w+_error)\b | \bc10::\w*Error\b"),
     (("exception",), r"\b[Uu]n(?:handled|caught)\ exception\b | \bexception\ (?:was\ )?(?:thrown|raised)\b"),
-    (("check fail",), r"\bCheck\ fail(?:ed|ure)\b"),  # glog CHECK
+    (("fail",), r"\bCheck\ fail(?:ed|ure)\b"),  # glog CHECK
     (("panic",), r"\bpanic(?:ked)?\b:?"),
     (("assert",), r"\bAssertion\b.{0,200}\bfailed | \bassertion\ failed"),
     (("error", "exception"), r"(?:Error|Exception)\("),  # an exception's repr: AssertionError('...')
     (("exception", "***"), r"\bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*"),
     # --- status enums and error codes of CUDA and its libraries ---
     (
-        ("cuda error", "cuda_error_", "cudaerror", "cuda failure"),
+        ("error", "fail"),
         r"\b(?:CUDA|cuda)\ error\b | \bCUDA_ERROR_[A-Z_]+ | \bcudaError(?!_t\b)\w+ | \b(?:CUDA|Cuda|cuda)\ failure\b",
     ),
     (("_status_",), r"\b[A-Z][A-Z0-9]*_STATUS_(?!SUCCESS\b)[A-Z][A-Z0-9_]*"),  # CUDNN_STATUS_BAD_PARAM, HSA_STATUS_...
-    (("_error_",), r"\b[A-Z][A-Z0-9]*_ERROR_[A-Z0-9_]+"),  # NVRTC_ERROR_COMPILATION, VK_ERROR_...
+    (("error",), r"\b[A-Z][A-Z0-9]*_ERROR_[A-Z0-9_]+"),  # NVRTC_ERROR_COMPILATION, VK_ERROR_...
     (
         ("cufft_",),
         r"\bCUFFT_(?:INVALID|INTERNAL|EXEC|ALLOC|SETUP|UNALIGNED|INCOMPLETE|PARSE|NO_WORKSPACE|NOT_IMPLEMENTED"
         r"|LICENSE|NOT_SUPPORTED)\w*",
     ),
     (
-        ("hiperror", "nccl"),
+        ("error", "nccl"),
         r"\bhipError(?!_t\b)\w+ | \bnccl(?:[A-Z]\w*Error|InvalidArgument|InvalidUsage)\b | \bNCCL\ error\b",
     ),
     (
-        ("illegal", "misaligned", "unspecified launch"),
+        ("illegal", "misaligned", "fail"),
         r"illegal\ memory\ access | illegal\ address | [Mm]isaligned\ address | unspecified\ launch\ failure",
     ),
-    (("device-side assert", "out of memory"), r"device-side\ assert | \bout\ of\ memory\b"),
+    (("assert", "out of memory"), r"device-side\ assert | \bout\ of\ memory\b"),
     # --- failed statements, linkers ---
     (
         ("fail",),
@@ -155,7 +155,7 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # --- results ---
     (("nan",), r"\bNaN\b | (?:^\s*|[\[(,:=]\s*)[-+]?nan(?=[\s\]),]|$)"),  # a NaN printed as a result: [nan, 1.0]
     (
-        ("internal:", "invalid_argument:", "resource_exhausted:", "failed_precondition:", "unimplemented:",
+        ("internal:", "invalid_argument:", "resource_exhausted:", "fail", "unimplemented:",
          "out_of_range:", "data_loss:", "deadline_exceeded:"),  # an XLA/absl status (jaxlib, TF): INTERNAL: ...
         r"(?:^|[\s:\#(])(?:INTERNAL|INVALID_ARGUMENT|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|UNIMPLEMENTED"
         r"|OUT_OF_RANGE|DATA_LOSS|DEADLINE_EXCEEDED):\s",
