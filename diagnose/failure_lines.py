@@ -73,6 +73,11 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("fail",), r":\d+:\ Failure\s*$"),  # googletest: file.cc:12: Failure
     ((START,), r"^E\ {2,}\S"),  # pytest's explanation lines: E   assert ...
     (
+        ("expected",),  # JUnit's assertEquals, googletest's EXPECT_EQ / EXPECT_LT
+        r"\bexpected:?\s*<[^>\n]*>\s*but\s+was:?\s*< | \bExpected\ equality\ of\ these\ values\b"
+        r" | \bExpected:\ .*,\ actual:\ ",
+    ),
+    (
         ("mismatched", "not equal", "are not"),
         r"\bMismatched\ elements:\s*[1-9] | \bNot\ equal\ to\ tolerance\b | \bArrays\ are\ not\ (?:almost\ )?equal\b",
     ),

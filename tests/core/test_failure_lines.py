@@ -52,6 +52,9 @@ DOCUMENTED_FAILURES = [
     'time="2026-12-03T12:00:00Z" level=error msg="device lost"',  # logfmt (logrus)
     "a.cpp(12): error C2065: 'x': undeclared identifier",  # MSVC
     "kernel_test.cc:42: Failure",  # googletest
+    "Expected equality of these values:",  # googletest EXPECT_EQ
+    "Expected: (err) < (1e-5), actual: 0.0123 vs 1e-05",  # googletest EXPECT_LT
+    "expected:<0.8730353> but was:<0.9308163>",  # JUnit assertEquals
     # exit statuses as launchers and IDEs print them
     "Process finished with exit code 134 (interrupted by signal 6: SIGABRT)",
     "srun: error: node1: task 0: Exited with exit code 1",
@@ -91,6 +94,7 @@ DOCUMENTED_HEALTHY = [
     "[12/03/2026-12:00:00] [W] [TRT] an error will be raised for this in a future release",  # TensorRT warning
     "12:00:00 - WARNING - retrying the download after a timeout (attempt 2 of 5)",
     "mismatched elements: 0 / 1024, allclose: True",
+    "expected: 0.873, got: 0.873 (ok)",
     # --help texts (nvcc, pytest, pip, torchrun, gdb, make, cmake, valgrind: corpus/healthy/captured-help.yaml)
     "  --log-level=<ERROR|WARNING|NOTICE|STATUS|VERBOSE|DEBUG|TRACE>",
     "                              ERROR, and CRITICAL logging levels).",
