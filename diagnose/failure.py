@@ -12,11 +12,12 @@ A failure is
   report, a message of a failure family of the tools' own catalogue (``CUBLAS_STATUS_EXECUTION_FAILED``
   quoted alone, an issue title that is only the error), a Triton error, compiler errors (or a fatal ptxas message), sanitizer errors, leaks or
   race hazards, an environment problem (driver, library, device), a numerical mismatch;
-- an error-like line (``error:``, ``FAILED``, ``fatal``, ``Segmentation fault``, ``Aborted``,
-  ``terminate called``, ``3 failed``, an XLA/absl status such as ``INTERNAL:`` or ``RESOURCE_EXHAUSTED:``,
-  a run's own statement that its output is wrong: ``WRONG ANSWER``, ``wrong results``, ...) that is not clearly healthy: a count of zero
-  (``0 errors``, ``error_count=0``), a measured error (``max abs error: 0.0``), a warning
-  or an INFO-level log line that only mentions the word (``-Werror`` is no match to begin with).
+- a line in one of the shapes tools print failures in (:mod:`diagnose.failure_lines`: error and fatal
+  severities of the logging formats, exceptions and tracebacks, signal deaths and non-zero exit
+  codes, library status enums, failed statements, test frameworks' failure reports, hangs, a printed
+  NaN, ``WRONG ANSWER``) that is not clearly healthy: a count of zero (``0 errors``, ``error_count=0``),
+  a measured error (``max abs error: 0.0``), a warning or an INFO-level log line that only mentions
+  the word (``-Werror`` is no match to begin with).
 
 What is *not* a failure by itself: warnings of every kind, ``ptxas -v`` resource figures
 (registers, spills), an ``nvidia-smi`` table, MIG or compute-mode information, configs the
@@ -37,69 +38,11 @@ Triton autotuner skipped before it selected a best one, outputs equal within tol
 
 from __future__ import annotations
 
-import re
-
 from diagnose.evidence import Evidence
+from diagnose.failure_lines import LOW_SEVERITY, failure_lines
 
 #: environment tags that describe the machine without saying anything failed
 _ENV_INFORMATIONAL = frozenset({"mig", "exclusive-compute-mode", "compute-mode-prohibited"})
-
-#: words and shapes that mark a line as a failure
-_FAILURE_LINE = re.compile(
-    r"""
-      \b(?:error|Error|ERROR)\b\s*(?:\[[^\]\n]{0,40}\]\s*)?[:!]    # error: / Error: / ERROR: / error[E12]:
-    | \b(?:fatal|Fatal|FATAL)\b(?:\s+error)?\s*[:!]
-    | \[(?:ERROR|FATAL|CRITICAL|error|fatal)\]
-    | ^\s*[EF]\d{4}\s+\d\d:\d\d:\d\d                             # glog E/F lines
-    | \bFAILED\b | \bFAILURE\b | \bFAIL\b
-    | \b[1-9]\d*\s+(?:failed|errors?|failures)\b                   # pytest / ctest / compiler totals
-    | Segmentation\ fault | \bAborted\b | core\ dumped | \bBus\ error\b
-    | Floating\ point\ exception | Illegal\ instruction | ^\s*Killed\b
-    | terminate\ called | \bwhat\(\):
-    | \bpanic(?:ked)?\b:?
-    | \bAssertion\b.{0,200}\bfailed | \bassertion\ failed
-    | (?:Error|Exception)\(                                        # an exception's repr: AssertionError('...')
-    | \bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*
-    | \bCUDA\ error\b | \bcuda\ error\b | \bCUDA_ERROR_[A-Z_]+ | \bcudaError(?!_t\b)\w+ | \b(?:CUDA|Cuda|cuda)\ failure\b
-    | illegal\ memory\ access | illegal\ address | [Mm]isaligned\ address | unspecified\ launch\ failure
-    | device-side\ assert | \bout\ of\ memory\b
-    | \b(?:Failed|failed)\ (?:to|with)\b
-    | \bNaN\b                                                    # a NaN printed as a result
-    | (?:^|[\s:\#(])(?:INTERNAL|INVALID_ARGUMENT|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|UNIMPLEMENTED
-        |OUT_OF_RANGE|DATA_LOSS|DEADLINE_EXCEEDED):\s                # an XLA/absl status (jaxlib, TF): INTERNAL: ...
-    | \b(?:WRONG\ (?:ANSWER|RESULTS?)|[Ww]rong\ (?:answers?|results?|outputs?)|[Ii]ncorrect\ (?:results?|outputs?))\b
-                                                                   # a run that says its own output is wrong
-    """,
-    re.VERBOSE | re.MULTILINE,
-)
-
-#: on a line that matched, these say it is healthy after all
-_HEALTHY_LINE = re.compile(
-    r"""
-      \b0\s+(?:errors?|failed|failures|hazards)\b                      # 0 errors, 0 failed
-    | \b(?:errors?|failures|failed)\s*[:=]\s*0\b(?!\.\d*[1-9])          # errors: 0, failed=0
-    | \berror_count\s*[:=]\s*0\b
-    | \bno\ errors?\b | \bwithout\ errors?\b
-    | \berror\s*[:=]\s*[-+]?(?:\d*\.\d|\d+[eE][-+]?\d|0\b|inf\b|none\b)  # a measured error: "max abs error: 0.0"
-    | \bError:\s*(?:none|None)\b
-    | \b(?:0|no|zero|without)\s+(?:wrong|incorrect)\s+(?:answers?|results?|outputs?)\b  # 0 wrong results
-    """,
-    re.VERBOSE | re.IGNORECASE,
-)
-
-#: lines whose own severity is below error (a warning or INFO line that mentions an error)
-_LOW_SEVERITY = re.compile(
-    r"""
-      ^\s*(?:\[[^\]\n]*\]\s*)*(?:[IWDV]\d{4}\s+\d\d:\d\d)                  # glog I/W/V lines
-    | \b[A-Z]\w*Warning\b: | \bwarning\b\s*[:!] | \bWARNING\b | \bWARN\b | \[W(?:ARN(?:ING)?)?\]
-    | \bINFO\b | \bDEBUG\b | \bTRACE\b
-    | \bwarnings\.warn\(
-    """,
-    re.VERBOSE,
-)
-
-#: lines in which an error word is not about this run (an echoed option, a test's PASSED line)
-_NOT_ABOUT_RUN = re.compile(r"\b(?:PASSED|XFAIL|XPASS|SKIPPED|xfailed|xpassed)\b")
 
 
 def failure_signs(ev: Evidence, *, limit: int = 3) -> tuple[str, ...]:
@@ -108,6 +51,13 @@ def failure_signs(ev: Evidence, *, limit: int = 3) -> tuple[str, ...]:
     if not signs:
         signs = _line_signs(ev.log.text, limit)
     return tuple(signs[:limit])
+
+
+def failure_seen(ev: Evidence, *, limit: int = 3) -> tuple[str, ...]:
+    """What an ``unknown`` report shows of the failure: the signs of the evidence and the failure lines
+    of the log (both, unlike :func:`failure_signs`, which stops at the first kind that answers)."""
+    signs = _fact_signs(ev)[:limit]
+    return tuple(signs + _line_signs(ev.log.text, limit))
 
 
 def has_failure(ev: Evidence) -> bool:
@@ -186,57 +136,12 @@ def _all_low_severity(text: str, lines: tuple[int, ...]) -> bool:
     wanted = set(lines)
     last = max(wanted)
     for n, line in enumerate(text.splitlines(), 1):
-        if n in wanted and not _LOW_SEVERITY.search(line):
+        if n in wanted and not LOW_SEVERITY.search(line):
             return False
         if n >= last:
             break
     return True
 
 
-#: every match of _FAILURE_LINE but a glog E/F line contains one of these, lower-cased.  Python's
-#: regex engine tries the whole alternation at every position (about 1 µs a character), so the
-#: lines are found with plain substring search first and only they are matched.
-_KEYWORDS = (
-    "error", "fatal", "critical", "fail", "segmentation", "abort", "core dumped", "floating point",
-    "illegal", "killed", "terminate", "what():", "panic", "assert", "exception", "***", "misaligned",
-    "out of memory", "nan", "internal:", "invalid_argument:", "resource_exhausted:", "failed_precondition:",
-    "unimplemented:", "out_of_range:", "data_loss:", "deadline_exceeded:", "wrong", "incorrect",
-)  # fmt: skip
-_GLOG_ERROR = re.compile(r"^\s*[EF]\d{4}\s+\d\d:\d\d:\d\d", re.MULTILINE)
-
-
-def _candidate_lines(text: str) -> list[int]:
-    """Start offsets of the lines that hold a keyword, in order."""
-    lower = text.lower()
-    starts: set[int] = set()
-    for k in _KEYWORDS:
-        i = lower.find(k)
-        while i >= 0:
-            starts.add(lower.rfind("\n", 0, i) + 1)
-            nl = lower.find("\n", i)
-            if nl < 0:
-                break
-            i = lower.find(k, nl)
-    starts.update(text.rfind("\n", 0, m.start()) + 1 for m in _GLOG_ERROR.finditer(text))
-    return sorted(starts)
-
-
 def _line_signs(text: str, limit: int) -> list[str]:
-    out: list[str] = []
-    for start in _candidate_lines(text):
-        end = text.find("\n", start)
-        line = text[start : end if end >= 0 else len(text)]
-        if len(line) > 2000 or not _FAILURE_LINE.search(line):
-            continue
-        if _HEALTHY_LINE.search(line) or _NOT_ABOUT_RUN.search(line):
-            continue
-        if _LOW_SEVERITY.search(line) and not _STRONG.search(line):
-            continue
-        out.append(f"line {text.count(chr(10), 0, start) + 1}: {line.strip()[:160]}")
-        if len(out) >= limit:
-            break
-    return out
-
-
-#: words that mark a failure even on a warning-level line
-_STRONG = re.compile(r"Segmentation fault|core dumped|terminate called|\bFAILED\b|\b(?:fatal|Fatal|FATAL)\b")
+    return [f"line {n}: {line[:160]}" for n, line in failure_lines(text, limit)]

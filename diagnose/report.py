@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from diagnose.evidence import Evidence
+from diagnose.failure import failure_seen
 from diagnose.matcher import Diagnosis
 
 STATUSES = ("diagnosed", "unknown", "no-failure", "pass", "error")
@@ -52,6 +53,14 @@ class Report:
             return self.diagnosis.title
         return self.errors[0] if self.errors else None
 
+    @property
+    def failure_seen(self) -> tuple[str, ...]:
+        """For an ``unknown`` report: what in the input failed (a failure line, an exit status), so an
+        abstention still says what it saw; empty for every other status."""
+        if self.status != "unknown" or self.evidence is None:
+            return ()
+        return failure_seen(self.evidence)
+
     def to_dict(self, *, with_evidence: bool = False) -> dict[str, Any]:
         d = self.diagnosis
         best = d.best if d else None
@@ -75,6 +84,9 @@ class Report:
             "next_check": next_check(self),
             "origin": self.origin,
         }
+        seen = self.failure_seen
+        if seen:
+            out["failure_seen"] = list(seen)
         if d and d.rule_errors:
             out["rule_errors"] = list(d.rule_errors)
         if self.errors:
@@ -240,6 +252,8 @@ def write_detail(r: Report, out: TextIO, *, indent: str = "") -> None:
         out.write(f"{indent}knowledge base: {kb.summary}\n")
     if r.status == "no-failure":
         out.write(f"{indent}{NO_FAILURE_TITLE}\n")
+    for sign in r.failure_seen if d is None or not d.findings else ():  # a candidate cites its own lines
+        out.write(f"{indent}failure seen: {_clip(sign, 120)}\n")
     if d is None:
         return
     best = d.best
@@ -293,7 +307,7 @@ def write_markdown(reports: Iterable[Report], out: TextIO) -> Tally:
             f"{cell(f'{d.confidence:.2f}' if d and d.findings else '')} | {cell(d.rule if d else '')} | "
             f"{cell(action)} |\n"
         )
-        if len(detailed) < MARKDOWN_DETAILS and ((d is not None and d.findings) or r.errors):
+        if len(detailed) < MARKDOWN_DETAILS and ((d is not None and d.findings) or r.errors or r.failure_seen):
             detailed.append(_markdown_detail(r))
     s = t.summary()
     out.write("\n**Summary:** " + ", ".join(f"{c}: {n}" for c, n in s["by_category"].items()) + "\n")
@@ -314,6 +328,9 @@ def _markdown_detail(r: Report) -> str:
     lines.append(f"### `{r.id}`: {r.category} / {r.failure_mode}{conf}\n")
     for e in r.errors:
         lines.append(f"- **error:** {e}")
+    seen = r.failure_seen if d is None or not d.findings else ()
+    if seen:
+        lines.append("Failure seen: " + "; ".join(f"`{s}`" for s in seen) + "\n")
     if d is None or not d.findings:
         return "\n".join(lines) + "\n"
     top = d.best or d.findings[0]

@@ -1,0 +1,268 @@
+"""Lines that say something failed, in the shapes tools print failures in.
+
+:func:`failure_lines` finds them in a log; :mod:`diagnose.failure` uses them when no collector fact
+already says the run failed.  The patterns follow the families of how tools print a failure, not
+any one report's wording:
+
+- a logging severity of error or above: ``error:``, ``ERROR:``, ``[ERROR]``, glog/absl ``E1203`` and
+  ``F1203`` lines (also inside a prefix, ``[rank0]:[E1203 ...]``), c10's ``[E ProcessGroupNCCL.cpp:475]``,
+  TensorRT's ``[E]``, ``ERROR 05-05 17:03:35`` / ``- ERROR -`` / ``| ERROR |`` (Python logging, loguru),
+  ``level=error`` (logfmt), ``CRITICAL:``; NCCL's ``NCCL WARN`` (its level for warnings *and* errors)
+  counts when the line names a failure;
+- an exception: a Python ``Traceback`` header, a bare exception name (``XlaRuntimeError``), pytest's
+  ``E   AssertionError`` explanation lines, a C++ ``terminate called`` / ``what():`` / ``std::bad_alloc``,
+  ``Check failed:`` (glog CHECK), an unhandled exception;
+- a process that died: signals (``SIGSEGV``, ``Segmentation fault``, ``Aborted``), glibc's heap checks
+  (``free(): invalid pointer``, ``double free or corruption``, ``stack smashing detected``), a non-zero
+  exit status or error code, the GPU driver's ``Xid`` / ``fallen off the bus``, ROCm's ``Memory access fault``;
+- a library status enum other than success (``CUDNN_STATUS_BAD_PARAM``, ``NVRTC_ERROR_COMPILATION``,
+  ``hipErrorNoBinaryForGpu``, ``ncclUnhandledCudaError``, ``CUFFT_INTERNAL_ERROR``);
+- a failed statement (``cudaMemcpy failed: invalid argument``, ``Build failed.``), a linker error;
+- a test framework's failure report (``FAILED``, ``3 failed``, gtest's ``file:12: Failure``, numpy/torch
+  testing's ``Mismatched elements: 3 / 1024``, ``Not equal to tolerance``, ``Tensor-likes are not close``);
+- a hang: ``timed out``, a watchdog that fired, a collective timeout, a detected deadlock;
+- a printed NaN, a run that says its own output is wrong.
+
+A matching line is still healthy when it counts zero (``0 errors``, ``errors: 0``, ``failed: 0``), states a
+measured error (``max abs error: 1e-7``), is a test's ``PASSED`` line, or is a warning / INFO line that only
+mentions the word (``W1203``, ``UserWarning``, ``NCCL INFO ... failed``).
+
+>>> [n for n, _ in failure_lines("step 1 loss 0.3\\nE1203 10:00:00.1 12 a.cc:3] Check failed: ok\\n")]
+[2]
+>>> failure_lines("========= ERROR SUMMARY: 0 errors\\nmax abs error 1e-07\\n")
+[]
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+#: NCCL prints warnings and errors at one level, WARN: an NCCL WARN line that names a failure, other
+#: than its probing for optional libraries and plugins (``NCCL WARN Failed to open libibverbs.so[.1]``)
+_NCCL_WARN_FAILURE = (
+    r"\bNCCL\ WARN\b(?!.*\b(?:open|load|find|dlopen)\b.*(?:\.so\b|[Pp]lugin))"
+    r".*\b(?:[Ff]ail\w*|[Ee]rror|timed\ out|[Tt]imeout|[Aa]bort\w*|[Uu]nable|[Cc]annot|[Cc]ould\ not"
+    r"|[Ii]nvalid|[Uu]nhandled|refused|truncated|[Mm]ismatch|not\ (?:supported|found|available)|[Nn]o\ .{0,60}found)"
+)
+#: (keywords, pattern): the shapes that mark a line as a failure.  Every match of a pattern contains
+#: one of its keywords, lower-cased (``START`` marks patterns found by :data:`_LINE_STARTS` instead):
+#: a line is matched only against the patterns of the keywords it holds, since Python's regex engine
+#: tries a whole alternation at every position of a line.
+START = "<line start>"
+_PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
+    # --- severities: error: / Error: / ERROR: / error[E12]: / CRITICAL: / [ERROR] / glog E,F / [E] ---
+    (("error", "critical"), r"\b(?:error|Error|ERROR|CRITICAL)\b\s*(?:\[[^\]\n]{0,40}\]\s*)?[:!]"),
+    (("fatal",), r"\b(?:fatal|Fatal|FATAL)\b(?:\s+error)?\s*[:!]"),
+    (("error", "fatal", "critical"), r"\[(?:ERROR|FATAL|CRITICAL|error|fatal)\]"),
+    (("error",), r"\b(?:Error|ERROR)\ (?:at|in)\ \S+?(?::\d+|:\s|\ \()"),
+    (("error",), r"\berror\ [A-Z]{1,3}\d{3,5}\s*:"),  # MSVC, MSBuild: error C2065: / error MSB3721:  # CMake Error at CMakeLists.txt:3 (message):
+    ((START,), r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d"),  # glog/absl E/F lines, also in a prefix: [rank0]:[E1203
+    (("[e", "[f"), r"\[[EF]\]"),  # TensorRT's logger: [E] [TRT] ...
+    (("[e", "[f"), r"\[[EF]\ [\w.-]+:\d+\]"),  # c10 logging: [E ProcessGroupNCCL.cpp:475]
+    # Python logging, loguru, vLLM: "ERROR 05-05 17:03:35 [...]", "- ERROR -", "| ERROR    |"
+    (("error", "fatal", "critical"), r"(?:^|[\s|\[(-])(?:ERROR|FATAL|CRITICAL)(?=\s+\d|\s*[|\]]|\s+-\s|\s{2,})"),
+    (
+        ("level", "lvl", "severity"),
+        r"\b(?:level|lvl|severity|levelname)\s*[=:]\s*[\"']?(?:error|fatal|critical|panic|ERROR|FATAL|CRITICAL)\b",
+    ),
+    (("nccl warn",), _NCCL_WARN_FAILURE),
+    # --- test frameworks ---
+    (("fail",), r"\bFAILED\b | \bFAILURE\b | \bFAIL\b"),
+    (("fail", "error"), r"(?<![-.])\b[1-9]\d*\s+(?:failed|errors?|failures)\b"),  # pytest / ctest / compiler totals
+    (("fail",), r":\d+:\ Failure\s*$"),  # googletest: file.cc:12: Failure
+    ((START,), r"^E\ {2,}\S"),  # pytest's explanation lines: E   assert ...
+    (
+        ("expected",),  # JUnit's assertEquals, googletest's EXPECT_EQ / EXPECT_LT
+        r"\bexpected:?\s*<[^>\n]*>\s*but\s+was:?\s*< | \bExpected\ equality\ of\ these\ values\b"
+        r" | \bExpected:\ .*,\ actual:\ ",
+    ),
+    (
+        ("mismatched", "not equal", "are not"),
+        r"\bMismatched\ elements:\s*[1-9] | \bNot\ equal\ to\ tolerance\b | \bArrays\ are\ not\ (?:almost\ )?equal\b",
+    ),
+    (("are not",), r"\b(?:Tensor-likes|Scalars)\ are\ not\ (?:close|equal)\b"),
+    # --- processes that died ---
+    (
+        ("segmentation", "abort", "core dumped", "bus error"),
+        r"Segmentation\ fault | \bAborted\b | core\ dumped | \bBus\ error\b",
+    ),
+    (("floating point", "illegal", "killed"), r"Floating\ point\ exception | Illegal\ instruction | ^\s*Killed\b"),
+    (("sig",), r"\bSIG(?:SEGV|ABRT|BUS|FPE|ILL|TRAP)\b"),
+    (("sig",), r"\b(?:[Rr]eceived|[Cc]aught|[Gg]ot)\ (?:signal\ \d+|SIG[A-Z]+)"),
+    (
+        ("(): ", "double free", "stack smashing"),
+        r"\b(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\):\ | \bdouble\ free\b | stack\ smashing\ detected",
+    ),
+    (
+        ("exit", "return"),  # exit code 139, exited with code 1, returned non-zero exit status 1, return value -6
+        r"(?i:\b(?:exit(?:ed)?|return(?:ed)?)[\ _-]?(?:with\ )?(?:exit\ )?(?:code|status|value)\b\s*[:=]?\s*-?[1-9]\d*\b)",
+    ),
+    (("exit",), r"\bexitcode\s*[:=]\s*-?[1-9] | \bnon-?zero\ exit\ (?:status|code)\b"),
+    (("error", "err "), r"\b(?:[Ee]rror|err)\ (?:code\s*)?[:=]?\s*-?[1-9]\d*(?![.,]?\d|[eE%])"),  # error code 700
+    (
+        ("xid", "fallen off", "memory access fault", "gpu hang"),  # the GPU driver (NVRM Xid), ROCm
+        r"\bNVRM:\ Xid\b | fallen\ off\ (?:of\ )?the\ bus | \bMemory\ access\ fault\b | \bGPU\ [Hh]ang\b",
+    ),
+    # --- exceptions ---
+    (("traceback",), r"^\s*Traceback\ \(most\ recent\ call\ last\):"),
+    (("error", "exception"), r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
+    (("terminate", "what():"), r"terminate\ called | \bwhat\(\):"),
+    (("std::", "c10::"), r"\bstd::(?:bad_\w+|\w+_error)\b | \bc10::\w*Error\b"),
+    (("exception",), r"\b[Uu]n(?:handled|caught)\ exception\b | \bexception\ (?:was\ )?(?:thrown|raised)\b"),
+    (("fail",), r"\bCheck\ fail(?:ed|ure)\b"),  # glog CHECK
+    (("panic",), r"\bpanic(?:ked)?\b:?"),
+    (("assert",), r"\bAssertion\b.{0,200}\bfailed | \bassertion\ failed"),
+    (("error", "exception"), r"(?:Error|Exception)\("),  # an exception's repr: AssertionError('...')
+    (("exception", "***"), r"\bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*"),
+    # --- status enums and error codes of CUDA and its libraries ---
+    (
+        ("error", "fail"),
+        r"\b(?:CUDA|cuda)\ error\b | \bCUDA_ERROR_[A-Z_]+ | \bcudaError(?!_t\b)\w+ | \b(?:CUDA|Cuda|cuda)\ failure\b",
+    ),
+    (("_status_",), r"\b[A-Z][A-Z0-9]*_STATUS_(?!SUCCESS\b)[A-Z][A-Z0-9_]*"),  # CUDNN_STATUS_BAD_PARAM, HSA_STATUS_...
+    (("error",), r"\b[A-Z][A-Z0-9]*_ERROR_[A-Z0-9_]+"),  # NVRTC_ERROR_COMPILATION, VK_ERROR_...
+    (
+        ("cufft_",),
+        r"\bCUFFT_(?:INVALID|INTERNAL|EXEC|ALLOC|SETUP|UNALIGNED|INCOMPLETE|PARSE|NO_WORKSPACE|NOT_IMPLEMENTED"
+        r"|LICENSE|NOT_SUPPORTED)\w*",
+    ),
+    (
+        ("error", "nccl"),
+        r"\bhipError(?!_t\b)\w+ | \bnccl(?:[A-Z]\w*Error|InvalidArgument|InvalidUsage)\b | \bNCCL\ error\b",
+    ),
+    (
+        ("illegal", "misaligned", "fail"),
+        r"illegal\ memory\ access | illegal\ address | [Mm]isaligned\ address | unspecified\ launch\ failure",
+    ),
+    (("assert", "out of memory"), r"device-side\ assert | \bout\ of\ memory\b"),
+    # --- failed statements, linkers ---
+    (
+        ("fail",),
+        r"\b(?:Failed|failed)\ (?:to|with|because|due\ to|while|when)\b | \b(?:Failed|failed|FAILED)\s*[:(!]"
+        r" | \S\s+(?:failed|FAILED)[.!]?\s*$",  # ... failed: invalid argument / Build failed.
+    ),
+    (
+        ("occurred",),  # a statement, not "if an error occurred"
+        r"(?:^\s*|[.:;!]\s+)(?:[Aa]n\ |[Tt]he\ )?(?:[Ee]rror|[Ee]xception)\ (?:has\ )?occurred\b"
+        r" | \b(?:[Ee]rror|[Ee]xception)\ occurred\ (?:while|during)\b",
+    ),
+    (("undefined", "multiple definition"), r"\bundefined\ (?:reference\ to|symbol)\b | \bmultiple\ definition\ of\b"),
+    # --- hangs ---
+    (("timeout",), r"^Timeout\ \(\d+:\d\d:\d\d\)! | ^\++\ Timeout\ \++"),  # faulthandler, pytest-timeout
+    (
+        ("timed out", "timing out", "timeout"),
+        r"\btim(?:ed|ing)\ out\b | \b[Tt]imeout\ (?:exceeded|expired|reached)\b"
+        r" | \b(?:[Cc]ollective|NCCL|[Oo]peration|[Kk]ernel|[Ll]aunch)\ timeout\b",
+    ),
+    (("watchdog",), r"\b[Ww]atchdog\b.{0,80}(?:timeout|timed\ out|caught|detected|fired|terminat|abort)"),
+    (("deadlock",), r"\bdeadlock(?:ed|\ detected)\b"),
+    # --- results ---
+    (("nan",), r"\bNaN\b | (?:^\s*|[\[(,:=]\s*)[-+]?nan(?=[\s\]),]|$)"),  # a NaN printed as a result: [nan, 1.0]
+    (
+        ("internal:", "invalid_argument:", "resource_exhausted:", "fail", "unimplemented:",
+         "out_of_range:", "data_loss:", "deadline_exceeded:"),  # an XLA/absl status (jaxlib, TF): INTERNAL: ...
+        r"(?:^|[\s:\#(])(?:INTERNAL|INVALID_ARGUMENT|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|UNIMPLEMENTED"
+        r"|OUT_OF_RANGE|DATA_LOSS|DEADLINE_EXCEEDED):\s",
+    ),
+    (  # a run that says its own output is wrong
+        ("wrong", "incorrect"),
+        r"\b(?:WRONG\ (?:ANSWER|RESULTS?)|[Ww]rong\ (?:answers?|results?|outputs?)|[Ii]ncorrect\ (?:results?|outputs?))\b",
+    ),
+)  # fmt: skip
+_FLAGS = re.VERBOSE | re.MULTILINE
+#: all of them at once, for a single line
+_FAILURE_LINE = re.compile("|".join(f"(?:{p})" for _, p in _PATTERNS), _FLAGS)
+#: keyword -> the indices of the patterns it selects
+_BY_KEYWORD: dict[str, tuple[int, ...]] = {}
+for _i, (_kws, _) in enumerate(_PATTERNS):
+    for _k in _kws:
+        _BY_KEYWORD[_k] = (*_BY_KEYWORD.get(_k, ()), _i)
+#: failure lines recognised by their start, with no keyword: glog E/F lines, pytest's ``E   `` lines
+_LINE_STARTS = re.compile(r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d|^E {2,}\S", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=512)
+def _selected(indices: frozenset[int]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{_PATTERNS[i][1]})" for i in sorted(indices)), _FLAGS)
+
+
+#: on a line that matched, these say it is healthy after all
+_HEALTHY_LINE = re.compile(
+    r"""
+      \b0\s+(?:errors?|failed|failures|hazards)\b                      # 0 errors, 0 failed
+    | \b(?:errors?|failures|failed)\s*[:=]\s*0\b(?!\.\d*[1-9])          # errors: 0, failed=0
+    | \berror_count\s*[:=]\s*0\b
+    | \bno\ errors?\b | \bwithout\ errors?\b | \b(?:none|nothing)\ failed\b
+    | \berror\s*[:=]\s*[-+]?(?:\d*\.\d|\d+[eE][-+]?\d|0\b|inf\b|none\b)  # a measured error: "max abs error: 0.0"
+    | \bError:\s*(?:none|None)\b
+    | \b(?:0|no|zero|without)\s+(?:wrong|incorrect)\s+(?:answers?|results?|outputs?)\b  # 0 wrong results
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+#: lines whose own severity is below error (a warning or INFO line that mentions an error)
+LOW_SEVERITY = re.compile(
+    r"""
+      ^\s*(?:\[[^\]\n]*\]\s*)*(?:[IWDV]\d{4}\s+\d\d:\d\d)                  # glog I/W/V lines
+    | \b[A-Z]\w*Warning\b: | \bwarning\b\s*[:!] | \bWARNING\b | \bWARN\b | \[W(?:ARN(?:ING)?)?\]
+    | \[[IWDV]\] | \[[IWDV]\ [\w.-]+:\d+\]                                   # TensorRT, c10: [I] [TRT], [W Module.cpp:12]
+    | \bINFO\b | \bDEBUG\b | \bTRACE\b
+    | \bwarnings\.warn\(
+    """,
+    re.VERBOSE,
+)
+
+#: lines in which an error word is not about this run (an echoed option, a test's PASSED line)
+_NOT_ABOUT_RUN = re.compile(r"\b(?:PASSED|XFAIL|XPASS|SKIPPED|xfailed|xpassed)\b")
+
+#: words that mark a failure even on a warning-level line (NCCL prints its errors at WARN)
+_STRONG = re.compile(
+    r"Segmentation fault|core dumped|terminate called|\bFAILED\b|\b(?:fatal|Fatal|FATAL)\b"
+    r"|" + _NCCL_WARN_FAILURE
+)
+
+
+def _candidate_lines(text: str) -> dict[int, set[int]]:
+    """Start offset of each line that holds a keyword -> the patterns its keywords select."""
+    lower = text.lower()
+    starts: dict[int, set[int]] = {}
+    for k, idx in _BY_KEYWORD.items():
+        if k == START:
+            continue
+        i = lower.find(k)
+        while i >= 0:
+            starts.setdefault(lower.rfind("\n", 0, i) + 1, set()).update(idx)
+            nl = lower.find("\n", i)
+            if nl < 0:
+                break
+            i = lower.find(k, nl)
+    for m in _LINE_STARTS.finditer(text):
+        starts.setdefault(text.rfind("\n", 0, m.start() + 1) + 1, set()).update(_BY_KEYWORD[START])
+    return starts
+
+
+def _healthy(line: str) -> bool:
+    """A failure-looking line that is healthy after all: a zero count, a PASSED line, a warning."""
+    if _HEALTHY_LINE.search(line) or _NOT_ABOUT_RUN.search(line):
+        return True
+    return bool(LOW_SEVERITY.search(line) and not _STRONG.search(line))
+
+
+def is_failure_line(line: str) -> bool:
+    """``line`` reports a failure and is not one of the healthy look-alikes."""
+    return len(line) <= 2000 and bool(_FAILURE_LINE.search(line)) and not _healthy(line)
+
+
+def failure_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    """The first ``limit`` failure lines of ``text``: (line number from 1, the line stripped)."""
+    out: list[tuple[int, str]] = []
+    candidates = _candidate_lines(text)
+    for start in sorted(candidates):
+        end = text.find("\n", start)
+        line = text[start : end if end >= 0 else len(text)]
+        if len(line) <= 2000 and _selected(frozenset(candidates[start])).search(line) and not _healthy(line):
+            out.append((text.count("\n", 0, start) + 1, line.strip()))
+            if len(out) >= limit:
+                break
+    return out

@@ -1,0 +1,180 @@
+"""The shapes tools print failures in (diagnose/failure_lines.py), in both directions, and what an
+``unknown`` report shows of the failure it saw."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.cli import main
+from diagnose.collectors import collect
+from diagnose.failure import failure_signs, has_failure
+from diagnose.failure_lines import failure_lines, is_failure_line
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "failure_lines"
+CAPTURED = sorted(FIXTURES.glob("*.source.yaml"))
+
+# Single lines written here in the formats the tools document (not copied logs), one family each.
+DOCUMENTED_FAILURES = [
+    # glog / absl: "Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg" (google/glog README, "log line prefix")
+    "E1203 12:00:00.123456  4242 server.cc:99] could not load the model",
+    "F1203 12:00:00.123456  4242 gpu_executable.cc:44] Check failed: status.ok()",
+    "Check failed: x.size() == y.size() (3 vs. 4)",  # glog CHECK_EQ message
+    "*** SIGSEGV received at time=1701600000 on cpu 3 ***",  # absl's failure signal handler
+    # PyTorch's c10 logging, with and without the distributed rank prefix (ProcessGroupNCCL watchdog)
+    "[rank0]:[E1203 12:00:00.123456 4242 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout",
+    "[E ProcessGroupNCCL.cpp:475] [Rank 1] WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 1800805 milliseconds",
+    # TensorRT's logger (trtexec): "[date] [E] [TRT] msg"
+    "[12/03/2026-12:00:00] [E] [TRT] ModelImporter.cpp:776: While parsing node number 3 [Conv]:",
+    # NCCL_DEBUG=WARN: "host:pid:tid [dev] NCCL WARN msg" (NCCL user guide, logging); its level for errors
+    "node-01:189884:189884 [3] NCCL WARN Cuda failure 'out of memory'",
+    "node-01:189884:189890 [1] NCCL WARN Call to ibv_reg_mr failed",
+    "node-01:189884:189884 [0] NCCL WARN Bootstrap : no socket interface found",
+    # status enums other than success (cuDNN, cuBLAS, cuFFT, NVRTC, HIP, HSA, NCCL API references)
+    "cudnnConvolutionForward returned CUDNN_STATUS_BAD_PARAM",
+    "cublasLtMatmul: CUBLAS_STATUS_NOT_SUPPORTED",
+    "cufftExecC2C returned CUFFT_INTERNAL_ERROR",
+    "nvrtcCompileProgram: NVRTC_ERROR_COMPILATION",
+    "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+    "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal address.",
+    "ncclUnhandledCudaError: Call to CUDA function failed.",
+    # the GPU driver and the ROCm runtime
+    "NVRM: Xid (PCI:0000:01:00): 79, pid=1234, GPU has fallen off the bus.",
+    "Memory access fault by GPU node-2 (Agent handle: 0x55d0) on address 0x7f00. Reason: Page not present.",
+    "HW Exception by GPU node-1 (Agent handle: 0x5600) reason :GPU Hang",
+    # other languages' and launchers' error prefixes
+    "ERROR: LoadError: CUDA error: an illegal memory access was encountered (code 700, ERROR_ILLEGAL_ADDRESS)",  # Julia
+    "jaxlib.xla_extension.XlaRuntimeError",  # a bare exception name, the message on the next line
+    'time="2026-12-03T12:00:00Z" level=error msg="device lost"',  # logfmt (logrus)
+    "a.cpp(12): error C2065: 'x': undeclared identifier",  # MSVC
+    "kernel_test.cc:42: Failure",  # googletest
+    "Expected equality of these values:",  # googletest EXPECT_EQ
+    "Expected: (err) < (1e-5), actual: 0.0123 vs 1e-05",  # googletest EXPECT_LT
+    "expected:<0.8730353> but was:<0.9308163>",  # JUnit assertEquals
+    # exit statuses as launchers and IDEs print them
+    "Process finished with exit code 134 (interrupted by signal 6: SIGABRT)",
+    "srun: error: node1: task 0: Exited with exit code 1",
+    "exitcode  : -11 (pid: 1234)",  # torchrun's failure table
+    "error: command '/usr/local/cuda/bin/nvcc' failed with exit code 1",  # setuptools
+    "ninja: build stopped: subcommand failed.",
+    # hangs
+    "Test timed out after 600 seconds",
+    "Potential deadlock detected: rank 3 is waiting on rank 1",
+    # a NaN printed by numpy / torch
+    "tensor([nan, 1., 2.])",
+    "step 120  loss: nan",
+]
+
+DOCUMENTED_HEALTHY = [
+    "========= ERROR SUMMARY: 0 errors",
+    "==1234== ERROR SUMMARY: 0 errors from 0 contexts (suppressed: 0 from 0)",
+    "validation: errors: 0, failed: 0",
+    "no errors found",
+    "W1203 12:00:00.123456  4242 a.cc:1] retrying after error: connection reset",
+    "k.py:3: UserWarning: an error will be raised for this in a future release",
+    "tests/test_k.py::test_timeout_guard PASSED                               [ 50%]",
+    "max abs error 1e-7",
+    "rel_error = 3.2e-06",
+    "Epoch 1: loss 0.123, error rate 0.04",
+    "top-1 error 2% after 90 epochs",
+    "    ValueError",  # an indented name: help() output, a docstring's Raises: section
+    "Process finished with exit code 0",
+    "[Inferior 1 (process 4242) exited normally]",
+    "100% tests passed, 0 tests failed out of 2",
+    "status = CUDNN_STATUS_SUCCESS",
+    "TORCH_NCCL_ASYNC_ERROR_HANDLING=1",
+    "node-01:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+    # NCCL probing for an optional library, then falling back (the NCCL_DEBUG=INFO log in NVIDIA/nccl#367)
+    "c6ad99331184:117277:117277 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]",
+    "[I ProcessGroupNCCL.cpp:850] [Rank 0] NCCL watchdog thread started!",  # c10 INFO (NVIDIA/nccl#1241)
+    "[12/03/2026-12:00:00] [W] [TRT] an error will be raised for this in a future release",  # TensorRT warning
+    "12:00:00 - WARNING - retrying the download after a timeout (attempt 2 of 5)",
+    "mismatched elements: 0 / 1024, allclose: True",
+    "expected: 0.873, got: 0.873 (ok)",
+    # --help texts (nvcc, pytest, pip, torchrun, gdb, make, cmake, valgrind: corpus/healthy/captured-help.yaml)
+    "  --log-level=<ERROR|WARNING|NOTICE|STATUS|VERBOSE|DEBUG|TRACE>",
+    "                              ERROR, and CRITICAL logging levels).",
+    "  --detect-nan   check for nan",
+    "                        if none failed)",
+    "  --debug                     Let unhandled exceptions propagate outside the",
+    "                        worker processes before sending SIGKILL. If not",
+    "  -l TIMEOUT         Set timeout in seconds for remote debugging.",
+    "  -q, --question              Run no recipe; exit status says if up to date.",
+    "    --error-exitcode=<number> exit code to return if errors found [0=disable]",
+]
+
+
+@pytest.mark.parametrize("line", DOCUMENTED_FAILURES)
+def test_documented_failure_lines(line: str) -> None:
+    assert is_failure_line(line), line
+    assert failure_lines(line + "\n") == [(1, line)]  # the keyword index finds what the whole pattern finds
+    assert has_failure(collect(line + "\n"))
+
+
+@pytest.mark.parametrize("line", DOCUMENTED_HEALTHY)
+def test_healthy_look_alikes(line: str) -> None:
+    assert not is_failure_line(line), line
+    assert failure_signs(collect(line + "\n")) == (), line
+
+
+@pytest.mark.parametrize("source", CAPTURED, ids=lambda p: p.name.removesuffix(".source.yaml"))
+def test_captured_failures_show_their_failure_line(source: Path) -> None:
+    meta = yaml.safe_load(source.read_text())
+    text = source.with_name(source.name.replace(".source.yaml", ".log")).read_text()
+    marked = [n for n, line in enumerate(text.splitlines(), 1) if meta["marker"] in line]
+    assert marked, meta["marker"]
+    found = [n for n, _ in failure_lines(text, limit=100)]
+    assert set(marked) & set(found), (meta["marker"], found)
+    assert has_failure(collect(text))
+
+
+def test_there_are_captured_failures_of_many_tools() -> None:
+    assert len(CAPTURED) >= 12
+
+
+def test_the_keyword_index_agrees_with_the_whole_pattern_on_every_fixture_line() -> None:
+    lines = DOCUMENTED_FAILURES + DOCUMENTED_HEALTHY
+    for path in FIXTURES.parent.rglob("*.log"):
+        lines += path.read_text(errors="replace").splitlines()
+    differ = [line for line in lines if is_failure_line(line) != bool(failure_lines(line + "\n"))]
+    assert not differ, differ[:5]
+
+
+def test_the_first_failure_lines_come_in_log_order_with_their_numbers() -> None:
+    text = "step 1 loss 0.3\nTraceback (most recent call last):\n  File 'k.py', line 3\nstep 2\nFAILED k.py::t\n"
+    assert failure_lines(text) == [(2, "Traceback (most recent call last):"), (5, "FAILED k.py::t")]
+    assert failure_lines(text, limit=1) == [(2, "Traceback (most recent call last):")]
+
+
+def test_bad_input_never_crashes() -> None:
+    for text in ("", "\n\n", "\x00\xff" * 100, "E" * 5000 + "\n", "nan" * 3000, "[E" * 1000):
+        failure_lines(text)
+        has_failure(collect(text))
+
+
+def classify(tmp_path: Path, text: str, *argv: str) -> str:
+    (tmp_path / "k.log").write_text(text)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["classify", str(tmp_path / "k.log"), *argv], out=out, err=err) == 0, err.getvalue()
+    return out.getvalue()
+
+
+def test_an_unknown_report_says_which_failure_it_saw(tmp_path: Path) -> None:
+    text = (FIXTURES / "glibc-double-free.log").read_text()
+    report = json.loads(classify(tmp_path, text, "--format", "jsonl"))
+    assert report["status"] == "unknown"
+    assert report["failure_seen"] == ["line 1: free(): double free detected in tcache 2"]
+    table = classify(tmp_path, text, "-v")
+    assert "failure seen: line 1: free(): double free detected in tcache 2" in table
+    markdown = classify(tmp_path, text, "--format", "markdown")
+    assert "Failure seen: `line 1: free(): double free detected in tcache 2`" in markdown
+
+
+def test_a_healthy_report_has_no_failure_seen(tmp_path: Path) -> None:
+    report = json.loads(classify(tmp_path, "epoch 1: rel_error 1e-3, errors=0\n", "--format", "jsonl"))
+    assert report["status"] == "no-failure"
+    assert "failure_seen" not in report
