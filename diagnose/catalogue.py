@@ -33,7 +33,8 @@ documentation — never from one user's report.  Each file::
 
 Named groups a pattern may capture (normalised by :mod:`diagnose.concepts`): ``need_cc``,
 ``have_cc``, ``component``, ``need_version``, ``have_version``, ``expected_dtype``, ``found_dtype``,
-``expected_device``, ``found_device``, ``resource``, ``requested``, ``limit`` (sizes: ``0xc000``,
+``expected_device``, ``found_device``, ``expected_shape``, ``found_shape`` (the operand's shape or size
+an operation needed and the one it got: ``(2, 3)``, ``4x3``, ``42``), ``resource``, ``requested``, ``limit`` (sizes: ``0xc000``,
 ``48 KiB``...; counts: ``1024``).  ``concepts:`` may also set any of them as constants;
 ``unit: count`` tells that ``requested``/``limit`` are counts rather than sizes, and ``context``
 names what a (warning) family says about the input (``fuzzer``, ``input-load-failed``, ``empty-input``).
@@ -77,6 +78,8 @@ GROUPS = (
     "found_dtype",
     "expected_device",
     "found_device",
+    "expected_shape",
+    "found_shape",
     "resource",
     "requested",
     "limit",

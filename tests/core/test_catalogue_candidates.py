@@ -153,3 +153,59 @@ def test_equal_numbers_do_not_decide() -> None:
         collect("StreamExecutor cuda device (0) requires compute capability '9.0' but is of '9.0'")
     )
     assert d.rule != "concept-cc-below-requirement"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "found"),
+    [
+        ("RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x3 and 5x6)", "3", "5"),
+        (
+            "RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1",
+            "3",
+            "4",
+        ),
+        ("TypeError: dot_general requires contracting dimensions to have the same shape, got (3,) and (4,).", "3", "4"),
+        ("ValueError: Incompatible shapes for broadcasting: shapes=[(2, 3), (2, 4)]", "2x3", "2x4"),
+    ],
+)
+def test_a_shape_mismatch_is_read_from_any_wording_and_decides(text: str, expected: str, found: str) -> None:
+    ev = collect(text)
+    assert ev.concept is not None
+    assert (ev.concept.expected_shape, ev.concept.found_shape, ev.concept.shape_mismatch) == (expected, found, True)
+    d = Matcher(default_rules()).diagnose(ev)
+    assert (d.rule, d.category, d.failure_mode) == (
+        "concept-shape-mismatch-at-op",
+        "runtime-assumption",
+        "shape-mismatch",
+    )
+    assert d.best is not None and expected in d.best.what and found in d.best.what
+
+
+def test_a_shape_mismatch_inside_a_kernelbench_sample_is_the_samples() -> None:
+    text = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (128x4096 and 1024x4096)\ncompiled: True\ncorrectness: False\n"
+    d = Matcher(default_rules()).diagnose(collect(text))
+    assert (d.category, d.failure_mode) == ("kernel-logic", "shape-mismatch-in-kernel")
+    # the message without the shapes: nothing to compare, the family only names its candidate
+    d = Matcher(default_rules()).diagnose(collect("RuntimeError: mat1 and mat2 shapes cannot be multiplied\n"))
+    assert d.category == "unknown" and d.findings
+
+
+def test_what_jax_refused_as_a_value_decides_only_when_the_function_made_it() -> None:
+    m = Matcher(default_rules())
+    returned = m.diagnose(
+        collect(
+            "TypeError: function <lambda> at <stdin>:4 traced for jit returned a value of type <class 'str'> "
+            "at output component [1], which is not a valid JAX type"
+        )
+    )
+    assert (returned.category, returned.failure_mode) == ("kernel-logic", "language-misuse")
+    passed = m.diagnose(
+        collect(
+            "TypeError: Error interpreting argument to <function f at 0x7ff474a15620> as an abstract array. The "
+            "problematic value is of type <class 'str'> and was passed to the function at path x."
+        )
+    )
+    assert passed.category == "unknown" and {f.category for f in passed.findings} == {
+        "runtime-assumption",
+        "kernel-logic",
+    }
