@@ -26,10 +26,15 @@ documentation — never from one user's report.  Each file::
         explain: {what: ..., why: ..., fix: ..., caveats: ...}   # fix: a text, or {default: ..., torch: ..., cuda: ...}
         references: [https://...]
         examples:                    # optional real excerpts: {log: ..., origin: owner/repo#N}
+        candidates:                  # optional, with decide: concepts: the owners a message that does not
+          - {category: kernel-logic, failure_mode: oob-global-access, confidence: 0.35}   # decide alone can
+        # have, best first; kdiag abstains, lists them and gives explain.caveats as the check that decides
+        # (diagnose.catalogue_candidates)
 
 Named groups a pattern may capture (normalised by :mod:`diagnose.concepts`): ``need_cc``,
 ``have_cc``, ``component``, ``need_version``, ``have_version``, ``expected_dtype``, ``found_dtype``,
-``expected_device``, ``found_device``, ``resource``, ``requested``, ``limit`` (sizes: ``0xc000``,
+``expected_device``, ``found_device``, ``expected_shape``, ``found_shape`` (the operand's shape or size
+an operation needed and the one it got: ``(2, 3)``, ``4x3``, ``42``), ``resource``, ``requested``, ``limit`` (sizes: ``0xc000``,
 ``48 KiB``...; counts: ``1024``).  ``concepts:`` may also set any of them as constants;
 ``unit: count`` tells that ``requested``/``limit`` are counts rather than sizes, and ``context``
 names what a (warning) family says about the input (``fuzzer``, ``input-load-failed``, ``empty-input``).
@@ -56,6 +61,7 @@ from typing import Any
 
 import yaml
 
+from diagnose.catalogue_candidates import Candidate, parse_candidates
 from diagnose.catalogue_text import STRING_FILLERS, fill_template, required_literal
 from diagnose.regex_literals import lowered
 
@@ -72,6 +78,8 @@ GROUPS = (
     "found_dtype",
     "expected_device",
     "found_device",
+    "expected_shape",
+    "found_shape",
     "resource",
     "requested",
     "limit",
@@ -94,6 +102,7 @@ FAMILY_KEYS = (
     "references",
     "examples",
     "notes",
+    "candidates",
 )
 FILE_KEYS = ("tool", "versions", "families", "notes")
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -140,6 +149,8 @@ class Family:
     fixes: tuple[
         tuple[str, str], ...
     ] = ()  # (framework, fix) when explain.fix is a mapping; explain["fix"]: its default
+    # the owners the message can have when it does not decide alone, best first (diagnose.catalogue_candidates)
+    candidates: tuple[Candidate, ...] = ()
 
     @property
     def decided(self) -> bool:
@@ -282,6 +293,7 @@ def _family(item: Any, tool: str, versions: tuple, shown: str, ln: int, bad: Any
     messages = _messages(item, errors.append)
     patterns = _patterns(item, errors.append)
     concepts, explain, refs, examples = _extras(item, errors.append)
+    candidates = parse_candidates(item, errors.append)
     if errors:
         for msg in errors:
             bad(ln, f"family {head['id']!r}: {msg}")
@@ -305,6 +317,7 @@ def _family(item: Any, tool: str, versions: tuple, shown: str, ln: int, bad: Any
         path=shown,
         line=ln,
         versions=versions,
+        candidates=candidates,
     )
 
 

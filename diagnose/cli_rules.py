@@ -121,24 +121,25 @@ def _coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         json.dump({"tools": per_tool(rows), "families": [r.to_dict() for r in rows]}, out, indent=2)
         out.write("\n")
         return 0
-    out.write(f"{'TOOL':<16} {'FAMILIES':>8} {'DECIDED':>8} {'CONCEPTS':>9} {'WARNING':>8} {'COVERED':>8}\n")
-    totals = dict.fromkeys(("families", "decided", "concepts", "warning", "covered"), 0)
+    cols = ("families", "decided", "concepts", "warning", "covered", "abstains")
+    out.write(f"{'TOOL':<16} " + " ".join(f"{c.upper():>8}" for c in cols) + "\n")
+    totals = dict.fromkeys(cols, 0)
     for tool, t in sorted(per_tool(rows).items()):
-        out.write(
-            f"{tool:<16} {t['families']:>8} {t['decided']:>8} {t['concepts']:>9} {t['warning']:>8} {t['covered']:>8}\n"
-        )
+        out.write(f"{tool:<16} " + " ".join(f"{t[c]:>8}" for c in cols) + "\n")
         for k in totals:
             totals[k] += t[k]
-    out.write(
-        f"{'all':<16} {totals['families']:>8} {totals['decided']:>8} {totals['concepts']:>9} "
-        f"{totals['warning']:>8} {totals['covered']:>8}\n"
-    )
+    out.write(f"{'all':<16} " + " ".join(f"{totals[c]:>8}" for c in cols) + "\n")
     missing = [r for r in rows if not r.covered and r.decision != "warning"]
     out.write("\ncovered: a rule gives a verdict on the family's own message (its sample, or its template filled)\n")
+    out.write(
+        "abstains: not covered, and kdiag's answer on the message is unknown with ranked candidates and the check\n"
+        "that decides between them\n"
+    )
     if missing and args.verbose:
-        out.write("\nnot covered:\n")
+        out.write("\nnot covered (+: abstains with candidates and a deciding check):\n")
         for r in missing:
-            out.write(f"  {r.family:<44} {r.tool:<12} {r.message[:70]}\n")
+            mark = "+" if r.abstains else " "
+            out.write(f"{mark} {r.family:<44} {r.tool:<12} {r.message[:70]}\n")
     elif missing:
         out.write(f"{len(missing)} not covered (-v lists them)\n")
     return 0

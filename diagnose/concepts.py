@@ -21,6 +21,10 @@ capability as ``sm_80``, ``compute_90a``, ``8.6`` or ``86``; a size as ``0xc000`
 ('float16', 'float16', 'float32', 'bfloat16')
 >>> device_kind("cuda:0"), device_kind("CPU"), device_kind("gpu"), device_kind("TFRT_CPU_0")
 ('cuda', 'cpu', 'cuda', 'cpu')
+>>> shape("(2, 3)"), shape("(3,)"), shape("4x3"), shape("torch.Size([2, 3])"), shape("42"), shape("()")
+('2x3', '3', '4x3', '2x3', '42', 'scalar')
+>>> shape("x"), shape("(a, b)")
+(None, None)
 """
 
 from __future__ import annotations
@@ -206,3 +210,19 @@ def device_kind(raw: str | None) -> str | None:
         if any(w in s for w in words):
             return kind
     return None
+
+
+_SHAPE = re.compile(r"^(?:[A-Za-z_.]*\()?\[?\(?\s*(\d+(?:\s*[x,]\s*\d+)*)?\s*,?\s*\)?\]?\)?$")
+
+
+def shape(raw: str | None) -> str | None:
+    """A printed shape (``(2, 3)``, ``(3,)``, ``4x3``, ``torch.Size([2, 3])``, a bare size ``42``) → ``2x3``,
+    ``3``, ``4x3``, ``2x3``, ``42``; an empty one (``()``) → ``scalar``; anything else → None."""
+    if not raw:
+        return None
+    m = _SHAPE.match(raw.strip())
+    if m is None:
+        return None
+    if m.group(1) is None:
+        return "scalar" if any(c in raw for c in "([") else None
+    return "x".join(re.findall(r"\d+", m.group(1)))

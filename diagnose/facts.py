@@ -285,6 +285,9 @@ class ConceptFacts(Facts):
     expected_device: str | None = None  # cuda | cpu | meta | mps | tpu | rocm
     found_device: str | None = None
     device_mismatch: bool = False
+    expected_shape: str | None = None  # an operand's shape (or size) the operation needed: "2x3", "3", "scalar"
+    found_shape: str | None = None  # the one it got
+    shape_mismatch: bool = False  # both read and different: the tool refused the operands' shapes
     resource: str | None = (
         None  # shared-memory | registers | threads-per-block | grid-dim | int32-index | device-memory ...
     )

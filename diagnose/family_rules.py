@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from diagnose.rule_model import Example, Explain, Rule, RuleProblem
@@ -49,6 +49,34 @@ def family_rule(fam: Any) -> Rule:
     )
 
 
+def candidate_rules(fam: Any) -> list[Rule]:
+    """The rules of a family's candidates (diagnose.catalogue_candidates): one per owner the message can
+    have, each below the confidence kdiag answers from, so the message alone gives ``unknown`` with the
+    candidates ranked and the family's caveats as the check that decides."""
+    from diagnose.catalogue_candidates import CANDIDATE_PRIORITY
+
+    base = family_rule(fam)
+    what = fam.explain["what"]
+    if "{" not in what + fam.explain["why"]:
+        what = f"{what} The log says `{{concept_message}}`."
+    out = []
+    for c in fam.candidates:
+        out.append(
+            replace(
+                base,
+                id=f"{fam.id}-as-{c.category}",
+                title=f"{fam.title} (candidate: {c.category})",
+                category=c.category,
+                failure_mode=c.failure_mode,
+                confidence=c.confidence,
+                priority=CANDIDATE_PRIORITY,
+                explain=replace(base.explain, what=what),
+                tags=(*base.tags, "candidate"),
+            )
+        )
+    return out
+
+
 def _catalogue_rules(seen: dict[str, str], problems: list[RuleProblem]) -> list[Rule]:
     from diagnose.catalogue import CatalogueError, default_catalogue
 
@@ -59,8 +87,15 @@ def _catalogue_rules(seen: dict[str, str], problems: list[RuleProblem]) -> list[
         return []
     out = []
     for fam in cat.families:
-        if not fam.decided or fam.severity != "error":
-            continue  # decided by the concept rules, or a warning: facts only
+        if fam.severity != "error":
+            continue  # a warning: facts only
+        if not fam.decided:  # decided by the concept rules; its candidates, if any, when they do not decide
+            for rule in candidate_rules(fam):
+                if rule.id in seen:
+                    problems.append(RuleProblem(fam.path, fam.line, f"candidate rule id {rule.id!r} is also a rule id"))
+                else:
+                    out.append(rule)
+            continue
         if fam.id in seen:
             problems.append(RuleProblem(fam.path, fam.line, f"family id {fam.id!r} is also a rule id ({seen[fam.id]})"))
             continue

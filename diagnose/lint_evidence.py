@@ -76,7 +76,8 @@ def family_template_contexts(rule: Rule) -> list[tuple[int, Mapping[str, Any]]]:
     from diagnose.catalogue_text import STRING_FILLERS, fill_template
     from diagnose.collectors import collect
 
-    fam = next((f for f in default_catalogue().families if f.id == rule.id), None)
+    fid = getattr(rule.compiled, "family", rule.id)  # a candidate's rule reads its family's messages
+    fam = next((f for f in default_catalogue().families if f.id == fid), None)
     out: list[tuple[int, Mapping[str, Any]]] = []
     for m in fam.messages if fam is not None else ():
         if m.sample:

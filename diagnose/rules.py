@@ -117,11 +117,14 @@ def _calibrated(rules: list[Rule]) -> list[Rule]:
     import dataclasses
 
     from diagnose import calibration
+    from diagnose.catalogue_candidates import CANDIDATE_MAX
 
     tallies, k = calibration.load()
     out = []
     for r in rules:
         conf = calibration.calibrated(r.confidence, tallies.get(r.id), k)
+        if "candidate" in r.tags:  # a message that does not decide alone never decides, whatever a few cases say
+            conf = min(conf, CANDIDATE_MAX)
         out.append(dataclasses.replace(r, confidence=conf, authored_confidence=r.confidence))
     return out
 

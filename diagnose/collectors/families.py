@@ -142,6 +142,7 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
     need_cc, have_cc = C.compute_capability(raw.get("need_cc")), C.compute_capability(raw.get("have_cc"))
     exp_dt, found_dt = C.dtype_name(raw.get("expected_dtype")), C.dtype_name(raw.get("found_dtype"))
     exp_dev, found_dev = C.device_kind(raw.get("expected_device")), C.device_kind(raw.get("found_device"))
+    exp_shape, found_shape = C.shape(raw.get("expected_shape")), C.shape(raw.get("found_shape"))
     resource = _resource(raw.get("resource"))
     requested, limit = _amount(raw.get("requested"), raw), _amount(raw.get("limit"), raw)
     if resource == "int32-index" and limit is None:
@@ -170,6 +171,9 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
         expected_device=exp_dev,
         found_device=found_dev,
         device_mismatch=exp_dev is not None and found_dev is not None and exp_dev != found_dev,
+        expected_shape=exp_shape,
+        found_shape=found_shape,
+        shape_mismatch=exp_shape is not None and found_shape is not None and exp_shape != found_shape,
         resource=resource,
         requested=requested,
         limit=limit,

@@ -42,4 +42,12 @@ def test_coverage_command_reports_per_tool() -> None:
     assert sum(t["families"] for t in data["tools"].values()) == len(data["families"]) == len(default_catalogue())
     table = io.StringIO()
     assert main(["rules", "coverage"], out=table, err=err) == 0
-    assert table.getvalue().splitlines()[0].split() == ["TOOL", "FAMILIES", "DECIDED", "CONCEPTS", "WARNING", "COVERED"]
+    assert table.getvalue().splitlines()[0].split() == [
+        "TOOL",
+        "FAMILIES",
+        "DECIDED",
+        "CONCEPTS",
+        "WARNING",
+        "COVERED",
+        "ABSTAINS",
+    ]
