@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from diagnose import calibration as C
+from diagnose.catalogue_candidates import CANDIDATE_MAX
 from diagnose.kb import corpus_check as CC
 from diagnose.rules import load_rules
 
@@ -55,6 +56,8 @@ def test_rules_load_with_the_calibrated_confidence() -> None:
     for rule in load_rules():
         assert rule.authored_confidence == plain[rule.id].confidence
         want = C.calibrated(plain[rule.id].confidence, tallies.get(rule.id), k)
+        if "candidate" in rule.tags:  # a family's candidate never decides, whatever its cases say
+            want = min(want, CANDIDATE_MAX)
         assert rule.confidence == pytest.approx(want)
     # a rule decided often and always right ends near 1; one mostly wrong ends below its author's value
     often_right = [r for r, t in tallies.items() if t.cases >= 5 and t.right == t.cases and r in plain]
