@@ -67,15 +67,25 @@ def _no_inputs(ctx: RunContext, o_in: Outcome, folder: Path) -> RunResult:
     return ctx.finish(verdict, diag, ev)
 
 
+#: harness._spec.BF16_PREFIX (the children's key for the interpreter's bfloat16 operations; not imported:
+#: the parent does not import the harness)
+BF16_PREFIX = "interpreter-bf16:"
+
+
 def emulated(ctx: RunContext, *counts: Any) -> None:
     """Say in the report that the run relied on the children's CUDA emulation (harness/emulate.py)."""
     used: dict[str, int] = {}
     for c in counts:
         for what, n in (c or {}).items() if isinstance(c, Mapping) else ():
             used[str(what)] = used.get(str(what), 0) + int(n)
+    bf16 = sorted(k.removeprefix(BF16_PREFIX) for k in used if k.startswith(BF16_PREFIX))
+    used = {k: n for k, n in used.items() if not k.startswith(BF16_PREFIX)}
+    if bf16:
+        ctx.log.note(f"bfloat16 under Triton's interpreter: {', '.join(bf16)} computed in float32 and rounded to "
+                     "bfloat16 (the interpreter would compute on the raw 16 bits)")  # fmt: skip
     if used:
         what = ", ".join(sorted(used))
-        ctx.log.note(f"CUDA emulated on the CPU for this Triton target: {what} (x.is_cuda reports True, "
+        ctx.log.note(f"CUDA emulated on the CPU for this target: {what} (x.is_cuda reports True, "
                      "CUDA devices map to the CPU; a GPU run would not need it)")  # fmt: skip
 
 

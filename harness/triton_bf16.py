@@ -1,0 +1,191 @@
+"""bfloat16 arithmetic for Triton's interpreter.
+
+numpy has no bfloat16, so Triton's interpreter keeps bfloat16 values as their raw 16 bits (``uint16``)
+and converts them correctly only in casts.  Its arithmetic does not: ``a + b``, ``a * b``, ``tl.exp``,
+comparisons, ``tl.sum`` / ``tl.max`` and ``tl.dot`` on bfloat16 operands compute on the bit patterns as
+integers (Triton 3.x: a bfloat16 ``tl.dot`` of unit-sized values returns ~1e10), so a correct bfloat16
+kernel would look broken under the interpreter, and kdiag would blame the kernel for the interpreter's
+arithmetic.  ``install`` makes those operations decode bfloat16 operands to float32, compute, and round
+the result to bfloat16 (round to nearest even), one rounding per operation, as the compiled kernel does.
+A bfloat16 constant (``x * 3.0``), which the interpreter's builder cannot make
+(``get_bf16``), is made.  Operations that only move bits (loads, stores, ``tl.where``, ``abs``, bitcasts) are left alone; each
+corrected operation is counted (:data:`USED`) for the report.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+USED: dict[str, int] = {}
+
+
+def _hit(what: str) -> None:
+    USED[what] = USED.get(what, 0) + 1
+
+
+def _is_bf16(handle: Any) -> bool:
+    import triton.language as tl
+
+    dtype = getattr(handle, "dtype", None)
+    return dtype is not None and getattr(dtype, "scalar", dtype) == tl.bfloat16
+
+
+def decode(bits: Any) -> Any:
+    """bfloat16 bit patterns (uint16) to float32."""
+    import numpy as np
+
+    return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
+
+
+def encode(values: Any) -> Any:
+    """float32 values to bfloat16 bit patterns, rounded to nearest even (NaN stays NaN)."""
+    import numpy as np
+
+    f = np.asarray(values, dtype=np.float32)
+    b = f.view(np.uint32)
+    rounded = ((b + (((b >> 16) & 1) + 0x7FFF)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(f), np.uint16(0x7FC0), rounded)
+
+
+def _float_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    from triton.runtime.interpreter import TensorHandle
+
+    out = []
+    for a in args:
+        if isinstance(a, TensorHandle) and _is_bf16(a):
+            out.append(TensorHandle(decode(a.data), _f32()))
+        else:
+            out.append(a)
+    return tuple(out)
+
+
+def _f32() -> Any:
+    import triton.language as tl
+
+    return tl.float32
+
+
+def _back(result: Any, bf16: Any) -> Any:
+    """A float32 result of a bfloat16 operation back to bfloat16 (a boolean result stays as it is)."""
+    from triton.runtime.interpreter import TensorHandle
+
+    if isinstance(result, TensorHandle) and result.dtype == _f32():
+        return TensorHandle(encode(result.data), bf16)
+    return result
+
+
+def _through_float(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def call(self: Any, *args: Any) -> Any:
+        from triton.runtime.interpreter import TensorHandle
+
+        bf16 = next((a.dtype for a in args if isinstance(a, TensorHandle) and _is_bf16(a)), None)
+        if bf16 is None:
+            return fn(self, *args)
+        _hit(name)
+        return _back(fn(self, *_float_args(args)), getattr(bf16, "scalar", bf16))
+
+    call.__kdiag_bf16__ = True  # type: ignore[attr-defined]
+    return call
+
+
+def _binary(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def binary_op(self: Any, lhs: Any, rhs: Any, op: Any) -> Any:
+        import numpy as np
+        import triton.language as tl
+        from triton.runtime.interpreter import TensorHandle
+
+        if not (_is_bf16(lhs) or _is_bf16(rhs)):
+            return fn(self, lhs, rhs, op)
+        _hit("bfloat16 arithmetic")
+        a = decode(lhs.data) if _is_bf16(lhs) else lhs.data
+        b = decode(rhs.data) if _is_bf16(rhs) else rhs.data
+        with np.errstate(all="ignore"):
+            out = np.asarray(op(a, b))
+        if out.dtype == np.bool_:  # a comparison
+            return TensorHandle(out, tl.int1)
+        return TensorHandle(encode(out), tl.bfloat16)
+
+    binary_op.__kdiag_bf16__ = True  # type: ignore[attr-defined]
+    return binary_op
+
+
+def _dot(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def create_dot(self: Any, a: Any, b: Any, d: Any, *rest: Any) -> Any:
+        if not (_is_bf16(a) or _is_bf16(b) or _is_bf16(d)):
+            return fn(self, a, b, d, *rest)
+        _hit("tl.dot")
+        a2, b2, d2 = _float_args((a, b, d))
+        out = fn(self, a2, b2, d2, *rest)
+        return _back(out, d.dtype.scalar) if _is_bf16(d) else out
+
+    create_dot.__kdiag_bf16__ = True  # type: ignore[attr-defined]
+    return create_dot
+
+
+def _reduce(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def call(self: Any, input: Any, *rest: Any, **kw: Any) -> Any:
+        import triton.language as tl
+        from triton.runtime.interpreter import TensorHandle
+
+        t = input[0] if isinstance(input, tuple) else input
+        if not (isinstance(t, tl.core.tensor) and _is_bf16(t.handle)):
+            return fn(self, input, *rest, **kw)
+        _hit(name)
+        as_f32 = tl.core.tensor(TensorHandle(decode(t.handle.data), tl.float32), t.type.with_element_ty(tl.float32))
+        out = fn(self, as_f32, *rest, **kw)
+        parts = out if isinstance(out, tuple) else (out,)
+        back = []
+        for p in parts:
+            if isinstance(p, tl.core.tensor) and p.handle.dtype == tl.float32:
+                p = tl.core.tensor(
+                    TensorHandle(encode(p.handle.data), tl.bfloat16), p.type.with_element_ty(tl.bfloat16)
+                )
+            back.append(p)
+        return tuple(back) if isinstance(out, tuple) else back[0]
+
+    call.__kdiag_bf16__ = True  # type: ignore[attr-defined]
+    return call
+
+
+def _get_bf16(self: Any, value: float) -> Any:
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime.interpreter import TensorHandle
+
+    return TensorHandle(encode(np.array([value], dtype=np.float32)), tl.bfloat16)
+
+
+BUILDER_OPS = ("unary_op", "ternary_op", "create_fma")
+
+
+def install() -> None:
+    """Patch the interpreter's arithmetic on bfloat16 (once per process; another Triton layout: nothing)."""
+    try:
+        from triton.runtime import interpreter as interp
+    except Exception:  # no triton: nothing to patch
+        return
+    builder = getattr(interp, "InterpreterBuilder", None)
+    reduce_ops = getattr(interp, "ReduceOps", None)
+    if builder is None or not callable(getattr(builder, "binary_op", None)):
+        return
+    if getattr(builder.binary_op, "__kdiag_bf16__", False):
+        return
+    for name in BUILDER_OPS:
+        if callable(getattr(builder, name, None)):
+            setattr(builder, name, _through_float(f"bfloat16 {name.removeprefix('create_')}", getattr(builder, name)))
+    # the create_* lambdas look binary_op / unary_op up on self, so they see the patched ones
+    builder.binary_op = _binary(builder.binary_op)
+    if not hasattr(builder, "get_bf16"):  # a bfloat16 constant (`x * 3.0` on bfloat16 x): missing in the interpreter
+        builder.get_bf16 = _get_bf16
+    if callable(getattr(builder, "create_dot", None)):
+        builder.create_dot = _dot(builder.create_dot)
+    if reduce_ops is not None:
+        for name in ("sum", "min_max"):
+            if callable(getattr(reduce_ops, name, None)):
+                setattr(reduce_ops, name, _reduce(f"bfloat16 tl.{name}", getattr(reduce_ops, name)))
