@@ -2,7 +2,7 @@
 
 numpy has no bfloat16, so Triton's interpreter keeps bfloat16 values as their raw 16 bits (``uint16``)
 and converts them correctly only in casts.  Its arithmetic does not: ``a + b``, ``a * b``, ``tl.exp``,
-comparisons, ``tl.sum`` / ``tl.max`` and ``tl.dot`` on bfloat16 operands compute on the bit patterns as
+comparisons, ``tl.sum`` / ``tl.max`` / ``tl.cumsum`` and ``tl.dot`` on bfloat16 operands compute on the bit patterns as
 integers (Triton 3.x: a bfloat16 ``tl.dot`` of unit-sized values returns ~1e10), so a correct bfloat16
 kernel would look broken under the interpreter, and kdiag would blame the kernel for the interpreter's
 arithmetic.  ``install`` makes those operations decode bfloat16 operands to float32, compute, and round
@@ -139,7 +139,7 @@ def _reduce(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         _hit(name)
         as_f32 = tl.core.tensor(TensorHandle(decode(t.handle.data), tl.float32), t.type.with_element_ty(tl.float32))
         out = fn(self, as_f32, *rest, **kw)
-        parts = out if isinstance(out, tuple) else (out,)
+        parts = out if isinstance(out, tuple | list) else (out,)
         back = []
         for p in parts:
             if isinstance(p, tl.core.tensor) and p.handle.dtype == tl.float32:
@@ -147,7 +147,7 @@ def _reduce(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
                     TensorHandle(encode(p.handle.data), tl.bfloat16), p.type.with_element_ty(tl.bfloat16)
                 )
             back.append(p)
-        return tuple(back) if isinstance(out, tuple) else back[0]
+        return type(out)(back) if isinstance(out, tuple | list) else back[0]
 
     call.__kdiag_bf16__ = True  # type: ignore[attr-defined]
     return call
@@ -185,7 +185,7 @@ def install() -> None:
         builder.get_bf16 = _get_bf16
     if callable(getattr(builder, "create_dot", None)):
         builder.create_dot = _dot(builder.create_dot)
-    if reduce_ops is not None:
-        for name in ("sum", "min_max"):
-            if callable(getattr(reduce_ops, name, None)):
-                setattr(reduce_ops, name, _reduce(f"bfloat16 tl.{name}", getattr(reduce_ops, name)))
+    for ops, names in ((reduce_ops, ("sum", "min_max")), (getattr(interp, "ScanOps", None), ("cumsum", "cumprod"))):
+        for name in names if ops is not None else ():
+            if callable(getattr(ops, name, None)):
+                setattr(ops, name, _reduce(f"bfloat16 tl.{name}", getattr(ops, name)))
