@@ -21,6 +21,7 @@ from diagnose.run import no_result as NR
 from diagnose.run import probes as P
 from diagnose.run import runfacts as R
 from diagnose.run import sizes as Z
+from diagnose.run import stride_reuse as SR
 from diagnose.run.climb import Step, climb, rel, sanitizer_log, wrapper
 from diagnose.run.context import Background, RunContext
 from diagnose.run.probe_run import harness_contract, probe_matrix, probe_verdict, shrink_and_repro
@@ -256,6 +257,9 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
     narrow = AR.static_facts(ctx)
     if narrow:
         ev = A.with_run(ev, **narrow)
+    reused = SR.static_facts(ctx.target.path) if ctx.target.uses_triton else {}
+    if reused:
+        ev = A.with_run(ev, **reused)
     if verdict == "fail":
         ev = AR.sweep(ctx, manifest, sizes, ev)
     elif verdict == "pass" and narrow:
