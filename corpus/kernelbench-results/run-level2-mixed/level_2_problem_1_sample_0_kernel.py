@@ -1,5 +1,5 @@
 # kdiag corpus (KernelBench level-2 format, written for kdiag): the convolution as F.unfold (im2col) and a
-# Triton GEMM with bias and ReLU fused in its epilogue.  No bug.
+# Triton GEMM with bias and ReLU fused in its epilogue, its tl.dot exact (input_precision="ieee").  No bug.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -18,7 +18,7 @@ def gemm_bias_relu(w_ptr, col_ptr, b_ptr, out_ptr, O, L, CK, BO: tl.constexpr, B
         rk = k0 + tl.arange(0, BK)
         w = tl.load(w_ptr + ro[:, None] * CK + rk[None, :], mask=(ro[:, None] < O) & (rk[None, :] < CK), other=0.0)
         c = tl.load(col_ptr + rk[:, None] * L + rl[None, :], mask=(rk[:, None] < CK) & (rl[None, :] < L), other=0.0)
-        acc += tl.dot(w, c)
+        acc += tl.dot(w, c, input_precision="ieee")
     bias = tl.load(b_ptr + ro, mask=ro < O, other=0.0)
     acc = tl.maximum(acc + bias[:, None], 0.0)
     tl.store(out_ptr + ro[:, None] * L + rl[None, :], acc, mask=(ro[:, None] < O) & (rl[None, :] < L))

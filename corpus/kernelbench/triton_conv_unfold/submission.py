@@ -1,5 +1,6 @@
 # kdiag corpus (KernelBench level-2 format, written for kdiag): the convolution as F.unfold (im2col) and a
-# Triton GEMM with bias and ReLU fused in its epilogue.  No bug.
+# Triton GEMM with bias and ReLU fused in its epilogue.  Indexing is right; its float32 tl.dot runs in TF32
+# (Triton's default input_precision on sm_80+), which KernelBench's 1e-4 float32 check rejects.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,5 +1,7 @@
 # kdiag corpus (KernelBench level-3 format, written for kdiag): the MLP with each Linear (+ReLU) as one
-# Triton tl.dot kernel, float32, masked on every edge.  No bug.
+# Triton tl.dot kernel, float32, masked on every edge.  Indexing and masks are right, but tl.dot runs with
+# Triton's default input_precision ("tf32" on sm_80+): ~1e-3 relative products, which KernelBench's 1e-4
+# float32 check rejects on an A100 / H100.  triton_l3_mlp_dot_ieee is its exact twin.
 import torch
 import torch.nn as nn
 import triton
