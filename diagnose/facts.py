@@ -480,6 +480,12 @@ class RunFacts(Facts):
     narrow_accumulator_line: int | None = None  # where it is declared, in the target file
     narrow_accumulator_code: str | None = None  # that line: "acc = tl.zeros((BLOCK,), dtype=tl.float16)"
     narrow_accumulator_how: str | None = None  # what was seen: "updated in a loop at line 25 ..."
+    tf32_dot: bool = False  # a float32 tl.dot ran with TF32 operands (input_precision "tf32", the GPU's default)
+    # one stride argument for two axes of one pointer offset, read from the Triton source (diagnose/run/stride_reuse.py)
+    stride_reused: str | None = None  # the argument: "stride_xm"
+    stride_reused_line: int | None = None  # the offset's line in the target file
+    stride_reused_code: str | None = None  # that line
+    stride_reused_indices: str | None = None  # the two indices it multiplies: "rows[:, None] and cols[None, :]"
     # the reduction-length sweep (diagnose/run/accum_sweep.py): the failing size re-run with a shorter reduction
     accum_sweep_param: str | None = None  # the size that is the reduction length: "cols", "K"
     accum_sweep_values: tuple[int, ...] = ()  # its values that ran, shortest first, the declared one last

@@ -72,7 +72,11 @@ def prepare(spec: Spec) -> None:
 
 
 def emulated() -> dict[str, int]:
-    """What the emulation stood in for in this child (empty when it was not installed or not used)."""
-    from harness import emulate
+    """What the emulation stood in for in this child (empty when it was not installed or not used), with the
+    interpreter's bfloat16 operations done in float32 (harness/triton_bf16.py) under ``BF16_PREFIX``."""
+    from harness import emulate, triton_bf16
 
-    return dict(emulate.USED)
+    return {**emulate.USED, **{BF16_PREFIX + k: n for k, n in triton_bf16.USED.items()}}
+
+
+BF16_PREFIX = "interpreter-bf16:"

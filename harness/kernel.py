@@ -68,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         proto = protocol.make(
             spec.kind, spec.submission, spec.reference, need="kernel", sizes=spec.sizes, files=spec.files
         )
+        if isinstance(proto, protocol.KernelBench):
+            proto.init_seed = spec.seed
         from harness import sizes
 
         sizes.apply(getattr(proto, "sub", None), sizes.chosen(spec.size_overrides, manifest))

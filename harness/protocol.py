@@ -4,7 +4,8 @@
   ``reference(*inputs)``, optional ``SIZES`` (list of dicts) and ``TOLERANCE``;
 - ``kernelbench`` (a pair): the reference file has ``Model``, ``get_inputs()``,
   ``get_init_inputs()``; the submission ``ModelNew``.  Both models are built after
-  ``torch.manual_seed(seed)``, as KernelBench does, so their weights agree;
+  ``torch.manual_seed(seed)`` (the run's seed), as KernelBench does, so their weights agree, once per
+  process: every later call (another size, a seed probe) goes through the same instance;
 - ``gpumode`` (a pair): the reference file has ``generate_input(**spec)`` and
   ``ref_kernel(data)``; the submission ``custom_kernel(data)``.
 
@@ -118,6 +119,8 @@ class KernelBench(Protocol):
         # the submission is imported only where it runs: the reference side never sees it
         self.ref = load(reference, "kdiag_reference") if need in ("inputs", "reference") else None
         self.sub = load(submission, "kdiag_target") if need == "kernel" else None
+        self.init_seed: int | None = None  # the run's seed, for the models' weights (set by the children)
+        self._models: dict[tuple[int, str, str], Any] = {}
 
     def tolerance(self) -> Any:
         """The reference's TOLERANCE, else the one KernelBench's own check uses for each precision."""
@@ -133,8 +136,16 @@ class KernelBench(Protocol):
         return {"init": to_device(init, device), "args": to_device(args, device)}
 
     def _forward(self, cls: Any, inputs: Any, device: str, seed: int) -> Any:
+        # one instance per model and init arguments in a process, as KernelBench builds ModelNew once and
+        # runs its correctness trials (new inputs each) through it: state the module keeps between calls
+        # shows.  Its weights come from the run's seed (init_seed), whatever seed made the inputs, so the
+        # reference (in its own process) gets the same weights.
+        key = (id(cls), device, repr(inputs["init"]))
+        model = self._models.get(key)
+        if model is None:
+            torch.manual_seed(seed if self.init_seed is None else self.init_seed)
+            model = self._models[key] = cls(*inputs["init"]).to(device)
         torch.manual_seed(seed)
-        model = cls(*inputs["init"]).to(device)
         with torch.no_grad():
             return model(*inputs["args"])
 

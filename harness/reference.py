@@ -20,6 +20,8 @@ def main(argv: list[str] | None = None) -> int:
     proto = protocol.make(
         spec.kind, spec.submission, spec.reference, need="reference", sizes=spec.sizes, files=spec.files
     )
+    if isinstance(proto, protocol.KernelBench):
+        proto.init_seed = spec.seed
     manifest = _spec.read_manifest(spec.inputs_dir, spec.manifest)
     sizes.apply(getattr(proto, "ref", None), sizes.chosen(spec.size_overrides, manifest))
     spec.out_dir.mkdir(parents=True, exist_ok=True)

@@ -65,6 +65,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from harness import triton_bf16
 from harness import triton_state as S
 from harness.triton_bounds import patch_interpreter
 from harness.triton_capture import wrap_init_args, wrap_run
@@ -93,6 +94,7 @@ def install(out_dir: Path, *, target_gpu: str = "H100") -> None:
         JITFunction.run = wrap_run(JITFunction.run)
         interp.GridExecutor._init_args_hst = wrap_init_args(interp.GridExecutor._init_args_hst)
         patch_interpreter()
+        triton_bf16.install(tf32=st.target.cc >= 80)
         restore_lang_after_helper_calls()
     atexit.register(finish)
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:

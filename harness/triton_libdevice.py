@@ -40,6 +40,14 @@ BINARY: dict[str, Callable[..., Any]] = {
 }  # fmt: skip
 
 
+def _values(handle: Any) -> Any:
+    import triton.language as tl
+
+    from harness.triton_bf16 import decode
+
+    return decode(handle.data) if handle.dtype.scalar == tl.bfloat16 else handle.data
+
+
 def _wrap(name: str, npfn: Callable[..., Any], hit: Callable[[str], None]) -> Callable[..., Any]:
     def fn(*args: Any, **kwargs: Any) -> Any:
         import triton.language as tl
@@ -50,10 +58,14 @@ def _wrap(name: str, npfn: Callable[..., Any], hit: Callable[[str], None]) -> Ca
             return None  # outside a kernel: the stub's own answer
         hit(f"libdevice.{name}")
         first = tensors[0]
-        data = [a.handle.data if isinstance(a, tl.core.tensor) else a for a in args]
+        from harness.triton_bf16 import encode
+
+        bf16 = first.handle.dtype.scalar == tl.bfloat16  # raw bits in the interpreter: computed in float32
+        data = [_values(a.handle) if isinstance(a, tl.core.tensor) else a for a in args]
         dtype = first.handle.data.dtype
         with np.errstate(all="ignore"):
-            out = np.asarray(npfn(*data)).astype(dtype)
+            out = np.asarray(npfn(*data))
+            out = encode(out.astype(np.float32)) if bf16 else out.astype(dtype)
         return tl.core.tensor(TensorHandle(out, first.handle.dtype.scalar), first.type)
 
     fn.__name__ = fn.__qualname__ = name

@@ -92,8 +92,8 @@ def spec(ctx: RunContext, path: Path, **fields: Any) -> Path:
         "target_gpu": ctx.target_gpu,
         "uses_triton": t.uses_triton,
         "files": [list(f) for f in t.files] or None,
-        # no GPU: a Triton target's CUDA habits (assert x.is_cuda, .cuda(), device="cuda") on the CPU
-        "emulate_cuda": not ctx.gpu and t.uses_triton,
+        # no GPU: a Triton (or plain PyTorch) target's CUDA habits (assert x.is_cuda, .cuda(), device="cuda") on the CPU
+        "emulate_cuda": not ctx.gpu and (t.uses_triton or t.pure_torch),
         "size_overrides": dict(ctx.opts.sizes or {}),
         "max_input_bytes": None if ctx.gpu else (MAX_INPUT_BYTES_INTERPRETER if t.uses_triton else MAX_INPUT_BYTES_CPU),
         # a second run on fresh copies: races on a GPU; on CPU (the interpreter is sequential) state a

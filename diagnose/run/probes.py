@@ -19,7 +19,8 @@ dtype          float tensors cast to another float dtype (skipped if the referen
 large          float inputs x 1e4, and scaled to a quarter of the dtype's max         full
 repeat         the first declared size three times: the bits must not change          full
 seed           the first declared size with inputs from two other seeds (inside the   full
-               contract: a failure is the kernel's)
+               contract: a failure is the kernel's); quick too for KernelBench and   (quick)
+               GPU MODE targets, whose harnesses run such trials themselves
 =============  =====================================================================  ======
 
 Everything is derived from the inputs child's manifest (sizes, ``make_inputs``' integer keyword
@@ -170,7 +171,16 @@ def derive(
     if level == "full":
         _value_probes(add, names, tensors, base_label, base_size, seed, interpreter)
         _inside_probes(add, declared[0], seed)
+    elif kind in HARNESS_KINDS:
+        # what the benchmark's harness itself does (KernelBench's correctness trials, GPU MODE's tests in one
+        # process): the declared size again with other inputs, in the same process, so state a submission
+        # keeps from call to call (a result cached by shape) shows
+        _seed_probes(add, declared[0], seed)
     return out
+
+
+#: manifests of targets whose harness runs the declared size with several seeds in one process
+HARNESS_KINDS = ("kernelbench", "gpumode")
 
 
 def _layout_probes(
@@ -225,6 +235,10 @@ def _inside_probes(add: Callable[[Probe], bool], first: Mapping[str, Any], seed:
     """Inside the contract: the first declared size repeated, and with inputs from two other seeds."""
     add(Probe(f"repeat x{REPEATS} @ {_label(first)}", "repeat", f"the same inputs {REPEATS} times: same bits?",
               _label(first), first, seed, repeat=REPEATS))  # fmt: skip
+    _seed_probes(add, first, seed)
+
+
+def _seed_probes(add: Callable[[Probe], bool], first: Mapping[str, Any], seed: int) -> None:
     for s in (seed + 1, seed + 2):
         add(Probe(f"seed={s} @ {_label(first)}", "seed", f"inputs from seed {s} (declared size)",
                   _label(first), first, s))  # fmt: skip

@@ -21,6 +21,7 @@ from diagnose.run import no_result as NR
 from diagnose.run import probes as P
 from diagnose.run import runfacts as R
 from diagnose.run import sizes as Z
+from diagnose.run import stride_reuse as SR
 from diagnose.run.climb import Step, climb, rel, sanitizer_log, wrapper
 from diagnose.run.context import Background, RunContext
 from diagnose.run.probe_run import harness_contract, probe_matrix, probe_verdict, shrink_and_repro
@@ -67,15 +68,31 @@ def _no_inputs(ctx: RunContext, o_in: Outcome, folder: Path) -> RunResult:
     return ctx.finish(verdict, diag, ev)
 
 
+#: harness._spec.BF16_PREFIX (the children's key for the interpreter's bfloat16 operations; not imported:
+#: the parent does not import the harness)
+BF16_PREFIX = "interpreter-bf16:"
+#: harness.triton_bf16.TF32
+TF32 = "tl.dot of float32 as TF32"
+
+
 def emulated(ctx: RunContext, *counts: Any) -> None:
     """Say in the report that the run relied on the children's CUDA emulation (harness/emulate.py)."""
     used: dict[str, int] = {}
     for c in counts:
         for what, n in (c or {}).items() if isinstance(c, Mapping) else ():
             used[str(what)] = used.get(str(what), 0) + int(n)
+    bf16 = sorted(k.removeprefix(BF16_PREFIX) for k in used if k.startswith(BF16_PREFIX))
+    used = {k: n for k, n in used.items() if not k.startswith(BF16_PREFIX)}
+    if TF32 in bf16:
+        bf16.remove(TF32)
+        ctx.log.note(f"float32 tl.dot under Triton's interpreter: its operands rounded to TF32, as the {ctx.target_gpu} "
+                     "tensor cores read them (Triton's default input_precision; input_precision=\"ieee\" is exact)")  # fmt: skip
+    if bf16:
+        ctx.log.note(f"bfloat16 under Triton's interpreter: {', '.join(bf16)} computed in float32 and rounded to "
+                     "bfloat16 (the interpreter would compute on the raw 16 bits)")  # fmt: skip
     if used:
         what = ", ".join(sorted(used))
-        ctx.log.note(f"CUDA emulated on the CPU for this Triton target: {what} (x.is_cuda reports True, "
+        ctx.log.note(f"CUDA emulated on the CPU for this target: {what} (x.is_cuda reports True, "
                      "CUDA devices map to the CPU; a GPU run would not need it)")  # fmt: skip
 
 
@@ -232,6 +249,8 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
         facts, numerics = R.kernel_facts(ctx, manifest, result, sizes, rungs=rungs)
         text = K.text(outcome, ("triton", triton_text), ("sanitizer", sanitizer_log(folder)))
         ev = A.evidence(ctx, text, outcome, facts, numerics, extra)
+        if BF16_PREFIX + TF32 in ((result or {}).get("emulated") or {}):
+            ev = A.with_run(ev, tf32_dot=True)
         assert ev.run is not None
         return Step(outcome, ev, R.kernel_verdict(outcome, ev.run, sizes), tuple(argv), state=sizes)
 
@@ -246,6 +265,9 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
     narrow = AR.static_facts(ctx)
     if narrow:
         ev = A.with_run(ev, **narrow)
+    reused = SR.static_facts(ctx.target.path) if ctx.target.uses_triton else {}
+    if reused:
+        ev = A.with_run(ev, **reused)
     if verdict == "fail":
         ev = AR.sweep(ctx, manifest, sizes, ev)
     elif verdict == "pass" and narrow:

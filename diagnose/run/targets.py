@@ -45,6 +45,9 @@ class Target:
     # submission's own entry is "@SUBMISSION@"); the children import by these names, in place
     files: tuple[tuple[str, str], ...] = ()
     checker: bool = False  # the reference defines check_implementation: it decides correctness
+    # the submission is plain PyTorch: no Triton, no CUDA source (load_inline, CuPy ...), no native module:
+    # without a GPU it runs on the CPU as it is, under the same CUDA emulation as a Triton target
+    pure_torch: bool = False
 
     @property
     def harness_contract(self) -> bool:
@@ -64,6 +67,18 @@ class _Module:
     names: frozenset[str]
     imports: frozenset[str]
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+    native: bool = False  # imports a way to GPU code other than torch's own ops (NATIVE_MODULES, cpp_extension)
+
+    @property
+    def pure_torch(self) -> bool:
+        return "torch" in self.imports and "triton" not in self.imports and not self.native
+
+
+#: modules through which a submission reaches GPU code of its own (besides Triton)
+NATIVE_MODULES = frozenset({
+    "cupy", "numba", "pycuda", "cuda", "ctypes", "cffi", "tilelang", "cutlass", "cute", "tvm", "jax", "warp",
+    "thunderkittens", "helion", "tk",
+})  # fmt: skip
 
 
 def _read(path: Path, role: str) -> _Module:
@@ -90,12 +105,16 @@ def _read(path: Path, role: str) -> _Module:
             names.add(node.target.id)
         elif isinstance(node, ast.Import | ast.ImportFrom):
             names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    native = False
     for sub in ast.walk(tree):  # imports anywhere (a lazily imported triton is still triton)
         if isinstance(sub, ast.Import):
             imports.update(a.name.split(".")[0] for a in sub.names)
+            native |= any("cpp_extension" in a.name for a in sub.names)
         elif isinstance(sub, ast.ImportFrom) and sub.module:
             imports.add(sub.module.split(".")[0])
-    return _Module(frozenset(names), frozenset(imports), funcs)
+            native |= "cpp_extension" in sub.module
+    native |= bool(imports & NATIVE_MODULES) or "load_inline" in text or "cpp_extension" in text
+    return _Module(frozenset(names), frozenset(imports), funcs, native)
 
 
 def _missing(mod: _Module, needed: tuple[str, ...]) -> list[str]:
@@ -203,7 +222,7 @@ def _problem_folder(first: Path) -> Target:
         raise ProtocolError(f"{task_path} has no tests: (the parameters of generate_input)")
     return Target(
         kind="gpumode", path=first, reference=ref_path, uses_triton="triton" in sub.imports, sizes=task.tests,
-        files=_resolve(task, first), checker="check_implementation" in ref.names,
+        files=_resolve(task, first), checker="check_implementation" in ref.names, pure_torch=sub.pure_torch,
     )  # fmt: skip
 
 
@@ -262,7 +281,7 @@ def detect(positional: list[str], *, reference: str | None = None, as_command: b
             raise ProtocolError(
                 f"{ref_path} is a KernelBench reference, but the submission {first} defines no ModelNew"
             )
-        return Target(kind="kernelbench", path=first, reference=ref_path, uses_triton=triton)
+        return Target(kind="kernelbench", path=first, reference=ref_path, uses_triton=triton, pure_torch=sub.pure_torch)
     if not gm_miss:
         if "custom_kernel" not in sub.names:
             raise ProtocolError(
@@ -279,7 +298,7 @@ def detect(positional: list[str], *, reference: str | None = None, as_command: b
         files = _resolve(_read_task(task), first) if task else ()
         return Target(
             kind="gpumode", path=first, reference=ref_path, uses_triton=triton, sizes=sizes, files=files,
-            checker="check_implementation" in ref.names,
+            checker="check_implementation" in ref.names, pure_torch=sub.pure_torch,
         )  # fmt: skip
     raise ProtocolError(
         f"{ref_path} follows no reference protocol: a KernelBench reference lacks {', '.join(kb_miss)}; "

@@ -12,10 +12,11 @@ RESULTS = Path(__file__).resolve().parent.parent.parent / "corpus" / "gpumode" /
 
 def test_a_passing_result_is_a_pass_and_a_failing_one_is_the_kernels() -> None:
     reports = {r.id: r for r in classify_records(read_inputs([str(RESULTS)]))}
-    assert reports["vectoradd-test-pass.txt"].status == "pass"
-    fail = reports["vectoradd-test-fail.txt"]
-    assert fail.diagnosis is not None
-    assert (fail.diagnosis.category, fail.diagnosis.failure_mode) == ("kernel-logic", "wrong-result")
+    for problem in ("vectoradd", "trimul"):  # trimul's: scripts/make-popcorn-results, the problem's own checker
+        assert reports[f"{problem}-test-pass.txt"].status == "pass"
+        fail = reports[f"{problem}-test-fail.txt"]
+        assert fail.diagnosis is not None
+        assert (fail.diagnosis.category, fail.diagnosis.failure_mode) == ("kernel-logic", "wrong-result")
 
 
 def test_only_a_whole_popcorn_result_with_every_test_passing_is_a_pass() -> None:

@@ -1,0 +1,22 @@
+# kdiag corpus (KernelBench format, written for kdiag): softmax over dim 1 of a (batch, dim) input.
+import torch
+import torch.nn as nn
+
+batch_size = 16
+dim = 1000
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super(Model, self).__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(x, dim=1)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
