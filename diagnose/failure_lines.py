@@ -238,7 +238,8 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"(?!(?P=expected_value)(?:[\s,;.)]|$))\S"
         r" | \b(?:got|returned|returns|printed|prints|gives|results\ in)\s+(?:[-+]?[\d\[(]|nan\b|inf\b|True\b|False\b)"
         r"[^\n]{0,80}?(?:[,;(]\s*(?:but\s+)?(?:expected|should\ be)\b|\binstead\ of\b)"
-        r" | \bshould\ (?:be|have\ been|equal|return|print|give)\b[^\n]{0,80}\bbut\b"
+        r" | \bshould\ (?:be|have\ been|equal|return|print|give)\s+(?:[-+]?[\d\[(]|nan\b|inf\b|True\b|False\b)"
+        r"[^\n]{0,80}\bbut\b"
         r" | \bbut\ got\b",
     ),
     (  # a run that says its own output is wrong
