@@ -13,9 +13,11 @@ A failure is
   quoted alone, an issue title that is only the error), a Triton error, compiler errors (or a fatal ptxas message), sanitizer errors, leaks or
   race hazards, an environment problem (driver, library, device), a numerical mismatch;
 - a line in one of the shapes tools print failures in (:mod:`diagnose.failure_lines`: error and fatal
-  severities of the logging formats, exceptions and tracebacks, signal deaths and non-zero exit
-  codes, library status enums, failed statements, test frameworks' failure reports, hangs, a printed
-  NaN, ``WRONG ANSWER``) that is not clearly healthy: a count of zero (``0 errors``, ``error_count=0``),
+  severities of the logging formats (TensorRT's and ONNX Runtime's loggers included), fatal-error
+  reports, exceptions and tracebacks, signal deaths, signal handlers' reports and non-zero exit codes,
+  compute-sanitizer error records, library status enums, quoted compiler diagnostics, failed
+  statements, test frameworks' failure reports, hangs, a printed NaN, ``WRONG ANSWER``, a result
+  printed beside the value the text expected) that is not clearly healthy: a count of zero (``0 errors``, ``error_count=0``),
   a measured error (``max abs error: 0.0``), a warning or an INFO-level log line that only mentions
   the word (``-Werror`` is no match to begin with).
 

@@ -6,22 +6,32 @@ any one report's wording:
 
 - a logging severity of error or above: ``error:``, ``ERROR:``, ``[ERROR]``, glog/absl ``E1203`` and
   ``F1203`` lines (also inside a prefix, ``[rank0]:[E1203 ...]``), c10's ``[E ProcessGroupNCCL.cpp:475]``,
-  TensorRT's ``[E]``, ``ERROR 05-05 17:03:35`` / ``- ERROR -`` / ``| ERROR |`` (Python logging, loguru),
-  ``level=error`` (logfmt), ``CRITICAL:``; NCCL's ``NCCL WARN`` (its level for warnings *and* errors)
-  counts when the line names a failure;
-- an exception: a Python ``Traceback`` header, a bare exception name (``XlaRuntimeError``), pytest's
-  ``E   AssertionError`` explanation lines, a C++ ``terminate called`` / ``what():`` / ``std::bad_alloc``,
+  TensorRT's ``[E]`` and ``Error Code 10: Internal Error (...)``, ONNX Runtime's ``[E:onnxruntime:...]``,
+  ``ERROR 05-05 17:03:35`` / ``- ERROR -`` / ``| ERROR |`` (Python logging, loguru), ``level=error``
+  (logfmt), ``CRITICAL:``, fatal-error reports (``LLVM Fatal Error while ...``, ``FATAL ERROR in ...``);
+  NCCL's ``NCCL WARN`` (its level for warnings *and* errors) counts when the line names a failure;
+- an exception: a Python ``Traceback`` header (also IPython's ``NameError   Traceback (most recent call
+  last)``), a bare exception name (``XlaRuntimeError``), an exception line whose class is not just
+  ``...Error`` (``pynvml.NVMLError_NotSupported: ...``, ``triton.runtime.errors.OutOfResources: ...``),
+  pytest's ``E   AssertionError`` explanation lines, a C++ ``terminate called`` / ``what():`` / ``std::bad_alloc``,
   ``Check failed:`` (glog CHECK), an unhandled exception;
-- a process that died: signals (``SIGSEGV``, ``Segmentation fault``, ``Aborted``), glibc's heap checks
+- a process that died: signals (``SIGSEGV``, ``Segmentation fault``, ``Aborted``), the signal handlers'
+  reports (Open MPI's ``*** Process received signal ***`` block, ``Signal code: Integer divide-by-zero``),
+  glibc's heap checks
   (``free(): invalid pointer``, ``double free or corruption``, ``stack smashing detected``), a non-zero
   exit status or error code, the GPU driver's ``Xid`` / ``fallen off the bus``, ROCm's ``Memory access fault``;
 - a library status enum other than success (``CUDNN_STATUS_BAD_PARAM``, ``NVRTC_ERROR_COMPILATION``,
   ``hipErrorNoBinaryForGpu``, ``ncclUnhandledCudaError``, ``CUFFT_INTERNAL_ERROR``);
+- a compute-sanitizer record of an error kind its documentation lists (``Invalid __global__ read``,
+  ``Misaligned Shared or Local Address``, ``Leaked 64 bytes``, ``Program hit ... (error 1)``, ...);
+- a compiler diagnostic quoted without its ``error:`` (nvcc's ``no instance of overloaded function ...``);
 - a failed statement (``cudaMemcpy failed: invalid argument``, ``Build failed.``), a linker error;
-- a test framework's failure report (``FAILED``, ``3 failed``, gtest's ``file:12: Failure``, numpy/torch
-  testing's ``Mismatched elements: 3 / 1024``, ``Not equal to tolerance``, ``Tensor-likes are not close``);
+- a test framework's failure report (``FAILED``, ``3 failed``, ``test_x failure``, gtest's ``file:12: Failure``,
+  numpy/torch testing's ``Mismatched elements: 3 / 1024``, ``Not equal to tolerance``, ``Tensor-likes are not
+  close``);
 - a hang: ``timed out``, a watchdog that fired, a collective timeout, a detected deadlock;
-- a printed NaN, a run that says its own output is wrong.
+- a printed NaN, a run that says its own output is wrong, a result printed beside the value the text says
+  was expected (``expected 2 but got 1``); a printed array alone says nothing about what it should be.
 
 A matching line is still healthy when it counts zero (``0 errors``, ``errors: 0``, ``failed: 0``), states a
 measured error (``max abs error: 1e-7``), is a test's ``PASSED`` line, or is a warning / INFO line that only
@@ -54,12 +64,16 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # --- severities: error: / Error: / ERROR: / error[E12]: / CRITICAL: / [ERROR] / glog E,F / [E] ---
     (("error", "critical"), r"\b(?:error|Error|ERROR|CRITICAL)\b\s*(?:\[[^\]\n]{0,40}\]\s*)?[:!]"),
     (("fatal",), r"\b(?:fatal|Fatal|FATAL)\b(?:\s+error)?\s*[:!]"),
+    # LLVM's and its users' fatal-error reports (XLA: "LLVM Fatal Error while compiling ..."), JVM, Windows
+    (("fatal",), r"\b(?:fatal|Fatal|FATAL)\ (?:error|Error|ERROR|exception|Exception|EXCEPTION)\b(?!\ (?:if|when|on)\b)"),
     (("error", "fatal", "critical"), r"\[(?:ERROR|FATAL|CRITICAL|error|fatal)\]"),
     (("error",), r"\b(?:Error|ERROR)\ (?:at|in)\ \S+?(?::\d+|:\s|\ \()"),
     (("error",), r"\berror\ [A-Z]{1,3}\d{3,5}\s*:"),  # MSVC, MSBuild: error C2065: / error MSB3721:  # CMake Error at CMakeLists.txt:3 (message):
     ((START,), r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d"),  # glog/absl E/F lines, also in a prefix: [rank0]:[E1203
     (("[e", "[f"), r"\[[EF]\]"),  # TensorRT's logger: [E] [TRT] ...
     (("[e", "[f"), r"\[[EF]\ [\w.-]+:\d+\]"),  # c10 logging: [E ProcessGroupNCCL.cpp:475]
+    (("[e:", "[f:"), r"\[[EF]:[\w.-]+:"),  # ONNX Runtime's logger: [E:onnxruntime:Default, file.cc:12 Fn]
+    (("onnxruntimeerror",), r"\[ONNXRuntimeError\]"),  # ONNX Runtime's Python exceptions: [ONNXRuntimeError] : 6 : ...
     # Python logging, loguru, vLLM: "ERROR 05-05 17:03:35 [...]", "- ERROR -", "| ERROR    |"
     (("error", "fatal", "critical"), r"(?:^|[\s|\[(-])(?:ERROR|FATAL|CRITICAL)(?=\s+\d|\s*[|\]]|\s+-\s|\s{2,})"),
     (
@@ -71,6 +85,11 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("fail",), r"\bFAILED\b | \bFAILURE\b | \bFAIL\b"),
     (("fail", "error"), r"(?<![-.])\b[1-9]\d*\s+(?:failed|errors?|failures)\b"),  # pytest / ctest / compiler totals
     (("fail",), r":\d+:\ Failure\s*$"),  # googletest: file.cc:12: Failure
+    # a named test reported as failed: "test_moment_0d failure on GPU", "kernel_test failed", Julia's "Test Failed at"
+    (
+        ("fail",),
+        r"\b(?:test_\w+|\w+_test|Test[A-Z]\w*|\w+Test)\ (?:failure|failed|fails)\b | \bTest\ (?:[Ff]ailure|[Ff]ailed)\b",
+    ),
     ((START,), r"^E\ {2,}\S"),  # pytest's explanation lines: E   assert ...
     (
         ("expected",),  # JUnit's assertEquals, googletest's EXPECT_EQ / EXPECT_LT
@@ -90,6 +109,14 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("floating point", "illegal", "killed"), r"Floating\ point\ exception | Illegal\ instruction | ^\s*Killed\b"),
     (("sig",), r"\bSIG(?:SEGV|ABRT|BUS|FPE|ILL|TRAP)\b"),
     (("sig",), r"\b(?:[Rr]eceived|[Cc]aught|[Gg]ot)\ (?:signal\ \d+|SIG[A-Z]+)"),
+    # Open MPI's / PMIx's signal handler block (opal/util/stacktrace.c): "*** Process received signal ***",
+    # "Signal: Floating point exception (8)", "Signal code: Integer divide-by-zero (1)", "Failing at address: 0x0"
+    (
+        ("signal", "failing at address"),
+        r"\*\*\*\ Process\ received\ signal\ \*\*\* | \bSignal\ code:\ | \bFailing\ at\ address:\ ",
+    ),
+    # the si_code / exception names of an arithmetic trap (SIGFPE's FPE_INTDIV, Windows' INT_DIVIDE_BY_ZERO)
+    (("divi",), r"\b[Ii]nteger\ divi(?:de|sion)[\ -]by[\ -]zero\b | \bINT_DIVIDE_BY_ZERO\b"),
     (
         ("(): ", "double free", "stack smashing"),
         r"\b(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\):\ | \bdouble\ free\b | stack\ smashing\ detected",
@@ -99,13 +126,25 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"(?i:\b(?:exit(?:ed)?|return(?:ed)?)[\ _-]?(?:with\ )?(?:exit\ )?(?:code|status|value)\b\s*[:=]?\s*-?[1-9]\d*\b)",
     ),
     (("exit",), r"\bexitcode\s*[:=]\s*-?[1-9] | \bnon-?zero\ exit\ (?:status|code)\b"),
-    (("error", "err "), r"\b(?:[Ee]rror|err)\ (?:code\s*)?[:=]?\s*-?[1-9]\d*(?![.,]?\d|[eE%])"),  # error code 700
+    (("error", "err "), r"\b(?:[Ee]rror|ERROR|err)\ (?:[Cc]ode\s*)?[:=]?\s*-?[1-9]\d*(?![.,]?\d|[eE%])"),  # error code 700, TensorRT's Error Code 10:
     (
         ("xid", "fallen off", "memory access fault", "gpu hang"),  # the GPU driver (NVRM Xid), ROCm
         r"\bNVRM:\ Xid\b | fallen\ off\ (?:of\ )?the\ bus | \bMemory\ access\ fault\b | \bGPU\ [Hh]ang\b",
     ),
     # --- exceptions ---
     (("traceback",), r"^\s*Traceback\ \(most\ recent\ call\ last\):"),
+    # IPython / Jupyter's traceback header: the exception's name, then "Traceback (most recent call last)"
+    (("traceback",), r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\s+Traceback\ \(most\ recent\ call\ last\)"),
+    # a Python exception line: a class name ending in Error/Exception (CompilationError: ...), or with more
+    # after it (pynvml's NVMLError_NotSupported: Not Supported), or one that lives in an errors/exceptions module (triton.runtime.errors.OutOfResources: ...)
+    (
+        ("error_", "exception_", "error:", "exception:"),
+        r"(?:^|[\s(\[](?=[A-Za-z_]\w*\.))(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|Exception)(?:_[A-Za-z]\w*)?:(?:\s|$)",
+    ),
+    (
+        ("errors.", "exceptions.", "error.", "exception."),
+        r"(?:^|[\s(\[])(?:[A-Za-z_]\w*\.)*(?:errors|exceptions|error|exception)\.[A-Z]\w*:(?:\s|$)",
+    ),
     (("error", "exception"), r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
     (("terminate", "what():"), r"terminate\ called | \bwhat\(\):"),
     (("std::", "c10::"), r"\bstd::(?:bad_\w+|\w+_error)\b | \bc10::\w*Error\b"),
@@ -115,6 +154,33 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("assert",), r"\bAssertion\b.{0,200}\bfailed | \bassertion\ failed"),
     (("error", "exception"), r"(?:Error|Exception)\("),  # an exception's repr: AssertionError('...')
     (("exception", "***"), r"\bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*"),
+    # --- compute-sanitizer / cuda-memcheck error records (its documentation's error kinds), after its prefix ---
+    (  # the heads that name nothing else, also pasted without the prefix
+        ("invalid __", "uninitialized __", "shared or local address", "malloc/free error", "barrier error detected",
+         "race reported between", "program hit ", "hardware stack overflow"),
+        r"(?:^|[\s:=])(?:Potential\ )?[Ii]nvalid\ __(?:global|shared|local|generic)__\ (?:read|write|atomic)"
+        r" | \bUninitialized\ __\w+__\ memory\ read | (?i:\b(?:misaligned|out-of-range)\ shared\ or\ local\ address)"
+        r" | \bMalloc/Free\ error\ encountered | \bBarrier\ error\ detected | (?<!Warning:\ )(?<!WARNING:\ )\bRace\ reported\ between\b"
+        r" | \bProgram\ hit\ \S+\ \(error\ \d+\) | (?i:\bhardware\ stack\ overflow)",
+    ),
+    (
+        ("=====",),
+        r"^\s*={5,}\ *(?:(?:Warp|Lane|Device)\ )?(?:"
+        r"(?:Potential\ )?[Ii]nvalid\ (?:__\w+__|global|shared|local|generic)\ (?:read|write|atomic|\?)"
+        r" | Uninitialized\ __\w+__\ memory\ read | (?i:misaligned|out-of-range)\ (?i:address|shared\ or\ local\ address)"
+        r" | (?i:illegal\ (?:address|instruction)|malformed\ instruction|invalid\ pc|invalid\ address\ space)"
+        r" | (?i:(?:hardware\ |user\ )?stack\ overflow) | MMU\ Fault | Malloc/Free\ error | Barrier\ error"
+        r" | Deadlock\ detected | Leaked\ (?:[1-9][\d,]*\ bytes|an?\ ) | Program\ hit\ | (?:Error|ERROR):\ Race\ reported"
+        r" | (?:ERROR|Error)\ ?:\ ?Potential\ (?:RAW|WAR|WAW)\ hazard | Host\ API\ memory\ access\ error"
+        r" | Target\ application\ returned\ an\ error | Tensor\ Memory\ .*(?:is\ not\ allocated|guardrail)"
+        r" | Address\ 0x[0-9a-fA-F]+\ is\ (?:out\ of\ bounds|misaligned))",
+    ),
+    # --- compiler diagnostics quoted without their "error:" (EDG, the front end of nvcc and NVRTC) ---
+    (
+        ("no instance of", "is undefined"),
+        r"\bno\ instance\ of\ (?:overloaded\ function|constructor|function\ template)\b.{0,200}\bmatch"
+        r" | \bidentifier\ \"[^\"\n]+\"\ is\ undefined\b",
+    ),
     # --- status enums and error codes of CUDA and its libraries ---
     (
         ("error", "fail"),
@@ -164,6 +230,17 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
          "out_of_range:", "data_loss:", "deadline_exceeded:"),  # an XLA/absl status (jaxlib, TF): INTERNAL: ...
         r"(?:^|[\s:\#(])(?:INTERNAL|INVALID_ARGUMENT|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|UNIMPLEMENTED"
         r"|OUT_OF_RANGE|DATA_LOSS|DEADLINE_EXCEEDED):\s",
+    ),
+    # a printed result the text itself says is wrong: it names the expected value beside the one obtained
+    (
+        ("expected", "should", "but got", "instead of"),
+        r"\b[Ee]xpected:?\s+(?P<expected_value>[^\s,;]+?)[,;]?\s+(?:but\s+)?(?:got|received|returned|obtained|was|is)\b:?\s+"
+        r"(?!(?P=expected_value)(?:[\s,;.)]|$))\S"
+        r" | \b(?:got|returned|returns|printed|prints|gives|results\ in)\s+(?:[-+]?[\d\[(]|nan\b|inf\b|True\b|False\b)"
+        r"[^\n]{0,80}?(?:[,;(]\s*(?:but\s+)?(?:expected|should\ be)\b|\binstead\ of\b)"
+        r" | \bshould\ (?:be|have\ been|equal|return|print|give)\s+(?:[-+]?[\d\[(]|nan\b|inf\b|True\b|False\b)"
+        r"[^\n]{0,80}\bbut\b"
+        r" | \bbut\ got\b",
     ),
     (  # a run that says its own output is wrong
         ("wrong", "incorrect"),

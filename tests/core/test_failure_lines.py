@@ -67,6 +67,47 @@ DOCUMENTED_FAILURES = [
     # a NaN printed by numpy / torch
     "tensor([nan, 1., 2.])",
     "step 120  loss: nan",
+    # fatal-error reports: XLA's handler for LLVM's report_fatal_error, the JVM's JNI check, Windows faulthandler
+    "LLVM Fatal Error while compiling target binary for module: jit_f Reason: PTX version 8.8 does not support target",
+    "FATAL ERROR in native method: JNI received a class argument that is not a class",
+    "Windows fatal exception: access violation",
+    # TensorRT's error recorder ("Error Code <ErrorCode>: <kind> Error (<desc>)") and ONNX Runtime's logger
+    # ("[<severity>:<category>:<logid>, <file>:<line> <function>] <message>") and its Python exceptions
+    "Error Code 4: Internal Error (Network has dynamic or shape inputs, but no optimization profile has been defined.)",
+    "2026-12-03 12:00:00.0 [E:onnxruntime:, sequential_executor.cc:494 ExecuteKernel] Non-zero status code returned",
+    "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : Load model failed",
+    # Open MPI's signal handler block (opal/util/stacktrace.c: "Signal code: %s (%d)", "Failing at address: %p")
+    "[node01:04242] *** Process received signal ***",
+    "[node01:04242] Signal code: Integer divide-by-zero (1)",
+    "[node01:04242] Failing at address: 0x7f1e5c3a1b2c",
+    # compute-sanitizer record heads of the error kinds its documentation lists, with and without the prefix
+    "========= Misaligned Shared or Local Address",
+    "========= Out-of-range Shared or Local Address",
+    "========= Warp Hardware Stack Overflow",
+    "========= Warp Invalid PC",
+    "========= Warp Illegal Instruction",
+    "========= Leaked 1,024 bytes at 0x7879c0800000",
+    "=========     Address 0x7f7640a003a0 is out of bounds",
+    "Invalid __shared__ write of size 4 bytes",
+    "Uninitialized __global__ memory read of size 4 bytes",
+    # Python exceptions whose class name is not "...Error" followed by a colon: nvidia-ml-py's NVMLError_<reason>,
+    # a class in an errors module (Triton), a bare Exception, IPython's header line
+    "pynvml.nvml.NVMLError_NotSupported: Not Supported",
+    "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 98304, Hardware limit: 65536.",
+    "CompilationError: at 10:4:",
+    "Exception: kernel returned the wrong sum",
+    "NVMLError_NotSupported                    Traceback (most recent call last)",
+    # lines from public reports: DeepSpeed (deepspeedai/DeepSpeed#2985), CUTLASS under compute-sanitizer
+    # (NVIDIA/cutlass#2906), TensorRT (NVIDIA/TensorRT#1917), a PySDM test report quoting nvcc (open-atmos/PySDM#319)
+    "Signal code: Integer divide-by-zero",
+    "========= Misaligned shared or local address",
+    "Error Code 10: Internal Error (Could not find any implementation for node {ForeignNode[Unsqueeze_93...Softmax_2088]}",
+    'test_moment_0d failure on GPU (no instance of overloaded function "atomicAdd" matches the argument list, '
+    "argument types are: (double *, double))",
+    # a printed result beside the value the text says was expected
+    "expected 2 but got 1",
+    "got [0. 0. 0.], expected [5. 5. 5.]",
+    "the counter should be 2 but it prints 1",
 ]
 
 DOCUMENTED_HEALTHY = [
@@ -105,6 +146,16 @@ DOCUMENTED_HEALTHY = [
     "  -l TIMEOUT         Set timeout in seconds for remote debugging.",
     "  -q, --question              Run no recipe; exit status says if up to date.",
     "    --error-exitcode=<number> exit code to return if errors found [0=disable]",
+    # the same tools' lines below error severity, and their clean summaries
+    "[12/03/2026-12:00:00] [I] [TRT] Loaded engine size: 12 MiB",  # trtexec INFO
+    "2026-12-03 12:00:00.0 [W:onnxruntime:, session_state.cc:1136 VerifyEachNodeIsAssignedToAnEp] Some nodes were "
+    "not assigned to the preferred execution providers",  # ONNX Runtime warning
+    "========= LEAK SUMMARY: 0 bytes leaked in 0 allocations",
+    "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)",
+    "========= COMPUTE-SANITIZER",
+    "  -Wfatal-errors              Exit on the first error occurred.",  # gcc --help=warnings
+    "Debian LLVM version 14.0.6",  # llc --version
+    "expected: 2, got: 2",
 ]
 
 
@@ -130,6 +181,40 @@ def test_captured_failures_show_their_failure_line(source: Path) -> None:
     found = [n for n, _ in failure_lines(text, limit=100)]
     assert set(marked) & set(found), (meta["marker"], found)
     assert has_failure(collect(text))
+
+
+SANITIZER = FIXTURES.parent / "sanitizer"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "doc-04-understanding-memcheck-errors",  # invalid __global__ write
+        "doc-09-understanding-memcheck-errors",  # malloc/free error
+        "doc-14-understanding-memcheck-errors",  # cudaMalloc leak
+        "doc-16-understanding-memcheck-errors",  # CUDA API error
+        "doc-20-understanding-racecheck-hazard-reports",  # racecheck hazard (old form)
+        "doc-28-racecheck-deadlock-detection",
+        "doc-31-initcheck-address-space-selection",  # uninitialized __shared__ read
+        "doc-36-understanding-synccheck-reports",  # barrier error
+        "doc-56-block-level-hazards",  # race reported
+        "issue-warp-943-illegal-instruction",  # a hardware exception
+        "case-gkeyll-reduction-oob-read",  # only the record's detail lines were pasted
+    ],
+)
+def test_sanitizer_records_of_every_kind_are_failure_lines(name: str) -> None:
+    assert failure_lines((SANITIZER / f"{name}.txt").read_text(errors="replace"))
+
+
+@pytest.mark.parametrize("name", ["doc-68-api-error-suppression", "doc-72-initcheck-error-suppression"])
+def test_clean_sanitizer_runs_have_no_failure_line(name: str) -> None:
+    assert failure_lines((SANITIZER / f"{name}.txt").read_text(errors="replace")) == []
+
+
+def test_a_printed_result_equal_to_the_expected_one_is_no_failure() -> None:
+    assert not is_failure_line("expected 0.5, got 0.5")
+    assert is_failure_line("expected 0.5, got 0.25")
+    assert not is_failure_line("[0. 0. 0. 0. 0.]")  # a printed array says nothing about what it should be
 
 
 def test_there_are_captured_failures_of_many_tools() -> None:
