@@ -57,7 +57,7 @@ def parse(text: str) -> ConceptFacts | None:
 #: a printed shape: 2 to 8 integers in brackets after a word that says it is one
 #: (``torch.Size([4, 1024])``, ``shape=(2, 3)``) ...
 _NAMED_SHAPE = re.compile(
-    r"(?:Size\(\[|shape\s*[=:]?\s*[\[(]|size\s*[=:]\s*[\[(]|dims?\s*[=:]?\s*[\[(])"
+    r"(?:Size\(\[|shape\s*[=:]?\s*[\[(]|size\s*[=:]\s*[\[(]|dims?\s*[=:]?\s*[\[(]|strided\(\s*\()"
     r"\s*(\d+(?:\s*,\s*\d+){1,7})\s*,?\s*[\])]",
     re.I,
 )
@@ -68,7 +68,7 @@ _BARE_SHAPE = re.compile(r"(?:\),\s*\(|^\s*\()\s*(\d+(?:\s*,\s*\d+){1,7})\s*,?\s
 _EMPTY_DIM = re.compile(r"(?:^|,)\s*0\s*(?:,|$)")
 #: where a named shape can start (its case-folded leading word), and the "(", digits and "," every bare
 #: shape holds: literal-led searches, many times cheaper than the case-folded scans they gate
-_NAMED_START = re.compile("size|shape|dim")
+_NAMED_START = re.compile("size|shape|dim|strided")
 _MAY_NAMED = may_match(_NAMED_SHAPE)
 _MAY_BARE = re.compile(r"\(\s*\d+\s*,").search
 
@@ -91,7 +91,26 @@ def _named_shapes(head: str) -> Iterator[re.Match[str]]:
 
 
 def _bare_shapes(head: str) -> Iterator[re.Match[str]]:
-    return _BARE_SHAPE.finditer(head) if _MAY_BARE(head) else iter(())
+    if not _MAY_BARE(head):
+        return
+    for m in _BARE_SHAPE.finditer(head):
+        if not _is_stride(head, m):
+            yield m
+
+
+#: a tuple that is a tensor's strides, not its shape: the one after the size in ``empty_strided(size,
+#: stride)`` / ``as_strided(x, size, stride)``, or one printed after the word ``stride``
+_STRIDE_CONTEXT = re.compile(r"strided?\b|strided\(", re.I)
+
+
+def _is_stride(head: str, m: re.Match[str]) -> bool:
+    """Whether the bare tuple ``m`` is printed as strides (its element product is no size at all).
+
+    >>> _is_stride("buf = empty_strided((4096, 64), (64, 1))", next(_BARE_SHAPE.finditer("buf = empty_strided((4096, 64), (64, 1))")))
+    True
+    """
+    start = head.rfind("\n", 0, m.start()) + 1
+    return _STRIDE_CONTEXT.search(head, max(start, m.start() - 200), m.start()) is not None
 
 
 def shape_facts(text: str) -> tuple[float | None, bool]:
