@@ -150,3 +150,23 @@ def test_the_fix_for_an_unsupported_arch_does_not_suggest_the_rejected_arch() ->
     best = _best(CASES["active-sparse-shifts-compute86-cuda110"]["log"])
     assert best.rule == "nvcc-unsupported-arch"
     assert "8.6" not in best.fix and "compute_86,code" not in best.fix and "compute_86" in best.fix
+
+
+def test_a_bare_invalid_configuration_names_the_zero_size_grid_as_the_runner_up() -> None:
+    # PaddlePaddle/Paddle#47111: memcheck's record with no grid numbers; the empty-input reading and its check
+    # (print the grid, look for a 0) come with the answer
+    report = _report(CASES["paddle-scale-zero-size-grid"]["log"])
+    assert report.diagnosis is not None
+    rules = [f.rule for f in report.diagnosis.findings]
+    assert rules[:2] == ["cuda-invalid-configuration", "cuda-invalid-configuration-zero-size-grid"]
+    runner_up = report.diagnosis.findings[1]
+    assert runner_up.failure_mode == "empty-input" and "a 0 in any dimension" in runner_up.fix
+
+
+def test_a_memory_error_after_a_2gib_array_leads_with_the_32_bit_offset_and_abstains() -> None:
+    # chainer/chainer#2530: arange(2**29 + 1, int32) is 2 GiB + 4 bytes
+    report = _report(CASES["cupy-elementwise-32bit-pointer-overflow-2gib"]["log"])
+    assert report.category == "unknown"
+    assert report.diagnosis is not None
+    top = report.diagnosis.findings[0]
+    assert (top.rule, top.failure_mode) == ("concept-memory-error-past-2gib-array", "int32-index-overflow")
