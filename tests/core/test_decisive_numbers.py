@@ -170,3 +170,35 @@ def test_a_memory_error_after_a_2gib_array_leads_with_the_32_bit_offset_and_abst
     assert report.diagnosis is not None
     top = report.diagnosis.findings[0]
     assert (top.rule, top.failure_mode) == ("concept-memory-error-past-2gib-array", "int32-index-overflow")
+
+
+@pytest.mark.parametrize(
+    "case", ["tf-eigh-zero-matrix-cusolver-status-7", "torch-eigh-cusolver-syevd-execution-failed-cuda121"]
+)
+def test_a_cusolver_failure_by_number_or_name_abstains_with_the_library_first(case: str) -> None:
+    # tensorflow/tensorflow#47661 prints only "status =7" (CUSOLVER_STATUS_INTERNAL_ERROR in cusolver_common.h);
+    # pytorch/pytorch#94772 prints CUSOLVER_STATUS_EXECUTION_FAILED
+    report = _report(CASES[case]["log"])
+    assert report.category == "unknown"
+    assert report.diagnosis is not None
+    top = report.diagnosis.findings[0]
+    assert (top.category, top.failure_mode) == ("environment", "library-bug")
+    assert "on CPU" in (top.caveats or "")
+
+
+@pytest.mark.parametrize(
+    ("line", "family"),
+    [
+        # constructed lines in the "failed with status N" form; the numbers are cublasStatus_t of
+        # include/cublas_api.h (nvidia-cublas-cu12 12.9.3.13): 13 and 14
+        ("cublasSgemm failed with status 13", "cublas-execution-failed"),
+        ("cuBLAS call failed with status = 14", "cublas-internal-error"),
+    ],
+)
+def test_a_cublas_status_number_reads_as_its_name(line: str, family: str) -> None:
+    facts = families.parse(line)
+    assert facts is not None and facts.families == (family,)
+
+
+def test_a_version_number_after_cublas_is_no_status() -> None:
+    assert families.parse("cublas version 12.1 status 1.5") is None
