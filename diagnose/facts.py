@@ -298,6 +298,8 @@ class ConceptFacts(Facts):
     contexts: tuple[str, ...] = ()  # what the log says about the input: fuzzer, input-load-failed, empty-input
     max_elements: float | None = None  # the largest element count of a shape the log prints: (1, 5120, 8, 384, 384)
     over_int32_elements: bool = False  # max_elements is past the int32 index range
+    max_bytes: float | None = None  # the largest byte size of an array the log creates: arange(2**29 + 1, dtype=int32)
+    over_int32_bytes: bool = False  # max_bytes is past 2^31 - 1: a 32-bit byte offset into it wraps
 
 
 # --- where the failing code lives (diagnose.collectors.location) ---------------------

@@ -261,6 +261,62 @@ def _library_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
     return False
 
 
+#: a check macro's comparison against success: glog ``Check failed: CUDA_SUCCESS == cuCtxSetCurrent(c)
+#: (0 vs. 216)`` (TensorFlow, Paddle), Caffe's ``error == cudaSuccess (9 vs. 0)``
+_CHECK_VS = re.compile(
+    r"Check failed: (?P<lhs>.*?)\s*==\s*(?P<rhs>.*?)\s*\((?P<a>-?\d+) vs\. (?P<b>-?\d+)\)\s*(?P<msg>.*?)\s*$"
+)
+#: a bare number after words that say it is a CUDA status: "CUDA error 2", "CUDA error code 700",
+#: "CUDA driver error: 999", "cudaMalloc returned 2", "cuInit failed with error code 100"
+_CUDA_NUMBER = re.compile(
+    r"\bCUDA (?:runtime |driver )?error(?: code)?[:=]?\s*\(?(?P<code>\d{1,3})\b(?!\.\d)"
+    r"|\b(?P<call>(?:cuda|cu)[A-Z]\w*)(?:\([^()]*\))?\s+(?:returned|failed with (?:error )?(?:code )?)\s*"
+    r"\(?(?P<code2>\d{1,3})\b(?!\.\d)",
+    re.I,
+)
+
+
+def _numeric_hits(line: str, add: _Add) -> bool:
+    """A CUDA status printed only as a number, decoded with the toolkit's own tables (driver codes for
+    ``CUDA_SUCCESS`` / ``cuXxx`` calls, runtime codes otherwise); a message printed beside it wins over
+    the number (CUDA before 10.1 numbered the runtime enum differently).  True when the line is settled.
+
+    >>> hits = []
+    >>> _numeric_hits("Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context) (0 vs. 216)",
+    ...               lambda n, f, c=None: hits.append((n, f, c)))
+    True
+    >>> hits
+    [('cudaErrorDeviceAlreadyInUse', 'driver-api', 'cuCtxSetCurrent')]
+    """
+    t = tables()
+    if "Check failed:" in line and " vs. " in line:
+        m = _CHECK_VS.search(line)
+        if m:
+            # glog prints "(lhs's value vs. rhs's value)"; the status is the side that is not the success name
+            for success, driver in (("CUDA_SUCCESS", True), ("cudaSuccess", False)):
+                for side, other, value in ((m["lhs"], m["rhs"], m["b"]), (m["rhs"], m["lhs"], m["a"])):
+                    if success in side:
+                        code = int(value)
+                        call: str | None = _api_call(other)
+                        name = name_for_message(m["msg"]) if m["msg"] else None
+                        if name is None:
+                            name = t.driver_by_code.get(code) if driver else t.by_code.get(code)
+                        add(name, "driver-api" if driver else "legacy", call)
+                        return True
+    m = _CUDA_NUMBER.search(line)
+    if m:
+        code = int(m["code"] or m["code2"])
+        call = m["call"] or _api_call(line)
+        name = name_for_message(line)
+        if name is None:
+            driver = call is not None and not call.startswith("cuda")
+            name = t.driver_by_code.get(code) if driver else t.by_code.get(code)
+        if name:
+            add(name, "raw", call)
+            return True
+    return False
+
+
 def _line_hits(line: str, ln: int) -> list[_Hit]:
     t = tables()
     hits: list[_Hit] = []
@@ -273,6 +329,8 @@ def _line_hits(line: str, ln: int) -> list[_Hit]:
     if ("cudaError" in line or "CUDA_ERROR_" in line) and _named_hits(line, add, hits):
         return hits
     if _library_hits(line, add, hits):
+        return hits
+    if _numeric_hits(line, add):
         return hits
     if " error: " in line:
         m = _TORCH.search(line)

@@ -57,7 +57,7 @@ def parse(text: str) -> ConceptFacts | None:
 #: a printed shape: 2 to 8 integers in brackets after a word that says it is one
 #: (``torch.Size([4, 1024])``, ``shape=(2, 3)``) ...
 _NAMED_SHAPE = re.compile(
-    r"(?:Size\(\[|shape\s*[=:]?\s*[\[(]|size\s*[=:]\s*[\[(]|dims?\s*[=:]?\s*[\[(])"
+    r"(?:Size\(\[|shape\s*[=:]?\s*[\[(]|size\s*[=:]\s*[\[(]|dims?\s*[=:]?\s*[\[(]|strided\(\s*\()"
     r"\s*(\d+(?:\s*,\s*\d+){1,7})\s*,?\s*[\])]",
     re.I,
 )
@@ -68,7 +68,7 @@ _BARE_SHAPE = re.compile(r"(?:\),\s*\(|^\s*\()\s*(\d+(?:\s*,\s*\d+){1,7})\s*,?\s
 _EMPTY_DIM = re.compile(r"(?:^|,)\s*0\s*(?:,|$)")
 #: where a named shape can start (its case-folded leading word), and the "(", digits and "," every bare
 #: shape holds: literal-led searches, many times cheaper than the case-folded scans they gate
-_NAMED_START = re.compile("size|shape|dim")
+_NAMED_START = re.compile("size|shape|dim|strided")
 _MAY_NAMED = may_match(_NAMED_SHAPE)
 _MAY_BARE = re.compile(r"\(\s*\d+\s*,").search
 
@@ -91,7 +91,26 @@ def _named_shapes(head: str) -> Iterator[re.Match[str]]:
 
 
 def _bare_shapes(head: str) -> Iterator[re.Match[str]]:
-    return _BARE_SHAPE.finditer(head) if _MAY_BARE(head) else iter(())
+    if not _MAY_BARE(head):
+        return
+    for m in _BARE_SHAPE.finditer(head):
+        if not _is_stride(head, m):
+            yield m
+
+
+#: a tuple that is a tensor's strides, not its shape: the one after the size in ``empty_strided(size,
+#: stride)`` / ``as_strided(x, size, stride)``, or one printed after the word ``stride``
+_STRIDE_CONTEXT = re.compile(r"strided?\b|strided\(", re.I)
+
+
+def _is_stride(head: str, m: re.Match[str]) -> bool:
+    """Whether the bare tuple ``m`` is printed as strides (its element product is no size at all).
+
+    >>> _is_stride("buf = empty_strided((4096, 64), (64, 1))", next(_BARE_SHAPE.finditer("buf = empty_strided((4096, 64), (64, 1))")))
+    True
+    """
+    start = head.rfind("\n", 0, m.start()) + 1
+    return _STRIDE_CONTEXT.search(head, max(start, m.start() - 200), m.start()) is not None
 
 
 def shape_facts(text: str) -> tuple[float | None, bool]:
@@ -122,14 +141,18 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
     hits = catalogue.scan(text)
     max_elements, empty = shape_facts(text)
     over_int32 = max_elements is not None and max_elements > C.INT32_MAX
+    max_bytes = created_bytes(text)
+    over_bytes = max_bytes is not None and max_bytes > C.INT32_MAX
     if not hits:
-        if not (over_int32 or empty):
+        if not (over_int32 or empty or over_bytes):
             return None
         # no family, but a shape that decides between owners once a failure is known
         return ConceptFacts(
             max_elements=max_elements,
             over_int32_elements=over_int32,
             contexts=("empty-input",) if empty else (),
+            max_bytes=max_bytes,
+            over_int32_bytes=over_bytes,
         )
     # errors first: when a warning and an error both carry a value, the error's is the one that failed
     ordered = [h for h in hits if h.family.severity == "error"] + [h for h in hits if h.family.severity != "error"]
@@ -182,7 +205,94 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
         contexts=tuple(dict.fromkeys(contexts)),
         max_elements=max_elements,
         over_int32_elements=over_int32,
+        max_bytes=max_bytes,
+        over_int32_bytes=over_bytes,
     )
+
+
+#: an array created with a size and a dtype in the log (a REPL line, a repro script):
+#: ``cupy.arange(pow(2,29)+1, dtype=cupy.int32)``, ``torch.zeros(2**31, dtype=torch.uint8)``
+_CREATED = re.compile(
+    r"\b(?:arange|zeros|ones|empty|full|rand|randn|randint)\(\s*(?P<size>[0-9(p][0-9*+\-<() ,pow]*?)\s*,"
+    r"\s*dtype\s*=\s*(?P<dtype>[\w.]+)"
+)
+_SIZE_EXPR = re.compile(r"[0-9*+\-<() ,pow]+")
+_ITEMSIZE = {
+    "bool": 1, "int8": 1, "uint8": 1, "float8_e4m3fn": 1, "float8_e5m2": 1,
+    "int16": 2, "float16": 2, "bfloat16": 2,
+    "int32": 4, "float32": 4,
+    "int64": 8, "float64": 8, "complex64": 8,
+    "complex128": 16,
+}  # fmt: skip
+
+
+def _size_value(expr: str) -> float | None:
+    """A size written as integer arithmetic (``pow(2,29)+1``, ``2**31``, ``1 << 30``, ``(4096, 1024)``) → its
+    element count; None for anything else.
+
+    >>> _size_value("pow(2,29)+1"), _size_value("2**31"), _size_value("1 << 30"), _size_value("(4096, 1024)")
+    (536870913.0, 2147483648.0, 1073741824.0, 4194304.0)
+    >>> _size_value("n + 1"), _size_value("2**2**2**2**2")
+    (None, None)
+    """
+    import ast
+
+    try:
+        tree = ast.parse(expr.strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        return None
+
+    def value(node: ast.AST) -> int | None:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Tuple):
+            out = 1
+            for elt in node.elts:
+                v = value(elt)
+                if v is None:
+                    return None
+                out *= v
+            return out
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "pow":
+            if len(node.args) == 2 and not node.keywords:
+                return power(value(node.args[0]), value(node.args[1]))
+            return None
+        if isinstance(node, ast.BinOp):
+            a, b = value(node.left), value(node.right)
+            if a is None or b is None:
+                return None
+            if isinstance(node.op, ast.Pow):
+                return power(a, b)
+            if isinstance(node.op, ast.LShift):
+                return a << b if 0 <= b <= 64 else None
+            ops = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}
+            return ops.get(type(node.op))
+        return None
+
+    def power(a: int | None, b: int | None) -> int | None:
+        return a**b if a is not None and b is not None and 0 <= b <= 64 and abs(a) <= 1 << 16 else None
+
+    got = value(tree.body)
+    return float(got) if got is not None and 0 <= got < 1 << 64 else None
+
+
+def created_bytes(text: str) -> float | None:
+    """The largest byte size of an array the log creates with a size and a dtype.
+
+    >>> created_bytes(">>> cupy.arange(pow(2,29)+1, dtype=cupy.int32)")
+    2147483652.0
+    >>> created_bytes("x = torch.zeros((1024, 1024), dtype=torch.float16)"), created_bytes("zeros(n, dtype=f)")
+    (2097152.0, None)
+    """
+    if "dtype" not in text:
+        return None
+    best: float | None = None
+    for m in _CREATED.finditer(text[:200_000]):
+        n = _size_value(m["size"]) if _SIZE_EXPR.fullmatch(m["size"]) else None
+        size = _ITEMSIZE.get(C.dtype_name(m["dtype"]) or "")
+        if n is not None and size is not None:
+            best = max(best or 0.0, n * size)
+    return best
 
 
 _RESOURCES = {

@@ -1,0 +1,68 @@
+"""CUDA statuses printed only as numbers, decoded with the toolkit's own tables (diagnose/data/cuda_errors.json:
+cudaGetErrorName of libcudart 13.0 and the CUresult enum of cuda.h 13.0)."""
+
+from __future__ import annotations
+
+import pytest
+
+from diagnose.collectors.cuda_errors import parse
+
+
+@pytest.mark.parametrize(
+    ("line", "error", "form", "api_call"),
+    [
+        # tensorflow/tensorflow#526: glog's CHECK_EQ prints (lhs value vs. rhs value); 216 is the CUresult
+        # CUDA_ERROR_CONTEXT_ALREADY_IN_USE, whose runtime twin is cudaErrorDeviceAlreadyInUse
+        (
+            "Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context) (0 vs. 216)",
+            "cudaErrorDeviceAlreadyInUse",
+            "driver-api",
+            "cuCtxSetCurrent",
+        ),
+        # corpus/holdout6 amrex-arena-init-out-of-memory (AMReX's own abort text): the number and the message
+        (
+            "amrex::Abort::0::CUDA error 2 in file ../../../../amrex/Src/Base/AMReX_Arena.cpp line 169: out of memory !!!",
+            "cudaErrorMemoryAllocation",
+            "raw",
+            None,
+        ),
+        # corpus/holdout2 (ggml-cuda.cu): code 716 with its message
+        ("CUDA error 716 at ggml-cuda.cu:7546: misaligned address", "cudaErrorMisalignedAddress", "raw", None),
+    ],
+)
+def test_numeric_statuses_are_decoded(line: str, error: str, form: str, api_call: str | None) -> None:
+    f = parse(line)
+    assert f is not None
+    assert (f.error, f.form, f.api_call) == (error, form, api_call)
+
+
+def test_a_number_alone_is_read_from_the_runtime_table() -> None:
+    # the amrex line without its message: 2 is cudaErrorMemoryAllocation in libcudart's table
+    f = parse("amrex::Abort::0::CUDA error 2 in file ../../../../amrex/Src/Base/AMReX_Arena.cpp line 169")
+    assert f is not None and f.error == "cudaErrorMemoryAllocation" and f.code == 2
+
+
+def test_the_message_wins_over_an_old_number() -> None:
+    # faiss (corpus/holdout5): CUDA before 10.1 numbered illegal address 77; the printed message decides
+    f = parse(
+        "/project/faiss/faiss/gpu/utils/Tensor-inl.cuh:206; details: CUDA error 77 an illegal memory access was encountered"
+    )
+    assert f is not None and f.error == "cudaErrorIllegalAddress"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Using CUDA version 12.1",  # a version is no status
+        "CUDA error 11.8",  # a version after the words, not a code
+        "Check failed: x == y (3 vs. 4)",  # a glog check that is not about a CUDA status
+    ],
+)
+def test_numbers_that_are_not_statuses(line: str) -> None:
+    assert parse(line) is None
+
+
+def test_a_glog_check_on_the_runtime_success_name_uses_the_runtime_table() -> None:
+    # Caffe's form (BVLC/caffe#1793), here with the message dropped: 9 is cudaErrorInvalidConfiguration
+    f = parse("Check failed: error == cudaSuccess (9 vs. 0)")
+    assert f is not None and f.error == "cudaErrorInvalidConfiguration"
