@@ -83,7 +83,10 @@ _TF_DEVICE = re.compile(r"failed to allocate [\d.]+[KMGT]? \((\d+) bytes\) from 
 _TF_BFC = re.compile(r"ran out of memory trying to allocate [\d.]+\s*[KMGT]?i?B(?: \(rounded to (\d+)\))?")
 _GENERIC = re.compile(
     r"cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|CUDA error: out of memory|"
-    r"cuda runtime error \(2\) : out of memory|THCudaCheck FAIL .* error=2 : out of memory"
+    r"cuda runtime error \(2\) : out of memory|THCudaCheck FAIL .* error=2 : out of memory|"
+    # cudaGetErrorString(cudaErrorMemoryAllocation) is "out of memory": a project's own check macro prints it
+    # after the call or the code ("CUDA error 2 in file … line 169: out of memory", "cudaMalloc failed: out of memory")
+    r"\b(?:CUDA|[Cc]uda|cuda\w+|cu\w*Malloc\w*)\b[^\n]{0,200}?\bout of memory\b"
 )
 _WINDOW = 2000  # characters of a (possibly wrapped) torch message read after its head
 

@@ -127,3 +127,21 @@ def test_fast() -> None:
     for _ in range(200):
         parse(text)
     assert time.perf_counter() - start < 2.0
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a project's own check macro printing cudaGetErrorString(cudaErrorMemoryAllocation) (AMReX-Codes/amrex#3189)
+        "amrex::Abort::0::CUDA error 2 in file ../../../../amrex/Src/Base/AMReX_Arena.cpp line 169: out of memory !!!",
+        # the same string after the failing call's name, as CUDA samples' checkCudaErrors-style macros print it
+        "cudaMalloc failed: out of memory",
+    ],
+)
+def test_cuda_error_string_after_a_check_macro(line: str) -> None:
+    f = parse(line)
+    assert f is not None and f.kind == "generic" and f.lines == (1,)
+
+
+def test_out_of_memory_without_cuda_is_not_a_gpu_oom() -> None:
+    assert parse("the host ran out of memory while loading the dataset") is None
