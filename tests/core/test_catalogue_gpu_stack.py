@@ -86,6 +86,13 @@ def test_every_tool_of_the_wider_stack_has_families() -> None:
             "environment",
         ),
         (
+            "llama_model_load: error loading model: unable to allocate backend buffer\n"
+            "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: "
+            "out of memory",
+            "ggml-cuda-buffer-out-of-memory",
+            "runtime-assumption",
+        ),
+        (
             "CUDA SETUP: Required library version not found: libbitsandbytes_cuda122.so. "
             "Maybe you need to compile it from source?",
             "bnb-cuda-setup-failed",
