@@ -121,6 +121,12 @@ def test_every_tool_of_the_wider_stack_has_families() -> None:
             "environment",
         ),
         (
+            "Error: This version of CUDA.jl only supports NVIDIA drivers for CUDA 11.x or higher "
+            "(yours is for CUDA 10.2.0)",
+            None,  # the driver concept rule or the family's own
+            "environment",
+        ),
+        (
             "ERROR: LoadError: KernelException: exception thrown during kernel execution on device NVIDIA A100",
             "cudajl-device-exception",
             "kernel-logic",
