@@ -43,7 +43,7 @@ def compute_capability(raw: str | None) -> float | None:
         return None
     m = _CC.match(raw.strip().strip("'\"`"))
     if not m:
-        return None
+        return capability_tuple(raw)
     major, minor = m.group(1), m.group(2)
     if minor is not None:
         return float(f"{int(major)}.{int(minor)}")
@@ -52,6 +52,20 @@ def compute_capability(raw: str | None) -> float | None:
     if len(major) in (2, 3):
         return float(f"{int(major[:-1])}.{major[-1]}")
     return None
+
+
+_CC_TUPLE = re.compile(r"^\(?\s*(\d{1,2})\s*,\s*(\d)\s*\)?$")
+
+
+def capability_tuple(raw: str) -> float | None:
+    """The ``(major, minor)`` form Python prints for ``torch.cuda.get_device_capability()`` (xFormers,
+    torch): ``(8, 0)`` / ``12, 0`` → 8.0 / 12.0.
+
+    >>> capability_tuple("(8, 0)"), capability_tuple("12, 0"), capability_tuple("(8, 0, 1)")
+    (8.0, 12.0, None)
+    """
+    m = _CC_TUPLE.match(raw.strip())
+    return float(f"{int(m.group(1))}.{int(m.group(2))}") if m else None
 
 
 _UNITS = {
