@@ -282,6 +282,7 @@ _HEALTHY_LINE = re.compile(
 LOW_SEVERITY = re.compile(
     r"""
       ^\s*(?:\[[^\]\n]*\]\s*)*(?:[IWDV]\d{4}\s+\d\d:\d\d)                  # glog I/W/V lines
+    | ^\s*\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?:\ [IWDV]\ \S            # TensorFlow's "2021-…: W tensorflow/…"
     | \b[A-Z]\w*Warning\b: | \bwarning\b\s*[:!] | \bWARNING\b | \bWARN\b | \[W(?:ARN(?:ING)?)?\]
     | \[[IWDV]\] | \[[IWDV]\ [\w.-]+:\d+\]                                   # TensorRT, c10: [I] [TRT], [W Module.cpp:12]
     | \bINFO\b | \bDEBUG\b | \bTRACE\b

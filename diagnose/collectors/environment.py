@@ -305,6 +305,33 @@ def _torch_messages(text: str, kw: dict[str, Any]) -> None:
             kw["supported_archs"] = tuple(m.group(1).split())
 
 
+# a line logged at warning or info severity: glog/absl's "W1203 10:00:00.1 …" and TensorFlow's timestamped
+# "2021-03-01 10:00:00.123456: W tensorflow/…" (its dso_loader warns and carries on without the GPU library:
+# "Ignore above cudart dlerror if you do not have a GPU set up on your machine"), Python's "UserWarning: …"
+_WARNED_LINE = re.compile(
+    r"^(?:\S+\s+)?(?:[WI]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?: [WI] )"
+    r"|\b(?:User|Runtime|Deprecation|Import)?Warning: ",
+)
+
+
+def _first_not_warned(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of ``pattern`` on a line not logged as a warning: a library the program warned about
+    and went on without is not what failed.
+
+    >>> line = "2021-03-01 10:00:00.1: W tensorflow/x/dso_loader.cc:60] Could not load dynamic library "
+    >>> _first_not_warned(_MISSING_SO, line + "'a.so'; dlerror: a.so: cannot open shared object file") is None
+    True
+    >>> _first_not_warned(_MISSING_SO, "OSError: b.so: cannot open shared object file")[1]
+    'b.so'
+    """
+    for m in pattern.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        if not _WARNED_LINE.search(text[start : end if end >= 0 else len(text)]):
+            return m
+    return None
+
+
 def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
     """Missing shared libraries and modules, imports of names that are not there, undefined symbols."""
     if (
@@ -314,7 +341,8 @@ def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
         or "Could not find module" in text
         or "cannot be found" in text
     ):
-        m = _MISSING_SO.search(text) or _MISSING_DLL.search(text) or _LIB_NOT_FOUND.search(text)
+        m = _first_not_warned(_MISSING_SO, text) or _first_not_warned(_MISSING_DLL, text)
+        m = m or _first_not_warned(_LIB_NOT_FOUND, text)
         if m:
             kw["missing_library"] = m.group(1)
             tag("missing-library", m.start())

@@ -88,6 +88,10 @@ _GENERIC = re.compile(
     # after the call or the code ("CUDA error 2 in file … line 169: out of memory", "cudaMalloc failed: out of memory")
     r"\b(?:CUDA|[Cc]uda|cuda\w+|cu\w*Malloc\w*)\b[^\n]{0,200}?\bout of memory\b"
 )
+# TensorFlow's BFC allocator warns and retries: "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.26GiB
+# … The caller indicates that this is not a failure, but may mean that there could be performance gains if more
+# memory were available." (tensorflow/core/common_runtime/bfc_allocator.cc) — not an out-of-memory failure
+_NOT_A_FAILURE = "The caller indicates that this is not a failure"
 _WINDOW = 2000  # characters of a (possibly wrapped) torch message read after its head
 
 
@@ -156,6 +160,8 @@ def parse(text: str) -> OomFacts | None:
     """The first out-of-memory report in ``text``, or ``None``."""
     if not any(h in text for h in _HINTS):
         return None
+    if _NOT_A_FAILURE in text:  # blank the allocator's warnings, keeping every other line where it is
+        text = "\n".join("" if _NOT_A_FAILURE in line else line for line in text.split("\n"))
     m = _TORCH_HEAD.search(text) or _TORCH_BARE.search(text)
     if m:
         return _torch(text, m)

@@ -321,3 +321,19 @@ def test_values_alone_make_no_facts() -> None:
         "bash: git: command not found",
     ):
         assert parse(text) is None, text
+
+
+def test_a_library_the_program_warned_about_and_went_on_without_is_not_missing() -> None:
+    # TensorFlow's dso_loader warning and the note after it, as printed in tensorflow/tensorflow#57103 (exit code 0)
+    warned = (
+        "2022-08-11 14:21:29.345331: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
+        "dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such "
+        "file or directory\n"
+        "2022-08-11 14:21:29.345439: I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart "
+        "dlerror if you do not have a GPU set up on your machine.\n"
+    )
+    quiet = parse(warned)
+    assert quiet is None or "missing-library" not in quiet.issues
+    failed = warned + "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory\n"
+    facts = parse(failed)
+    assert "missing-library" in facts.issues and facts.missing_library == "libcudnn.so.8"

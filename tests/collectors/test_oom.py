@@ -145,3 +145,16 @@ def test_cuda_error_string_after_a_check_macro(line: str) -> None:
 
 def test_out_of_memory_without_cuda_is_not_a_gpu_oom() -> None:
     assert parse("the host ran out of memory while loading the dataset") is None
+
+
+def test_tensorflow_allocator_warning_that_says_it_is_not_a_failure() -> None:
+    # bfc_allocator.cc's retry warning, as TensorFlow prints it (tensorflow/core/common_runtime/bfc_allocator.cc)
+    warning = (
+        "2019-04-12 10:11:12.345678: W tensorflow/core/common_runtime/bfc_allocator.cc:211] Allocator (GPU_0_bfc) "
+        "ran out of memory trying to allocate 2.26GiB. The caller indicates that this is not a failure, but may mean "
+        "that there could be performance gains if more memory were available."
+    )
+    assert parse(warning) is None
+    # the real OOM later in the same log is still read, on its own line
+    f = parse(warning + "\nResourceExhaustedError: OOM when allocating tensor with shape[8,512,512,64]")
+    assert f is not None and f.kind == "tensorflow" and f.lines == (2,)

@@ -156,6 +156,12 @@ DOCUMENTED_HEALTHY = [
     "  -Wfatal-errors              Exit on the first error occurred.",  # gcc --help=warnings
     "Debian LLVM version 14.0.6",  # llc --version
     "expected: 2, got: 2",
+    # TensorFlow's own warnings that it carries on (tensorflow/tensorflow#57103; bfc_allocator.cc's retry warning)
+    "2022-08-11 14:21:29.345331: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
+    "dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
+    "2019-04-12 10:11:12.345678: W tensorflow/core/common_runtime/bfc_allocator.cc:211] Allocator (GPU_0_bfc) ran "
+    "out of memory trying to allocate 2.26GiB. The caller indicates that this is not a failure, but may mean that "
+    "there could be performance gains if more memory were available.",
 ]
 
 
