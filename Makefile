@@ -38,6 +38,7 @@ bench: install
 	$(BIN)/python bench/bench_classify.py
 	$(BIN)/python bench/bench_run.py
 	$(BIN)/python bench/bench_env.py
+	$(BIN)/python bench/bench_collectors.py
 
 clean:
 	rm -rf $(VENV) .kdiag

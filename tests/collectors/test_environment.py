@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -216,21 +216,30 @@ def test_xid_table_is_complete_and_cites_application_faults() -> None:
     assert "docs.nvidia.com/deploy/xid-errors" in XID_YAML.read_text()
 
 
-def test_ten_thousand_logs_are_fast() -> None:
-    log = 'Traceback (most recent call last):\n  File "x.py", line 1\nRuntimeError: boom\n' * 20
-    hit = load("page-pastebin-jJdbRLSr-xid79-smi")
-    t = time.perf_counter()
-    for i in range(10_000):
-        parse(hit if i % 10 == 0 else log)
-    assert time.perf_counter() - t < 3.0
+# Speed is measured by bench/bench_collectors.py; these check the results on large and noisy input
+# (a regex that went quadratic would make them hang instead of passing).
 
 
-def test_large_log_is_fast() -> None:
+def test_a_long_log_without_environment_messages_says_nothing() -> None:
+    log = 'Traceback (most recent call last):\n  File "x.py", line 1\nRuntimeError: boom\n' * 10_000
+    assert log.count("\n") == 30_000
+    assert parse(log) is None
+
+
+def test_noise_before_a_sample_changes_only_the_line_numbers() -> None:
+    noise = "ordinary line with Xid-free text\n" * 2_000
+    samples = [stem for stem, _, _ in CASES] + ["page-pastebin-jJdbRLSr-xid79-smi"]
+    for stem in samples:
+        clean = parse(load(stem))
+        assert clean is not None, stem
+        noisy = parse(noise + load(stem))
+        assert noisy == dataclasses.replace(clean, lines=tuple(n + 2_000 for n in clean.lines)), stem
+
+
+def test_the_xid_after_thirty_thousand_lines() -> None:
     text = ("ordinary line with Xid-free text\n" * 30_000) + load("case-rtx5090-xid79-fallen-off-bus")
-    t = time.perf_counter()
     f = parse(text)
-    assert time.perf_counter() - t < 1.0
-    assert f is not None and f.xid == 79
+    assert f is not None and f.xid == 79 and f.pci_address == "0000:06:00" and min(f.lines) > 30_000
 
 
 # --- the values in the messages: PCI address, driver versions, the driver's line, the missing command ---
@@ -336,4 +345,4 @@ def test_a_library_the_program_warned_about_and_went_on_without_is_not_missing()
     assert quiet is None or "missing-library" not in quiet.issues
     failed = warned + "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory\n"
     facts = parse(failed)
-    assert "missing-library" in facts.issues and facts.missing_library == "libcudnn.so.8"
+    assert facts is not None and "missing-library" in facts.issues and facts.missing_library == "libcudnn.so.8"
