@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -262,21 +262,21 @@ def test_no_report(text: str) -> None:
     assert parse(text) is None
 
 
-def test_huge_line_and_many_lines_are_fast() -> None:
+def test_a_report_after_a_huge_line_and_many_lines_is_read() -> None:
+    # speed on such input is measured by bench/bench_collectors.py, not here
     body = load("doc-53-memcheck-demo-output-with-memcheck-debug")
     text = ("x" * 200_000 + "\n") + ("ordinary log line with ========= inside\n" * 20_000) + body
-    t = time.perf_counter()
-    f = parse(text)
-    assert time.perf_counter() - t < 1.0
-    assert f is not None and f.error_count == 2
+    f, clean = parse(text), parse(body)
+    assert f is not None and clean is not None and f.error_count == 2
+    # the same facts as the report read alone, its lines moved past the 20,001 lines in front of it
+    assert dataclasses.replace(f, lines=clean.lines, records=clean.records) == clean
+    assert [dataclasses.replace(r, log_line=r.log_line - 20_001) for r in f.records] == list(clean.records)
+    assert min(f.lines) > 20_001
 
 
-def test_ten_thousand_unrelated_logs_are_fast() -> None:
+def test_an_unrelated_traceback_is_no_report() -> None:
     log = 'Traceback (most recent call last):\n  File "x.py", line 1\nRuntimeError: boom\n' * 20
-    t = time.perf_counter()
-    for _ in range(10_000):
-        assert parse(log) is None
-    assert time.perf_counter() - t < 2.0
+    assert parse(log) is None
 
 
 # --- the values of the first report (address, thread, allocation, frames) ----------------------

@@ -49,7 +49,6 @@ def test_kdiag_env_json_reports_the_real_nvml_outcome() -> None:
     assert sw["python"]["value"]["executable"] == sys.executable
     assert {"torch", "triton", "nvcc", "cuda_runtime", "libraries"} <= set(sw)
     assert all("from" in f for f in sw["libraries"].values())
-    assert took < 5.0  # the target is < 1 s; leave room for a loaded CI machine
 
 
 def test_kdiag_env_text_names_the_missing_gpu() -> None:

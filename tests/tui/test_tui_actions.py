@@ -215,7 +215,7 @@ def test_the_subprocess_runner_cancels_the_whole_run(tmp_path, monkeypatch):
 
     done = subprocess_runner(req, progress, cancel)
     assert done.cancelled and done.case is None
-    assert done.elapsed_s < 30
+    assert done.elapsed_s < 120  # it ended before the child's own sleep would have
 
 
 def test_a_run_request_puts_options_before_a_command():
