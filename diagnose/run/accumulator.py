@@ -48,6 +48,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from diagnose.run.triton_source import jit_functions, parse_source
+
 NARROW = {
     "float16": "float16", "fp16": "float16", "half": "float16",
     "bfloat16": "bfloat16", "bf16": "bfloat16",
@@ -92,15 +94,6 @@ def _call_attr(node: ast.AST) -> str | None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         return node.func.id
     return None
-
-
-def _is_jit(fn: ast.FunctionDef) -> bool:
-    for d in fn.decorator_list:
-        target = d.func if isinstance(d, ast.Call) else d
-        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in ("jit", "autotune", "heuristics"):
-            return True
-    return False
 
 
 def _alloc_dtype(value: ast.expr) -> str | None:
@@ -209,16 +202,11 @@ def _code(lines: list[str], line: int) -> str:
 
 def triton_accumulators(text: str) -> list[Accumulator]:
     """Narrow accumulators in the ``@triton.jit`` functions of a Python source (nothing when it does not parse)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parse_source(text)
+    if tree is None:
         return []
     lines = text.splitlines()
-    out: list[Accumulator] = []
-    for fn in ast.walk(tree):
-        if isinstance(fn, ast.FunctionDef) and _is_jit(fn):
-            out += _triton_fn(fn, lines)
-    return out
+    return [a for fn in jit_functions(tree) for a in _triton_fn(fn, lines)]
 
 
 # --- CUDA C++ --------------------------------------------------------------------------------------

@@ -34,6 +34,8 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from diagnose.run.triton_source import jit_functions, parse_source
+
 
 @dataclass(frozen=True)
 class StrideReuse:
@@ -41,15 +43,6 @@ class StrideReuse:
     line: int  # the line of the offset expression, in the target file
     code: str  # that line, stripped
     indices: tuple[str, str]  # the two index expressions it multiplies: ("rows[:, None]", "cols[None, :]")
-
-
-def _is_jit(fn: ast.FunctionDef) -> bool:
-    for d in fn.decorator_list:
-        target = d.func if isinstance(d, ast.Call) else d
-        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in ("jit", "autotune", "heuristics"):
-            return True
-    return False
 
 
 def _terms(node: ast.expr) -> list[ast.expr]:
@@ -108,16 +101,11 @@ def _fn_reuse(fn: ast.FunctionDef, lines: list[str]) -> list[StrideReuse]:
 
 def triton_stride_reuse(text: str) -> list[StrideReuse]:
     """Offsets in ``@triton.jit`` functions that give two axes one stride (nothing when the text does not parse)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parse_source(text)
+    if tree is None:
         return []
     lines = text.splitlines()
-    out: list[StrideReuse] = []
-    for fn in ast.walk(tree):
-        if isinstance(fn, ast.FunctionDef) and _is_jit(fn):
-            out += _fn_reuse(fn, lines)
-    return out
+    return [r for fn in jit_functions(tree) for r in _fn_reuse(fn, lines)]
 
 
 def scan(path: Path) -> list[StrideReuse]:
