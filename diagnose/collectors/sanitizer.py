@@ -106,6 +106,7 @@ True
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from diagnose.collectors.sanitizer_grammar import (
@@ -189,7 +190,9 @@ def _scan(text: str) -> _Scan:
         rec = header(body, lineno)
         if rec is None and prefixed and cur is None and HW.match(body):
             # hardware exceptions have free-form first lines; only trust them inside a report
-            rec = Rec("memcheck", "hardware-exception", lineno, body)
+            # the one exception that names its memory space: shared/local memory is laid out by the kernel
+            kind = "misaligned-shared-local-hw" if _MISALIGNED_SHARED_LOCAL.match(body) else "hardware-exception"
+            rec = Rec("memcheck", kind, lineno, body)
         if rec is not None:
             sc.recs.append(rec)
             cur = rec
@@ -306,6 +309,7 @@ def parse(text: str) -> SanitizerFacts | None:
 #: below this, an address is a null pointer plus an offset (an empty tensor's data pointer, a failed
 #: allocation): no device allocation lives in the first 64 KiB of the address space
 NULL_WINDOW = 1 << 16
+_MISALIGNED_SHARED_LOCAL = re.compile(r"^(?:Warp |Lane )?Misaligned Shared or Local Address\b", re.IGNORECASE)
 _NULL_KINDS = ("invalid-", "uninitialized-", "hardware-exception")
 
 

@@ -50,7 +50,8 @@ _MALLOC = re.compile(r"^Malloc/Free error encountered")
 _TMEM = re.compile(r"^Tensor Memory .* (?:is not allocated|guardrail)")
 HW = re.compile(
     r"^(?:Warp |Lane |Device )?(?:Illegal [Ii]nstruction|Illegal Address|Misaligned Address|Out-of-range Address|"
-    r"Out-of-range Shared or Local Address|Malformed [Ii]nstruction|Invalid PC|Invalid Address Space|"
+    r"Out-of-range Shared or Local Address|Misaligned Shared or Local Address|Malformed [Ii]nstruction|Invalid PC|"
+    r"Invalid Address Space|"
     r"(?:Hardware |User )?Stack Overflow|MMU Fault|Assert)\b",
     re.IGNORECASE,
 )

@@ -451,3 +451,17 @@ def test_access_to_inside_an_allocation_and_a_library_host_frame() -> None:
         20971520,
     )
     assert f.host_frame == "launch_bulk_copy_range(at::Tensor, int) in bulk_copy_range.so"
+
+
+def test_the_misaligned_shared_or_local_exception_names_its_memory_space() -> None:
+    # memcheck's hardware exception for shared/local memory, as quoted in NVIDIA/cutlass#2906 (a CUTLASS mainloop)
+    text = (
+        "========= COMPUTE-SANITIZER\n"
+        "========= Misaligned shared or local address\n"
+        "=========     at ...MainloopSm120TmaWarpSpecializedBlockScaled...\n"
+    )
+    f = parse(text)
+    assert f is not None and f.first_kind == "misaligned-shared-local-hw"
+    # the other exceptions stay hardware exceptions
+    g = parse(text.replace("Misaligned shared or local address", "Warp Illegal Address"))
+    assert g is not None and g.first_kind == "hardware-exception"

@@ -1,6 +1,6 @@
 """Families recognised in other versions' wordings and in logs that are only the message.
 
-Each case is a real log of the labelled dev sets (corpus/holdout, holdout2, holdout3: public reports,
+Each case is a real log of the labelled dev sets (corpus/holdout, holdout2, holdout3, holdout6: public reports,
 the thread named in the case's ``source``); the family that must recognise it comes from the tool's
 own message (its provenance is in diagnose/data/catalogue/)."""
 
@@ -26,7 +26,7 @@ MATCHER = Matcher(default_rules())
 
 def _cases() -> dict[str, dict]:
     out: dict[str, dict] = {}
-    for name in ("holdout/issues.yaml", "holdout2/issues.yaml", "holdout3/issues.yaml"):
+    for name in ("holdout/issues.yaml", "holdout2/issues.yaml", "holdout3/issues.yaml", "holdout6/issues.yaml"):
         for c in yaml.safe_load((CORPUS / name).read_text()):
             out[c["id"]] = c
     return out
@@ -60,6 +60,10 @@ RECOGNISED = {
         "tensorrt-engine-built-by-other-version",
     ),
     "involution-cupy-fp16-none-dtype": ("cupy-generated-source-python-none", "cupy-generated-source-python-none"),
+    # LLVM's message wrapped by XLA's fatal-error handler: the required version on the next line
+    "xla-sm107a-ptx-version-too-low": ("llvm-nvptx-ptx-version-below-target", "concept-component-too-old"),
+    # nvcc's overload error quoted on one line inside a test report
+    "pysdm-atomicadd-double-needs-cc60": ("nvcc-atomic-overload-needs-arch", "nvcc-atomic-overload-needs-arch"),
 }
 
 
