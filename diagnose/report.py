@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from collections import Counter
@@ -12,6 +13,7 @@ from typing import Any, TextIO
 from diagnose.evidence import Evidence
 from diagnose.failure import failure_seen
 from diagnose.matcher import Diagnosis
+from diagnose.unmatched import Hint, hint_for
 
 STATUSES = ("diagnosed", "unknown", "no-failure", "pass", "error")
 #: statuses that say nothing failed; their category and failure mode are the status itself
@@ -61,6 +63,15 @@ class Report:
             return ()
         return failure_seen(self.evidence)
 
+    @functools.cached_property
+    def hint(self) -> Hint | None:
+        """For an ``unknown`` report no rule matched: the kind of failure the log shows, its candidates
+        and the check that decides (:mod:`diagnose.unmatched`); None for every other report."""
+        d = self.diagnosis
+        if self.status != "unknown" or self.evidence is None or (d is not None and d.findings):
+            return None
+        return hint_for(self.evidence)
+
     def to_dict(self, *, with_evidence: bool = False) -> dict[str, Any]:
         d = self.diagnosis
         best = d.best if d else None
@@ -87,6 +98,10 @@ class Report:
         seen = self.failure_seen
         if seen:
             out["failure_seen"] = list(seen)
+        hint = self.hint
+        if hint is not None:  # no rule matched: candidates from the kind of failure, below any answer
+            out["failure_kind"] = hint.kind
+            out["candidates"] = [c.to_dict() for c in hint.candidates]
         if d and d.rule_errors:
             out["rule_errors"] = list(d.rule_errors)
         if self.errors:
@@ -116,8 +131,11 @@ def next_check(r: Report) -> str | None:
     best candidate's caveats say decides, and the checks this input could not have (no controlled run,
     no sanitizer)."""
     d = r.diagnosis
-    if r.status != "unknown" or d is None or not d.findings:
+    if r.status != "unknown":
         return None
+    if d is None or not d.findings:
+        hint = r.hint
+        return hint.check if hint is not None else None
     parts = []
     top = d.findings[0]
     if top.caveats:
@@ -254,6 +272,11 @@ def write_detail(r: Report, out: TextIO, *, indent: str = "") -> None:
         out.write(f"{indent}{NO_FAILURE_TITLE}\n")
     for sign in r.failure_seen if d is None or not d.findings else ():  # a candidate cites its own lines
         out.write(f"{indent}failure seen: {_clip(sign, 120)}\n")
+    hint = r.hint
+    if hint is not None:
+        out.write(f"{indent}no rule matched; the log shows {hint.seen}\n")
+        out.write(f"{indent}candidates, none decided: {', '.join(str(c) for c in hint.candidates)}\n")
+        out.write(f"{indent}to decide: {_clip(hint.check, 600)}\n")
     if d is None:
         return
     best = d.best
@@ -331,6 +354,11 @@ def _markdown_detail(r: Report) -> str:
     seen = r.failure_seen if d is None or not d.findings else ()
     if seen:
         lines.append("Failure seen: " + "; ".join(f"`{s}`" for s in seen) + "\n")
+    hint = r.hint
+    if hint is not None:
+        lines.append(f"No rule matched; the log shows {hint.seen}. Candidates, none decided:")
+        lines += [f"- {c}" for c in hint.candidates]
+        lines.append(f"\n**To decide:** {hint.check}\n")
     if d is None or not d.findings:
         return "\n".join(lines) + "\n"
     top = d.best or d.findings[0]

@@ -1,0 +1,201 @@
+"""What an ``unknown`` answer says when no rule matched: the kind of failure, candidates, a deciding check.
+
+When no rule fires on a failing log, the report is ``unknown / unmatched``.  An expert reading that log
+still knows something from the *kind* of failure it shows: a segmentation fault with no GPU error text
+is a host-side bug or a binary built against another version, and a backtrace decides; a wrong result
+is decided by a reference run on the CPU.  :func:`hint_for` reads the kind from the collectors' facts
+and the log's failure lines (:mod:`diagnose.failure_lines`) and looks it up in
+``diagnose/data/unmatched.yaml``: ranked candidates (category, and a failure mode where the kind
+names one) and the check that decides between them, in the words of the log's framework
+(:func:`diagnose.explain.framework`).
+
+The candidates never decide: they carry no confidence, and a report's category and failure mode stay
+``unknown / unmatched``.
+
+>>> from diagnose.collectors import collect
+>>> h = hint_for(collect("Segmentation fault (core dumped)\\n"))
+>>> h.kind, [c.category for c in h.candidates]
+('signal', ['kernel-logic', 'environment'])
+>>> hint_for(collect("step 1 loss 0.3\\n")) is None
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from diagnose.evidence import Evidence
+from diagnose.failure_lines import failure_lines
+
+DATA = Path(__file__).parent / "data" / "unmatched.yaml"
+CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
+#: how many of the log's failure lines the kinds' patterns are tried on
+LINES = 10
+#: and how many lines after each (a message goes on: ``with exception:`` then the exception)
+FOLLOWING = 2
+
+
+def _env_issue(ev: Evidence) -> bool:
+    from diagnose.failure import _ENV_INFORMATIONAL
+
+    return ev.env is not None and any(i not in _ENV_INFORMATIONAL for i in ev.env.issues)
+
+
+#: the collector facts a kind can name: each says the log shows a failure of that kind
+FACTS: dict[str, Callable[[Evidence], bool]] = {
+    "oom": lambda ev: bool(ev.oom is not None and ev.oom.kind) or bool(ev.exit is not None and ev.exit.oom_killed),
+    "env": _env_issue,
+    "compiler": lambda ev: (
+        ev.compiler is not None
+        and bool(ev.compiler.error_count > 0 or ev.compiler.ptxas_fatal or ev.compiler.unknown_arch)
+    ),
+    "sanitizer": lambda ev: ev.sanitizer is not None and bool(ev.sanitizer.error_count > 0 or ev.sanitizer.api_error),
+    "cuda": lambda ev: ev.cuda is not None and bool(ev.cuda.error or ev.cuda.errors),
+    "family": lambda ev: ev.concept is not None and bool(ev.concept.failed and ev.concept.family),
+    "signal": lambda ev: ev.exit is not None and bool(ev.exit.signal or ev.exit.core_dumped),
+    "timeout": lambda ev: ev.exit is not None and bool(ev.exit.timed_out),
+    "numerics": lambda ev: (
+        ev.numerics is not None
+        and bool(ev.numerics.mismatch or ev.numerics.nan_in_output or ev.numerics.shape_mismatch)
+        and not ev.numerics.expected_variation
+    ),
+    "exception": lambda ev: ev.py is not None and bool(ev.py.exc_type),
+    "exit": lambda ev: ev.exit is not None and ev.exit.code not in (None, 0),
+}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    category: str
+    failure_mode: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"category": self.category, "failure_mode": self.failure_mode}
+
+    def __str__(self) -> str:
+        return f"{self.category} / {self.failure_mode}" if self.failure_mode else self.category
+
+
+@dataclass(frozen=True)
+class Kind:
+    kind: str
+    seen: str
+    facts: tuple[str, ...]
+    lines: tuple[re.Pattern[str], ...]
+    candidates: tuple[Candidate, ...]
+    check: str
+    checks: tuple[tuple[str, str], ...] = ()  # (framework, text) where the check depends on the framework
+
+    def check_for(self, framework: str | None) -> str:
+        return dict(self.checks).get(framework or "", self.check)
+
+
+@dataclass(frozen=True)
+class Hint:
+    """The kind of failure an unmatched log shows, its candidates (best first) and the deciding check."""
+
+    kind: str
+    seen: str
+    candidates: tuple[Candidate, ...]
+    check: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "seen": self.seen, "candidates": [c.to_dict() for c in self.candidates]}
+
+
+def parse_kinds(items: Any) -> tuple[Kind, ...]:
+    """The table's kinds; a malformed entry raises ValueError naming it (the table ships with kdiag)."""
+    from diagnose.rule_model import FIX_FRAMEWORKS, KEBAB
+
+    if not isinstance(items, list) or not items:
+        raise ValueError("unmatched.yaml: a non-empty list of kinds")
+    out = []
+    for item in items:
+        name = item.get("kind") if isinstance(item, dict) else None
+        if not isinstance(name, str) or not KEBAB.match(name):
+            raise ValueError(f"unmatched.yaml: every entry needs a kebab-case kind: {item!r}")
+        facts = tuple(item.get("facts") or ())
+        if any(f not in FACTS for f in facts):
+            raise ValueError(f"unmatched.yaml {name}: unknown fact in {facts} (known: {', '.join(FACTS)})")
+        cands = []
+        for c in item.get("candidates") or ():
+            if not isinstance(c, dict) or c.get("category") not in CATEGORIES:
+                raise ValueError(f"unmatched.yaml {name}: a candidate needs a category of {CATEGORIES}: {c!r}")
+            cands.append(Candidate(c["category"], c.get("failure_mode")))
+        check = item.get("check")
+        keyed: dict[str, str] = dict(check) if isinstance(check, dict) else {"default": check}
+        if not all(isinstance(t, str) and t.strip() for t in keyed.values()) or "default" not in keyed:
+            raise ValueError(f"unmatched.yaml {name}: check is a text or a mapping with a default text")
+        if any(fw not in FIX_FRAMEWORKS for fw in keyed if fw != "default"):
+            raise ValueError(f"unmatched.yaml {name}: check keys are default and {', '.join(FIX_FRAMEWORKS)}")
+        out.append(
+            Kind(
+                kind=name,
+                seen=str(item.get("seen") or name),
+                facts=facts,
+                lines=tuple(re.compile(p, re.MULTILINE) for p in item.get("lines") or ()),
+                candidates=tuple(cands),
+                check=" ".join(keyed.pop("default").split()),
+                checks=tuple((fw, " ".join(t.split())) for fw, t in keyed.items()),
+            )
+        )
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1)
+def default_kinds() -> tuple[Kind, ...]:
+    return parse_kinds(yaml.safe_load(DATA.read_text(encoding="utf-8")))
+
+
+def kind_of(ev: Evidence, kinds: tuple[Kind, ...] | None = None) -> Kind | None:
+    """The first kind (in the table's order) whose facts hold, or whose pattern one of the log's failure
+    lines (or a line just after one) matches; None when the log shows no failure at all."""
+    kinds = default_kinds() if kinds is None else kinds
+    lines = _failure_text(ev)
+    for k in kinds:
+        if any(FACTS[f](ev) for f in k.facts) or any(rx.search(line) for rx in k.lines for line in lines):
+            return k
+    return None
+
+
+def _failure_text(ev: Evidence) -> list[str]:
+    """The log's failure lines, each with the few lines that follow it, and the lines a message
+    family's fact cites (a wrapped message: ``... failed: Resource exhausted: Out`` / ``of memory``)."""
+    text = ev.log.text
+    wanted: set[int] = set()
+    for n, _ in failure_lines(text, LINES):
+        wanted.update(range(n, n + FOLLOWING + 1))
+    if ev.concept is not None:
+        for n in ev.concept.lines:
+            wanted.update(range(n, n + FOLLOWING + 1))
+    if not wanted:
+        return []
+    last = max(wanted)
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if n > last:
+            break
+        if n in wanted and len(line) <= 2000:
+            out.append(line.strip())
+    return out
+
+
+def hint_for(ev: Evidence, context: Mapping[str, Any] | None = None) -> Hint | None:
+    """The hint for a log no rule matched (None when the log shows no failure); never raises."""
+    try:
+        k = kind_of(ev)
+        if k is None:
+            return None
+        from diagnose.explain import framework
+
+        fw = framework(ev.context() if context is None else context) if k.checks else None
+        return Hint(kind=k.kind, seen=k.seen, candidates=k.candidates, check=k.check_for(fw))
+    except Exception:  # a hint is an extra: a log it cannot read keeps its plain unknown
+        return None

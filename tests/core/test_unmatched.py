@@ -1,0 +1,151 @@
+"""Unknown answers no rule matched: the kind of failure, ranked candidates, the check that decides
+(diagnose/unmatched.py, diagnose/data/unmatched.yaml)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.classify import classify_record
+from diagnose.cli import main
+from diagnose.collectors import collect
+from diagnose.explain import framework
+from diagnose.inputs import InputRecord
+from diagnose.lint_evidence import ALSO_FITS, frameworks_named
+from diagnose.matcher import Matcher
+from diagnose.report import Report
+from diagnose.rules import RuleSet, default_rules
+from diagnose.unmatched import CATEGORIES, DATA, default_kinds, hint_for, parse_kinds
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "corpus"
+
+
+def case(path: str, cid: str) -> dict:
+    return next(c for c in yaml.safe_load((CORPUS / path).read_text()) if c["id"] == cid)
+
+
+# dev-set logs (each case names its public source: repo#issue or URL) and the kind they show
+KINDS = [
+    # "Signal code: Integer divide-by-zero", Open MPI's signal handler
+    ("holdout6/issues.yaml", "deepspeed-softmax-launch-divide-by-zero-seq-4096", "signal"),
+    ("holdout6/issues.yaml", "jax-cuda12-plugin-newer-than-jax-segfault", "signal"),
+    ("holdout6/issues.yaml", "so-gauss-elimination-syncthreads-in-branch-deadlock", "hang"),  # Ocelot: barrier deadlock
+    ("holdout6/issues.yaml", "jaxlib-0118-bfc-fragmentation-oom", "out-of-memory"),  # "Out\nof memory", wrapped
+    ("holdout6/issues.yaml", "pwcnet-correlation-cuda-call-failed-old-driver", "cuda-error"),
+    ("holdout6/issues.yaml", "pysdm-atomicadd-double-needs-cc60", "compiler-error"),
+    ("holdout6/issues.yaml", "torch-fp16-cublas-gemmex-fails-large-m", "library-status"),
+    ("holdout6/issues.yaml", "numba-jit-target-cuda-boundscheck-kwarg", "exception"),
+    ("holdout6/issues.yaml", "cutlass-sm120-nvfp4-gemm-misaligned-smem", "sanitizer-error"),
+    ("holdout5/issues.yaml", "cutorch-copy-noncontiguous-wrong", "wrong-result"),  # WRONG ANSWER!!!
+    ("holdout3/issues.yaml", "rtx3070ti-xid79-fallen-off-bus", "driver-or-device"),
+    ("holdout3/issues.yaml", "hecbench-dxtc1-cuda-validation-fails", "wrong-result"),
+]
+
+
+@pytest.mark.parametrize(("path", "cid", "kind"), KINDS, ids=[k[1] for k in KINDS])
+def test_kind_of_a_dev_log(path: str, cid: str, kind: str) -> None:
+    h = hint_for(collect(case(path, cid)["log"]))
+    assert h is not None and h.kind == kind
+    assert h.candidates and h.check
+
+
+def test_table_is_well_formed() -> None:
+    kinds = default_kinds()
+    taxonomy = yaml.safe_load((ROOT / "diagnose" / "data" / "taxonomy.yaml").read_text())
+    assert len({k.kind for k in kinds}) == len(kinds)
+    for k in kinds:
+        assert k.candidates, k.kind
+        for c in k.candidates:
+            assert c.category in CATEGORIES
+            assert c.failure_mode is None or c.failure_mode in taxonomy[c.category], (k.kind, c)
+
+
+def test_check_texts_fit_their_framework() -> None:
+    """A default check names no framework's API; a keyed one names only its own framework's (or one its
+    programs use too), like a rule's per-framework fix (``kdiag rules lint``)."""
+    for k in default_kinds():
+        assert frameworks_named(k.check) == {}, k.kind
+        for fw, text in k.checks:
+            assert set(frameworks_named(text)) <= {fw, *ALSO_FITS.get(fw, ())}, (k.kind, fw)
+
+
+def test_the_check_follows_the_logs_framework() -> None:
+    kinds = {k.kind: k for k in default_kinds()}
+    cuda_oom = collect(case("holdout6/issues.yaml", "amrex-arena-init-out-of-memory")["log"])  # AMReX, CUDA C++
+    jax_crash = collect(case("holdout6/issues.yaml", "jax-cuda12-plugin-newer-than-jax-segfault")["log"])
+    assert framework(cuda_oom.context()) == "cuda" and framework(jax_crash.context()) == "jax"
+    oom, crash = hint_for(cuda_oom), hint_for(jax_crash)
+    assert oom is not None and oom.kind == "out-of-memory"
+    assert oom.check == kinds["out-of-memory"].check  # the default: no torch or XLA advice for CUDA C++
+    assert "torch" not in oom.check and "XLA" not in oom.check
+    assert kinds["out-of-memory"].check_for("jax") != oom.check
+    assert crash is not None and crash.kind == "signal" and "faulthandler" in crash.check
+    # a CUDA C++ program's crash gets gdb on the binary, not Python's faulthandler
+    assert "faulthandler" not in kinds["signal"].check_for("cuda")
+
+
+def test_healthy_logs_get_no_hint() -> None:
+    for text in ("", "step 1 loss 0.3\n", "========= ERROR SUMMARY: 0 errors\n", "\x00\xff" * 50):
+        assert hint_for(collect(text)) is None
+
+
+def test_a_bad_table_is_refused() -> None:
+    good = yaml.safe_load(DATA.read_text())
+    assert len(parse_kinds(good)) == len(good)
+    for bad in (
+        [],
+        [{"kind": "Not Kebab", "check": "x"}],
+        [{"kind": "a", "facts": ["nope"], "check": "x"}],
+        [{"kind": "a", "candidates": [{"category": "unknown"}], "check": "x"}],
+        [{"kind": "a", "check": {"torch": "x"}}],  # no default
+        [{"kind": "a", "check": {"default": "x", "tensorflow": "y"}}],
+    ):
+        with pytest.raises(ValueError):
+            parse_kinds(bad)
+
+
+def _unmatched_report(log: str) -> Report:  # a rule base with no rule: every failing log is unmatched
+    return classify_record(InputRecord(id="x", text=log), Matcher(RuleSet(rules=(), root="")))
+
+
+def test_only_unmatched_unknowns_carry_the_hint() -> None:
+    log = case("holdout6/issues.yaml", "deepspeed-softmax-launch-divide-by-zero-seq-4096")["log"]
+    r = _unmatched_report(log)
+    assert (r.status, r.category, r.failure_mode) == ("unknown", "unknown", "unmatched")
+    d = r.to_dict()
+    assert d["failure_kind"] == "signal"
+    assert d["candidates"][0] == {"category": "kernel-logic", "failure_mode": None}
+    assert "backtrace" in d["next_check"]
+    # an answered report, and a healthy one, are untouched
+    bf16 = case("holdout6/issues.yaml", "vllm-bf16-on-v100-compute-capability-70")["log"]
+    answered = classify_record(InputRecord(id="y", text=bf16), Matcher(default_rules()))
+    healthy = _unmatched_report("all good\n")
+    assert answered.status == "diagnosed"
+    for other in (answered, healthy):
+        assert other.hint is None and "candidates" not in other.to_dict()
+    assert healthy.status == "no-failure" and healthy.to_dict()["next_check"] is None
+
+
+def test_the_three_formats_show_candidates_and_check(tmp_path: Path) -> None:
+    log = case("holdout6/issues.yaml", "so-gauss-elimination-syncthreads-in-branch-deadlock")["log"]
+    (tmp_path / "gauss.log").write_text(log)
+    empty = tmp_path / "rules"
+    empty.mkdir()
+    outs = {}
+    for fmt in ("table", "markdown", "jsonl"):
+        buf = io.StringIO()
+        args = ["classify", "--rules", str(empty), "-f", fmt, str(tmp_path / "gauss.log")]
+        main([*args, "-v"] if fmt == "table" else args, out=buf)
+        outs[fmt] = buf.getvalue()
+    assert "candidates, none decided: kernel-logic / barrier-divergence-deadlock" in outs["table"]
+    assert "to decide: Where is it waiting" in outs["table"]
+    assert "- kernel-logic / barrier-divergence-deadlock" in outs["markdown"]
+    assert "**To decide:** Where is it waiting" in outs["markdown"]
+    rec = json.loads(outs["jsonl"].splitlines()[0])
+    assert rec["failure_kind"] == "hang" and rec["candidates"][0]["failure_mode"] == "barrier-divergence-deadlock"
+    assert rec["next_check"].startswith("Where is it waiting")
