@@ -17,24 +17,33 @@ import yaml
 
 from diagnose.cli import main
 
-# real children: each imports torch (~1-2 s) and runs Triton interpreted; the whole file takes ~80 s
+# real children: each imports torch (~1-2 s) and runs Triton interpreted (seconds to tens of seconds a
+# run): a kernel run with the same options is run once in this module, and every test that asks for it
+# reads that report (the runs are seeded: a second one would give the same report)
 
 KERNELS = Path(__file__).resolve().parents[2] / "corpus" / "kernels"
 LABELS = yaml.safe_load((KERNELS / "labels.yaml").read_text())
 
 
-@pytest.fixture
-def kdiag_run(tmp_path: Path):
-    """kdiag_run(path, *options) -> (exit code, report JSON); on CPU, probes off unless options ask for them."""
+@pytest.fixture(scope="module")
+def kdiag_run(tmp_path_factory: pytest.TempPathFactory):
+    """kdiag_run(path, *options) -> (exit code, report JSON); on CPU, probes off unless options ask for them;
+    one run per (path, options) in this module."""
+    runs: dict[tuple[str, ...], tuple[int, dict[str, Any]]] = {}
 
     def run(path: Path | str, *options: str) -> tuple[int, dict[str, Any]]:
+        key = (str(path), *options)
+        if key in runs:
+            return runs[key]
         out, err = io.StringIO(), io.StringIO()
-        argv = ["run", str(path), "--format", "json", "--cpu", "--runs-dir", str(tmp_path / "runs"), "--timeout", "120"]
+        where = tmp_path_factory.mktemp("runs")
+        argv = ["run", str(path), "--format", "json", "--cpu", "--runs-dir", str(where), "--timeout", "120"]
         if "--probes" not in options:
             argv += ["--probes", "none"]  # the probe matrix is another test's subject; keep these quick
         code = main([*argv, *options], out=out, err=err)
         assert out.getvalue().strip(), err.getvalue()
-        return code, json.loads(out.getvalue())
+        runs[key] = code, json.loads(out.getvalue())
+        return runs[key]
 
     return run
 
