@@ -89,6 +89,7 @@ def install(target_gpu: str | None = None) -> None:
     setattr(torch.Tensor, "cuda", cuda)  # noqa: B010
     setattr(torch.Tensor, "to", to_cpu)  # noqa: B010
     setattr(torch.nn.Module, "cuda", module_cuda)  # noqa: B010
+    _device_context_knows_the_factories()
     for name in FACTORIES:
         fn = getattr(torch, name, None)
         if fn is not None:
@@ -125,6 +126,20 @@ def _autotune_without_timer() -> None:
         return
     # a plain property in place of the cached one that asks the GPU driver for its benchmarker
     setattr(tuner, "do_bench", property(lambda self: _untimed))  # noqa: B010
+
+
+def _device_context_knows_the_factories() -> None:
+    """``with torch.device("meta")`` (how the inputs child measures a problem before making it,
+    :mod:`harness.sizes`) gives its device to the factories in a set torch builds on first use, from the
+    names ``torch.randn`` ... point to then.  Built after :func:`_on_cpu` replaced them, the set holds the
+    wrappers, the originals they call are not in it, and the "meta" tensors are made on the CPU, memory
+    and all (6 GiB for a KernelBench problem sized for a GPU).  The set is built here, from the originals."""
+    try:
+        from torch.utils import _device
+
+        _device._device_constructors()
+    except Exception:  # another torch layout: the context is torch's own business there
+        pass
 
 
 def _on_cpu(fn: Any) -> Any:

@@ -3,13 +3,18 @@
 ``@pytest.mark.gpu``: needs an NVIDIA GPU (NVML sees at least one device).
 ``@pytest.mark.toolkit``: needs the CUDA 13 toolkit (nvcc on PATH, libcudart under /usr/local/cuda-13.0).
 Every other test runs everywhere; the terminal summary says how many of each kind were left out and why.
+
+``corpus_run``: a ``kdiag run`` of a corpus file, once per session for each set of options.
 """
 
 from __future__ import annotations
 
+import io
+import json
 import shutil
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -67,3 +72,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for marker, (n, why) in _DESELECTED.items():
         terminalreporter.write_line(f"{n} {_LABELS[marker]} test{'s' if n != 1 else ''} deselected: {why}")
+
+
+_CORPUS_RUNS: dict[tuple[str, ...], tuple[int, dict[str, Any], str]] = {}
+
+
+@pytest.fixture(scope="session")
+def corpus_run(tmp_path_factory: pytest.TempPathFactory):
+    """corpus_run(path, probes="none", timeout=120, extra=()) -> (exit code, JSON report, stderr).
+
+    ``kdiag run PATH --format json --cpu --no-record --probes P --timeout T EXTRA``, the real CLI with real
+    children (each imports torch; Triton runs interpreted: seconds to tens of seconds a run).  One run per
+    (path, probes, timeout, extra) in the session: the corpus label tests, the numerics tests and the probe
+    tests assert different things about the same seeded runs, and read one report.
+    """
+
+    def run(path: Path | str, probes: str = "none", timeout: int = 120, extra: tuple[str, ...] = ()):
+        key = (str(path), probes, str(timeout), *extra)
+        if key not in _CORPUS_RUNS:
+            from diagnose.cli import main
+
+            out, err = io.StringIO(), io.StringIO()
+            runs = tmp_path_factory.mktemp("corpus-runs")
+            argv = ["run", str(path), "--format", "json", "--cpu", "--no-record", "--runs-dir", str(runs)]
+            code = main([*argv, "--probes", probes, "--timeout", str(timeout), *extra], out=out, err=err)
+            assert out.getvalue().strip(), err.getvalue()
+            _CORPUS_RUNS[key] = code, json.loads(out.getvalue()), err.getvalue()
+        return _CORPUS_RUNS[key]
+
+    return run

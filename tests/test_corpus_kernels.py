@@ -1,45 +1,36 @@
 """Every labelled corpus kernel, through `kdiag run FILE --format json`, reaches its label.
 
 corpus/kernels/labels.yaml says, for each Triton kernel in the native protocol, the verdict, category
-and failure mode the run must reach on this machine (no GPU: Triton's interpreter on CPU tensors, with
+and failure mode the run must reach without a GPU (``--cpu``: Triton's interpreter on CPU tensors, with
 kdiag's bounds checks and a compile for the target GPU).  corpus/gpu/*.cu need a GPU to run; here they
 must at least compile to the right diagnosis or report that the run rung is unavailable.
 """
 
 from __future__ import annotations
 
-import io
-import json
 from pathlib import Path
 
 import pytest
 import yaml
-
-from diagnose.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ROOT / "corpus" / "kernels"
 LABELS = yaml.safe_load((KERNELS / "labels.yaml").read_text())
 
 
-def run_json(path: Path, tmp_path: Path, *extra: str) -> tuple[int, dict]:
-    out, err = io.StringIO(), io.StringIO()
+def _timeout(path: Path) -> int:
     # the hang kernel needs a short limit to be called a hang; the others a generous one, so a loaded
     # machine never turns a slow interpreter run into a false "hang" (a limit costs nothing unless hit)
-    timeout = "12" if path.name == "hang.py" else "90"
-    argv = ["run", str(path), "--format", "json", "--runs-dir", str(tmp_path), "--timeout", timeout, "--no-record"]
-    code = main([*argv, *extra], out=out, err=err)
-    assert out.getvalue().strip(), err.getvalue()
-    return code, json.loads(out.getvalue())
+    return 12 if path.name == "hang.py" else 120
 
 
 @pytest.mark.parametrize("name", sorted(LABELS), ids=lambda n: Path(n).stem)
-def test_corpus_kernel_reaches_its_label(name: str, tmp_path: Path) -> None:
+def test_corpus_kernel_reaches_its_label(name: str, corpus_run) -> None:
     label = LABELS[name]
     # probes only where the label is about them: the declared-size verdicts do not depend on them,
     # and tests/probes covers a correct kernel passing every quick probe
     probes = "quick" if label["verdict"] == "assumption" else "none"
-    code, rep = run_json(KERNELS / name, tmp_path, "--probes", probes)
+    code, rep, _ = corpus_run(KERNELS / name, probes=probes, timeout=_timeout(KERNELS / name))
     assert rep["verdict"] == label["verdict"], rep
     if label["verdict"] == "pass":
         assert code == 0 and rep["category"] in ("none", None, "pass"), rep

@@ -6,8 +6,6 @@ the numerics facts that carry the diagnosis.
 
 from __future__ import annotations
 
-import io
-import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -15,26 +13,27 @@ from typing import Any
 import pytest
 import yaml
 
-from diagnose.cli import main
-
-# real children: each imports torch (~1-2 s) and runs Triton interpreted; the whole file takes ~80 s
+# real children: each imports torch (~1-2 s) and runs Triton interpreted (seconds to tens of seconds a
+# run): the session's corpus_run (tests/conftest.py) runs a kernel once per set of options, and every
+# test that asks for it, here or in the corpus label tests, reads that report
 
 KERNELS = Path(__file__).resolve().parents[2] / "corpus" / "kernels"
 LABELS = yaml.safe_load((KERNELS / "labels.yaml").read_text())
 
 
 @pytest.fixture
-def kdiag_run(tmp_path: Path):
+def kdiag_run(corpus_run):
     """kdiag_run(path, *options) -> (exit code, report JSON); on CPU, probes off unless options ask for them."""
 
     def run(path: Path | str, *options: str) -> tuple[int, dict[str, Any]]:
-        out, err = io.StringIO(), io.StringIO()
-        argv = ["run", str(path), "--format", "json", "--cpu", "--runs-dir", str(tmp_path / "runs"), "--timeout", "120"]
-        if "--probes" not in options:
-            argv += ["--probes", "none"]  # the probe matrix is another test's subject; keep these quick
-        code = main([*argv, *options], out=out, err=err)
-        assert out.getvalue().strip(), err.getvalue()
-        return code, json.loads(out.getvalue())
+        rest = list(options)
+        probes = "none"  # the probe matrix is another test's subject; keep these quick
+        if "--probes" in rest:
+            i = rest.index("--probes")
+            probes = rest[i + 1]
+            del rest[i : i + 2]
+        code, rep, _ = corpus_run(path, probes=probes, extra=tuple(rest))
+        return code, rep
 
     return run
 

@@ -1,4 +1,7 @@
-"""Probes on the corpus kernels, end to end (real children, the Triton interpreter): contract vs probe."""
+"""Probes on the corpus kernels, end to end (real children, the Triton interpreter): contract vs probe.
+
+The runs come from the session's ``corpus_run`` (tests/conftest.py), shared with the corpus label tests.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from probe_fixtures import CORPUS, kdiag_runner
+from probe_fixtures import CORPUS
 
 
 def _matrix(out: dict) -> dict[str, dict]:
@@ -15,8 +18,8 @@ def _matrix(out: dict) -> dict[str, dict]:
     return {p["label"]: p for p in probes["probes"]}
 
 
-def test_block_multiple_only_breaks_only_outside_its_sizes(tmp_path: Path) -> None:
-    code, out, _ = kdiag_runner(tmp_path)(str(CORPUS / "block_multiple_only.py"))
+def test_block_multiple_only_breaks_only_outside_its_sizes(corpus_run) -> None:
+    code, out, _ = corpus_run(CORPUS / "block_multiple_only.py", probes="quick")
     assert (code, out["verdict"], out["category"], out["failure_mode"]) == (
         1,
         "assumption",
@@ -34,8 +37,8 @@ def test_block_multiple_only_breaks_only_outside_its_sizes(tmp_path: Path) -> No
     assert out["probes"]["level"] == "quick" and "n=4097" in out["probes"]["failed"]
 
 
-def test_a_kernel_ignoring_strides_is_a_noncontiguous_assumption(tmp_path: Path) -> None:
-    code, out, _ = kdiag_runner(tmp_path)(str(CORPUS / "ignores_strides.py"))
+def test_a_kernel_ignoring_strides_is_a_noncontiguous_assumption(corpus_run) -> None:
+    code, out, _ = corpus_run(CORPUS / "ignores_strides.py", probes="quick")
     assert (code, out["verdict"], out["category"], out["failure_mode"]) == (
         1,
         "assumption",
@@ -49,8 +52,8 @@ def test_a_kernel_ignoring_strides_is_a_noncontiguous_assumption(tmp_path: Path)
     assert any(p["entry"]["layout"]["kind"] == "transpose" for p in bad)
 
 
-def test_a_correct_kernel_passes_every_quick_probe(tmp_path: Path) -> None:
-    code, out, _ = kdiag_runner(tmp_path)(str(CORPUS / "vector_add.py"))
+def test_a_correct_kernel_passes_every_quick_probe(corpus_run) -> None:
+    code, out, _ = corpus_run(CORPUS / "vector_add.py", probes="quick")
     assert (code, out["verdict"]) == (0, "pass")
     m = _matrix(out)
     assert len(m) >= 5 and all(p["verdict"] == "ok" for p in m.values())
@@ -58,8 +61,8 @@ def test_a_correct_kernel_passes_every_quick_probe(tmp_path: Path) -> None:
     assert {p["kind"] for p in m.values()} == {"nonmultiple", "misaligned"}
 
 
-def test_a_failure_inside_the_contract_outranks_the_probe_and_shrinks(tmp_path: Path) -> None:
-    code, out, _ = kdiag_runner(tmp_path)(str(CORPUS / "missing_mask_tail.py"), "--shrink")
+def test_a_failure_inside_the_contract_outranks_the_probe_and_shrinks(tmp_path: Path, corpus_run) -> None:
+    code, out, _ = corpus_run(CORPUS / "missing_mask_tail.py", probes="quick", extra=("--shrink",))
     assert (code, out["verdict"], out["category"]) == (1, "fail", "kernel-logic")
     rules = [f["rule"] for f in out["findings"]]
     assert rules[0] != "run-probe-shape-not-multiple-of-block"

@@ -24,11 +24,15 @@ x = torch.randn(4, device="cuda", generator=g).cuda().to("cuda")
 m = torch.nn.Linear(4, 2).cuda()
 assert x.is_cuda and x.device.type == "cpu" and not torch.cuda.is_available()
 torch.cuda.synchronize()
+with torch.device("meta"):  # how the inputs child measures a problem before making it (harness/sizes.py)
+    big = torch.randn(4096, 393216).cuda()  # 6 GiB, if it were made
+assert big.device.type == "meta", f"made on {big.device}, memory and all"
 print(sorted(emulate.USED), next(m.parameters()).device)
 """
 
 
 def test_the_emulation_maps_cuda_to_the_cpu_and_counts_what_it_stood_in_for() -> None:
+    # and leaves torch's meta device alone: a tensor made there is on it, with no memory behind it
     out = subprocess.run([sys.executable, "-c", PROGRAM], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['.cuda()', 'device=\"cuda\"', 'x.is_cuda'] cpu"
