@@ -128,14 +128,21 @@ REF = """
 """
 
 
-def test_a_reference_that_needs_cuda_is_no_result_not_fail(write, tmp_path: Path, kdiag_run) -> None:
+def test_a_reference_that_needs_cuda_runs_under_the_documented_emulation(write, tmp_path: Path, kdiag_run) -> None:
+    """A plain-PyTorch submission whose reference makes CUDA inputs runs on the CPU under the CUDA emulation (never
+    a failure for want of a GPU), and the report says it was emulated."""
     ref = write(tmp_path, "ref.py", REF.format(device=".cuda()"))
     sub = write(tmp_path, "sub.py", "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
                                     "        return x.clamp_min(0)\n")  # fmt: skip
     code, out, _ = kdiag_run(str(sub), "--reference", str(ref), "--probes", "none", "--ladder", "none")
     assert out is not None
-    assert (code, out["verdict"], out["category"]) == (4, "no-result", "environment"), out
-    assert out["cannot_run"].startswith("cannot run here: no GPU")
+    assert (code, out["verdict"], out["cannot_run"]) == (0, "pass", None), out
+    assert any(n.startswith("CUDA emulated on the CPU for this target: .cuda()") for n in out["notes"]), out["notes"]
+    # the same submission computing the wrong thing still fails: the emulation does not hide the comparison
+    bad = write(tmp_path, "bad.py", "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+                                    "        return x.clamp_min(0) + 1\n")  # fmt: skip
+    code, out, _ = kdiag_run(str(bad), "--reference", str(ref), "--probes", "none", "--ladder", "none")
+    assert out is not None and out["verdict"] == "fail" and code != 0, out
 
 
 def test_torch_asking_for_cuda_home_is_traced_to_the_cpu_build(write, tmp_path: Path, kdiag_run) -> None:
