@@ -65,6 +65,14 @@ CAPABILITY = [
         9.0,
         8.9,
     ),
+    # torch's Inductor check (torch 2.13.0 torch/_inductor/exc.py, GPUTooOldForTriton), wrapped before "capability"
+    (
+        "torch._inductor.exc.GPUTooOldForTriton: Found Tesla P100-PCIE-16GB which is too old to be supported by the "
+        "triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, "
+        "but your device is of CUDA\ncapability 6.0\n",
+        7.0,
+        6.0,
+    ),
     # vLLM's quantization check (vllm/config.py, get_min_capability), integer capabilities
     (
         "ValueError: The quantization method fp8 is not supported for the current GPU. Minimum capability: 89. "
@@ -236,4 +244,5 @@ def test_a_library_status_through_jaxlib_gives_candidates_and_the_pip_check(text
     got = [(f.category, f.failure_mode) for f in report.diagnosis.findings]
     assert got[0] == ("environment", "version-skew")
     assert ("runtime-assumption", "oom-problem-size") in got
-    assert "pip list | grep -i nvidia" in (next_check(report) or "")
+    check = next_check(report) or ""
+    assert "pip list | grep -i nvidia" in check and "jax.print_environment_info()" in check
