@@ -9,8 +9,10 @@ small, bounded and additive, and each step is named so a reader can see why:
   threads, grid, memory), required vs present compute capability, required vs found version, a
   sanitizer report's record (what was accessed, where).
 - **kernel-logic, but the failing code is not the user's** (``-0.08`` in a library's or generated
-  code; ``-0.20`` when a compiler crashed or failed its own assertion): the author of the code is not
-  the reader, and a crashing compiler is a compiler bug (``environment``).
+  code, unless a sanitizer record names the failing access in that kernel: then it is the library's
+  defect, not a doubt about the category; ``-0.20`` when a compiler crashed or failed its own
+  assertion): the author of the code is not the reader, and a crashing compiler is a compiler bug
+  (``environment``).
 - **the values contradict the answer** (``-0.20``): a ``runtime-assumption`` answer (this GPU's
   limit) when the shared memory requested is over every GPU's limit: the problem size or the
   kernel's configuration is the cause, not the device it ran on.
@@ -85,12 +87,18 @@ def steps(rule: Any, context: Mapping[str, Any]) -> list[tuple[float, str]]:
     if rule.category == "kernel-logic":
         if context.get("location_compiler_crash"):
             out.append((TOOLCHAIN, f"a compiler crashed ({context.get('location_library') or 'toolchain'})"))
-        elif kind in ("library", "generated"):
+        elif kind in ("library", "generated") and not _sanitizer_record(reads, context):
             out.append((LIBRARY, f"the failing code is {kind} ({context.get('location_library')})"))
     bare = (context.get("log_line_count") or 0) <= 2 and not kind and not context.get("py_frame_count")
     if bare and reads <= {"log"}:
         out.append((BARE, "a one-line log with no frame"))
     return out
+
+
+def _sanitizer_record(reads: frozenset[str], context: Mapping[str, Any]) -> bool:
+    """A sanitizer record of the failing access in the kernel it names: a defect in that kernel, whoever wrote
+    it (a library's kernel is the library's bug, "upgrade or report upstream"), so no library penalty."""
+    return "sanitizer" in reads and all(_present(context.get(s)) for s in ("sanitizer_first_kind", "sanitizer_kernel"))
 
 
 def _smem_over_every_gpu(context: Mapping[str, Any]) -> float | None:

@@ -60,6 +60,9 @@ _TOOLKIT_HEADERS = (
     "/usr/include/",
     "/usr/lib/gcc/",
     "crt/host_config.h",
+    # headers only the CUDA toolkit ships, as NVRTC/Jitify name them (relative to the include root)
+    "cooperative_groups/",
+    "cooperative_groups.h",
     "NVIDIA GPU Computing Toolkit",
     "<command-line>",
 )

@@ -93,7 +93,16 @@ _KERNEL_LIBS: tuple[tuple[re.Pattern[str], str, str, tuple[str, ...]], ...] = (
         ("amp_C", "fused_layer_norm_cuda", "apex_C"),
     ),
     (re.compile(r"\bdeepspeed\b|\bDeepSpeed\w*Kernel"), "library", "deepspeed", ("deepspeed", "DeepSpeed")),
-    (re.compile(r"\bonnxruntime::"), "library", "onnxruntime", ("onnxruntime::",)),
+    (
+        # ONNX Runtime's executor names the failing node, not the kernel (onnxruntime/core/framework)
+        re.compile(r"\bonnxruntime::|Non-zero status code returned while running \w+ node\b"),
+        "library",
+        "onnxruntime",
+        ("onnxruntime::", "Non-zero status code"),
+    ),
+    # ggml's CUDA backend (llama.cpp, koboldcpp, whisper.cpp): its error check names its own source
+    (re.compile(r"\bggml-cuda(?:\.cu\b|[/\\][\w.-]+\.cuh?\b)|\bggml_cuda_\w+"), "library", "ggml", ("ggml",)),
+    (re.compile(r"\bfaiss::gpu::|\bfaiss[/\\]gpu[/\\]"), "library", "Faiss", ("faiss",)),
     (re.compile(r"\bcudf::"), "library", "cuDF", ("cudf::",)),
     (re.compile(r"\bcuvs::"), "library", "cuVS", ("cuvs::",)),
     (re.compile(r"\braft::"), "library", "RAFT", ("raft::",)),
@@ -232,6 +241,7 @@ _QUICK = (
     ".so",
     "Assertion",
     "::",
+    "Non-zero status code",
 )
 
 
@@ -432,9 +442,9 @@ def _cuda_source_named(text: str) -> str | None:
 
 
 #: lines whose file:line is the failing code's own: a device-side assertion ("k.cu:42: kern: block:
-#: [0,0,0], thread: [1,0,0] Assertion ..."), a compiler diagnostic ("k.cu(12): error: ..."); not an
-#: error-check site ("CUDA error ... at k.cu:70"), which is where the error was noticed
-_LOCATING = re.compile(r"\.(?:cu|cuh)(?::\d+: \S+: block: \[|\(\d+\): (?:error|warning)|:\d+:\d+: (?:error|warning))")
+#: [0,0,0], thread: [1,0,0] Assertion ..."), a compiler error ("k.cu(12): error: ..."; a warning locates
+#: nothing that failed); not an error-check site ("CUDA error ... at k.cu:70"), which is where the error was noticed
+_LOCATING = re.compile(r"\.(?:cu|cuh)(?::\d+: \S+: block: \[|\(\d+\): error|:\d+:\d+: error)")
 
 
 def _first_user_source(text: str) -> str | None:
