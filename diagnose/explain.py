@@ -233,6 +233,7 @@ def render(text: str, context: Mapping[str, Any]) -> str:
     # no space before the punctuation that follows a dropped segment (a value's own spacing, `not
     # supported on .target`, and an ellipsis, `at ... and`, are kept)
     result = re.sub(r"[ \t]*\0[ \t]*(?=[,;:)]|\.(?!\.))", "", result)
+    result = re.sub(r"(?<=[(\[])[ \t]*\0[ \t]*", "", result)  # nor after an opening bracket
     result = re.sub(r"[ \t]*\0[ \t]*", " ", result)
     return re.sub(r"(?<=\S)[ \t]{2,}", " ", result).strip()
 

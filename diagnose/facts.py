@@ -36,6 +36,7 @@ class LogFacts(Facts):
     line_count: int = 0
     bytes: int = 0
     truncated: bool = False  # the input was larger than the limit; head and tail kept
+    windows: bool = False  # written on Windows: drive paths, DLL names, win_amd64 (diagnose.collectors.host_os)
 
 
 # --- Python tracebacks --------------------------------------------------------------

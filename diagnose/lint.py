@@ -14,6 +14,7 @@ from diagnose.lint_evidence import (
     check_fix_frameworks,
     family_template_contexts,
 )
+from diagnose.lint_os import check_fix_os
 from diagnose.rules import Example, Rule, RuleProblem, RuleSet
 
 
@@ -103,6 +104,7 @@ def check_rule(rule: Rule) -> list[RuleProblem]:
     problems = check_explain(rule)
     contexts = _contexts(rule)
     problems += check_evidence_text(rule, contexts) + check_fix_frameworks(rule, contexts)
+    problems += check_fix_os(rule, contexts)
     for ex in rule.match_examples + rule.no_match_examples:
         expected = ex in rule.match_examples
         try:

@@ -193,9 +193,11 @@ def hint_for(ev: Evidence, context: Mapping[str, Any] | None = None) -> Hint | N
         k = kind_of(ev)
         if k is None:
             return None
-        from diagnose.explain import framework
+        from diagnose.explain import framework, render
 
-        fw = framework(ev.context() if context is None else context) if k.checks else None
-        return Hint(kind=k.kind, seen=k.seen, candidates=k.candidates, check=k.check_for(fw))
+        ctx = ev.context() if context is None else context
+        fw = framework(ctx) if k.checks else None
+        # a check may keep a step to one system ([[{log_windows:if} ...]], like a rule's fix)
+        return Hint(kind=k.kind, seen=k.seen, candidates=k.candidates, check=render(k.check_for(fw), ctx) or k.check)
     except Exception:  # a hint is an extra: a log it cannot read keeps its plain unknown
         return None

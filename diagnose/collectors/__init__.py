@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from diagnose import facts as F
+from diagnose.collectors import host_os
 from diagnose.evidence import Evidence
 
 #: bytes of a log kept for rules' text search; larger logs keep head and tail
@@ -101,5 +102,6 @@ def collect(
         line_count=bounded.count("\n") + (0 if bounded.endswith("\n") or not bounded else 1),
         bytes=len(text.encode("utf-8", "surrogateescape")) if len(text) < TEXT_LIMIT * 4 else len(text),
         truncated=truncated,
+        windows=host_os.windows(bounded),
     )
     return Evidence(id=id, origin=origin, log=log, **found)
