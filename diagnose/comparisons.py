@@ -23,6 +23,7 @@ and the element count of the input where the call states it (``zeros((2**31+1,),
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import re
@@ -48,10 +49,15 @@ _MEASURES = frozenset(
 )
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])|[-+]?(?:nan|inf)\b"
 #: a label (up to three words) then ``:`` or ``=``, then a number or a bracketed array on the same line
-_LABELLED = re.compile(
-    r"(?P<label>(?:[A-Za-z][\w.]*[ \t]+){0,2}[A-Za-z][\w.]*)[ \t]*[:=][ \t]*"
-    r"(?P<value>(?:array|tensor)?\(?\[[^\[\]\n]*\]|" + _NUMBER + r")"
+#: ``:`` or ``=`` then a number or a bracketed array on the same line; the label is the words before it
+_VALUE = re.compile(
+    r"[ \t]*[:=][ \t]*(?P<value>(?:array|tensor)?\(?\[[^\[\]\n]*\]|" + _NUMBER + r")"
     r"(?P<unit>[ \t]*(?:ms|us|µs|ns|s|sec|seconds|[KMGT]i?B(?:/s)?|%|x|X|GFLOPS|TFLOPS)\b)?"
+)
+_WORD = re.compile(r"[A-Za-z][\w.]*")
+#: a line names one of the two sides somewhere (a quick test before the values are read)
+_ANY_SIDE = re.compile(
+    r"(?i:(?<![a-z])(?:" + "|".join(sorted(_REF_WORDS | _DEV_WORDS, key=len, reverse=True)) + r")(?![a-z]))"
 )
 _ELEMENT = re.compile(_NUMBER + r"|\.\.\.|…")
 RTOL = 1e-2
@@ -112,16 +118,29 @@ def values_differ(a: str, b: str) -> bool:
 def _labelled(line: str) -> list[tuple[str, str, int, int]]:
     """(side, value, start, end) of each labelled value of one side on a line (measurements left out)."""
     out = []
-    for m in _LABELLED.finditer(line):
-        side = _side(m["label"])
-        if side is None or m["unit"]:
+    for m in _VALUE.finditer(line):
+        if m["unit"]:
+            continue
+        prefix = line[max(0, m.start() - 80) : m.start()]
+        if not prefix.strip():
+            continue
+        run: list[str] = []
+        for word in reversed(prefix.split()[-3:]):
+            if not _WORD.fullmatch(word):
+                break
+            run.append(word)
+        if not run or not prefix.rstrip().endswith(run[0]):
+            continue
+        label = " ".join(reversed(run))
+        side = _side(label)
+        if side is None:
             continue
         if "[" not in m["value"]:
-            if set(re.split(r"[\W_]+", m["label"].lower())) <= _FRAMEWORKS | {""}:
+            if set(re.split(r"[\W_]+", label.lower())) <= _FRAMEWORKS | {""}:
                 continue  # "torch: 2.1, cuda: 12.1" is a version list
             if not re.search(r"[.eEnN]", m["value"]):
                 continue  # whole numbers beside "host" and "device" are ids and counts, not computed values
-        out.append((side, m["value"], m.start(), m.end()))
+        out.append((side, m["value"], m.start() - len(prefix) + prefix.rfind(run[-1]), m.end()))
     return out
 
 
@@ -129,24 +148,53 @@ def _pair_differs(a: tuple[str, str, int, int], b: tuple[str, str, int, int]) ->
     return a[0] != b[0] and ("[" in a[1]) == ("[" in b[1]) and values_differ(a[1], b[1])
 
 
+def _side_lines(text: str) -> list[int]:
+    """Indices (from 0) of the lines that hold a side's word, found with one search per word."""
+    lower = text.lower()
+    starts: set[int] = set()
+    for word in _REF_WORDS | _DEV_WORDS:
+        i = lower.find(word)
+        while i >= 0:
+            start = lower.rfind("\n", 0, i) + 1
+            starts.add(start)
+            nl = lower.find("\n", i)
+            if nl < 0:
+                break
+            i = lower.find(word, nl)
+    if not starts:
+        return []
+    ends = [m.start() for m in re.finditer("\n", text)]
+    return sorted(bisect.bisect_left(ends, start) for start in starts)
+
+
 def comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     """Lines that print a reference value and a device value that differ: (line number from 1, the line
     stripped); a comparison printed over two lines is reported at its first line."""
     out: list[tuple[int, str]] = []
-    lines = text.splitlines()
+    candidates = _side_lines(text)
+    if not candidates:
+        return out
+    lines = text.split("\n")
     previous: list[tuple[str, str, int, int]] = []
-    for n, line in enumerate(lines, 1):
-        if len(line) > 2000 or ("=" not in line and ":" not in line):
+    last = -2
+    for i in candidates:
+        if i >= len(lines):
+            break
+        line = lines[i]
+        if i != last + 1:
+            previous = []
+        last = i
+        if len(line) > 2000 or ("=" not in line and ":" not in line) or not _ANY_SIDE.search(line):
             previous = []
             continue
         here = _labelled(line)
-        hit = any(_pair_differs(a, b) for i, a in enumerate(here) for b in here[i + 1 :])
+        hit = any(_pair_differs(a, b) for k, a in enumerate(here) for b in here[k + 1 :])
         if not hit and previous and here and here[0][2] <= len(line) - len(line.lstrip()):
             # the other side on the next line, at its start: "scipy=[...]" / "   cupy=[...]"
             if _pair_differs(previous[-1], here[0]):
-                out.append((n - 1, lines[n - 2].strip()))
+                out.append((i, lines[i - 1].strip()))
         elif hit:
-            out.append((n, line.strip()))
+            out.append((i + 1, line.strip()))
         if len(out) >= limit:
             break
         previous = here
@@ -161,7 +209,7 @@ def block_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     tensor, ``Expected:`` then another), that differ: the line of the first label."""
     if text.count("\n") < 3:
         return []
-    lines = text.splitlines()
+    lines = text.split("\n")
     blocks: list[tuple[int, str, str]] = []  # (label line number, side, value text)
     i = 0
     while i < len(lines):
@@ -238,7 +286,7 @@ def zero_input_results(text: str, limit: int = 3) -> list[tuple[int, str, int | 
     if "zeros" not in text:
         return []
     out: list[tuple[int, str, int | None, int]] = []
-    lines = text.splitlines()
+    lines = text.split("\n")
     for i, line in enumerate(lines):
         if len(line) > 2000 or "zeros" not in line or not _ZERO_CALL.search(line):
             continue
@@ -270,12 +318,17 @@ _OVER_TOLERANCE = re.compile(
 )
 
 
+_BOUND_WORD = re.compile(r"(?i:tol|threshold|allowed|eps)")
+
+
 def over_tolerance_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     """Lines that print a measured difference above the tolerance they print beside it
     (``max abs diff: 0.51 (tol 1e-3)``); a difference within it is a pass."""
     out: list[tuple[int, str]] = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if len(line) > 2000:
+    if not _BOUND_WORD.search(text):
+        return out
+    for n, line in enumerate(text.split("\n"), 1):
+        if len(line) > 2000 or not _BOUND_WORD.search(line):
             continue
         for m in _OVER_TOLERANCE.finditer(line):
             value, bound = float(m["value"]), float(m["limit"])
