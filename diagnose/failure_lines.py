@@ -31,7 +31,13 @@ any one report's wording:
   close``);
 - a hang: ``timed out``, a watchdog that fired, a collective timeout, a detected deadlock;
 - a printed NaN, a run that says its own output is wrong, a result printed beside the value the text says
-  was expected (``expected 2 but got 1``); a printed array alone says nothing about what it should be.
+  was expected (``expected 2 but got 1``); a printed array alone says nothing about what it should be;
+- a check that says the values differ (``Mismatch of dbias at 0``, ``Result verification failed at element 3``,
+  CUTLASS's ``Disposition: Incorrect``), and printed values that say it without a word
+  (:mod:`diagnose.comparisons`): a reference and a device value that differ, a difference above the tolerance
+  printed beside it, a call on an all-zero array whose result is not all zeros;
+- a load or an initialisation said not to work (``could not load NVML library``, ``Impossible to initialize
+  nvidia nvml``, ``libcudnn.so.8 ... dont load``).
 
 A matching line is still healthy when it counts zero (``0 errors``, ``errors: 0``, ``failed: 0``), states a
 measured error (``max abs error: 1e-7``), is a test's ``PASSED`` line, or is a warning / INFO line that only
@@ -47,6 +53,8 @@ from __future__ import annotations
 
 import functools
 import re
+
+from diagnose.comparisons import block_comparison_lines, comparison_lines, over_tolerance_lines, zero_input_results
 
 #: NCCL prints warnings and errors at one level, WARN: an NCCL WARN line that names a failure, other
 #: than its probing for optional libraries and plugins (``NCCL WARN Failed to open libibverbs.so[.1]``)
@@ -246,6 +254,31 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("wrong", "incorrect"),
         r"\b(?:WRONG\ (?:ANSWER|RESULTS?)|[Ww]rong\ (?:answers?|results?|outputs?)|[Ii]ncorrect\ (?:results?|outputs?))\b",
     ),
+    # a check that says the values differ: "Mismatch of dbias at 0: ...", "3 mismatches found", "output does
+    # not match the reference", "result is incorrect", cuda-samples' "Result verification failed at element 3!";
+    # a test program's bare verdict line ("Failed"), the CUTLASS profiler's "Disposition: Failed" / "Incorrect"
+    (
+        ("mismatch", "match", "incorrect", "wrong", "fail", "disposition"),
+        r"\b(?:[Mm]ismatch(?:es|ed)?|MISMATCH(?:ES|ED)?)\b(?:\s+(?:of|at|in|for|on|found|detected|between)\b|\s*[:!])"
+        r" | \b(?:[Vv]alues?|[Rr]esults?|[Oo]utputs?|[Ee]lements?|[Cc]hecksums?)\ (?:mismatch|differ)\b"
+        r" | \b(?:[Rr]esults?|[Oo]utputs?|[Vv]alues?|[Tt]ensors?|[Aa]rrays?|GPU|[Kk]ernel|[Cc]hecksums?|[Ss]ums?)"
+        r"\ (?:does|do|did)(?:\ not|n't)\ match\b"
+        r" | \b(?:does|do|did)(?:\ not|n't)\ match\ (?:the\ )?(?:reference|expected|CPU|cpu|host|golden|baseline)\b"
+        r" | \b(?:[Rr]esults?|[Oo]utputs?|[Vv]alues?|[Aa]nswers?|[Cc]hecksums?|[Ss]ums?)\ (?:is|are|was|were)\ (?:incorrect|wrong"
+        r"|not\ (?:correct|equal|close))\b"
+        r" | ^\s*(?:Failed|FAILED|Fail|FAIL|Incorrect|INCORRECT)[.!]?\s*$ | \bDisposition:\s*(?:Failed|Incorrect)\b"
+        r" | \b(?:[Vv]erification|[Vv]alidation|[Cc]heck|[Cc]omparison)\ failed\b"
+        r" | \b(?:failed|FAILED)\ at\ (?:element|index|position|row|column|offset|i|idx)\b",
+    ),
+    # a load or an initialisation said not to work, in words (nvtop's "Impossible to initialize nvidia nvml",
+    # go-nvml's "could not load NVML library"), or a library file said not to load ("libcudnn.so.8 ... dont load")
+    (
+        ("load", "initiali", "init", "dlopen"),
+        r"(?i:\b(?:could\s*n[o']?t|unable\ to|cannot|can\s*not|can't|impossible\ to|fail(?:ed|s)?\ to)"
+        r"\ (?:load|initiali[sz]e|init|dlopen)\b)"
+        r" | (?:\blib[\w+-]*\.so[\w.]*|\b[\w+-]+\.(?:dll|dylib))\b[^\n]{0,80}?(?i:\b(?:dont|don't|do\ not|doesn't|does\ not"
+        r"|won't|will\ not|didn't|did\ not|can't|cannot|couldn't|could\ not|fails?\ to|failed\ to)\ (?:be\ )?load(?:ed|ing)?\b)",
+    ),
 )  # fmt: skip
 _FLAGS = re.VERBOSE | re.MULTILINE
 #: all of them at once, for a single line
@@ -329,7 +362,18 @@ def _healthy(line: str) -> bool:
 
 def is_failure_line(line: str) -> bool:
     """``line`` reports a failure and is not one of the healthy look-alikes."""
-    return len(line) <= 2000 and bool(_FAILURE_LINE.search(line)) and not _healthy(line)
+    if len(line) > 2000:
+        return False
+    return (bool(_FAILURE_LINE.search(line)) or bool(_printed_results(line, 1))) and not _healthy(line)
+
+
+def _printed_results(text: str, limit: int) -> list[tuple[int, str]]:
+    """Printed values that say a check failed without a failure word (:mod:`diagnose.comparisons`): a
+    reference and a device value that differ, a difference above its printed tolerance, a non-zero
+    result of a call on zeros."""
+    found = comparison_lines(text, limit) + block_comparison_lines(text, limit) + over_tolerance_lines(text, limit)
+    found += [(n, line) for n, line, _, _ in zero_input_results(text, limit)]
+    return sorted(set(found))
 
 
 def failure_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
@@ -343,4 +387,7 @@ def failure_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
             out.append((text.count("\n", 0, start) + 1, line.strip()))
             if len(out) >= limit:
                 break
+    printed = [(n, line) for n, line in _printed_results(text, limit) if not _healthy(line)]
+    if printed:
+        out = sorted(set(out) | set(printed))[:limit]
     return out

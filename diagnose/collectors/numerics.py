@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import re
 
+from diagnose.comparisons import zero_input_results
 from diagnose.facts import NumericsFacts
 
 _NUM = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|-inf)"
@@ -108,10 +109,27 @@ def _is_nan(s: str | None) -> bool:
     return v is not None and math.isnan(v)
 
 
+def _zero_input(text: str) -> NumericsFacts | None:
+    """A call on an all-zero array whose printed result is not all zeros (:mod:`diagnose.comparisons`):
+    a mismatch against the one value the result can have; ``total`` is the input's element count when the
+    call states it.
+
+    >>> f = _zero_input(">>> cp.concatenate([cp.zeros((2**31+1,), dtype='b')])\\narray([0, 0, ..., 0, 1], dtype=int8)")
+    >>> f.mismatch, f.total, f.lines
+    (True, 2147483649, (1, 2))
+    """
+    found = zero_input_results(text, limit=10)
+    if not found:
+        return None
+    totals = [n for _, _, n, _ in found if n is not None]
+    lines = sorted({n for result, _, _, call in found for n in (call, result)})
+    return NumericsFacts(lines=tuple(lines), mismatch=True, total=max(totals) if totals else None)
+
+
 def parse(text: str) -> NumericsFacts | None:
     """Numerical comparison failures of ``text``, or ``None``."""
     if not any(h in text for h in _HINTS):
-        return None
+        return _zero_input(text)
     mismatch = shape = dtype = nan = False
     mismatched = total = None
     max_abs = max_rel = None
@@ -159,7 +177,7 @@ def parse(text: str) -> NumericsFacts | None:
         if hit:
             lines.append(ln)
     if not lines:
-        return None
+        return _zero_input(text)
     return NumericsFacts(
         lines=tuple(lines),
         mismatch=mismatch,

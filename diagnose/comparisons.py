@@ -1,0 +1,340 @@
+"""Printed comparisons whose two sides differ, told apart from prints of two equal values.
+
+Test programs and harnesses print a failed check without an error keyword: the reference value beside
+the device's (llm.c's ``Mismatch of dbias at 0: CPU_ref: 1.125032 vs GPU: 3.562500``, a SciPy result
+over CuPy's on the next line), or, in an interactive session, a call on an all-zero array whose
+printed result is not all zeros.  :func:`comparison_lines` finds those lines: two labelled values, one
+labelled as the reference (``cpu``, ``host``, ``ref``, ``expected``, ``golden``, ``numpy``, ``scipy``,
+``torch``) and one as the device's (``gpu``, ``device``, ``cuda``, ``cupy``, ``kernel``, ``triton``,
+``out``, ``result``, ``actual``), that really differ: numbers beyond a relative tolerance of 1%,
+arrays element by element.  Equal values, timings and other measurements (``CPU time: 12 ms vs GPU
+time: 1 ms``), counts and versions stay healthy.  :func:`zero_input_results` finds the other shape
+and the element count of the input where the call states it (``zeros((2**31+1,), ...)``).
+
+>>> [n for n, _ in comparison_lines("Mismatch of dbias at 0: CPU_ref: 1.125032 vs GPU: 3.562500")]
+[1]
+>>> comparison_lines("CPU_ref: 1.125032 vs GPU: 1.125000\\nCPU time: 12.1 ms, GPU time: 1.3 ms")
+[]
+>>> [n for n, _ in comparison_lines("taps=[3, 2]: scipy=[1, 1, 1, 1]\\n   cupy=[1, 1, 1, 0]")]
+[1]
+>>> zero_input_results(">>> cp.concatenate([cp.zeros((2**31+1,), dtype='b')])\\narray([0, 0, ..., 0, 1], dtype=int8)")
+[(2, 'array([0, 0, ..., 0, 1], dtype=int8)', 2147483649, 1)]
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+import re
+
+#: label words of the trusted side and of the side under test
+_REF_WORDS = frozenset(
+    {"cpu", "host", "ref", "reference", "expected", "expect", "golden", "truth", "numpy", "np", "scipy", "torch"}
+)
+_DEV_WORDS = frozenset(
+    {"gpu", "device", "dev", "cuda", "cupy", "cp", "kernel", "triton", "out", "output", "result", "actual", "got"}
+)
+#: framework names: a print of their names with numbers is as often a version list as a comparison
+_FRAMEWORKS = frozenset({"numpy", "np", "scipy", "torch", "cuda", "cupy", "cp", "triton"})
+#: words that make a labelled number a measurement or a property, not a computed value
+_MEASURES = frozenset(
+    {
+        *("time", "times", "elapsed", "latency", "ms", "us", "ns", "sec", "secs", "seconds", "speed", "speedup"),
+        *("throughput", "bandwidth", "flops", "gflops", "tflops", "memory", "mem", "usage", "util", "utilization"),
+        *("count", "cores", "threads", "devices", "num", "number", "version", "ver", "temp", "temperature", "power"),
+        *("clock", "freq", "frequency", "id", "rank", "size", "batch", "shape", "dim", "dims", "len", "length"),
+        *("blocks", "grid", "warps", "regs", "registers"),
+    }
+)
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])|[-+]?(?:nan|inf)\b"
+#: a label (up to three words) then ``:`` or ``=``, then a number or a bracketed array on the same line
+#: ``:`` or ``=`` then a number or a bracketed array on the same line; the label is the words before it
+_VALUE = re.compile(
+    r"[ \t]*[:=][ \t]*(?P<value>(?:array|tensor)?\(?\[[^\[\]\n]*\]|" + _NUMBER + r")"
+    r"(?P<unit>[ \t]*(?:ms|us|µs|ns|s|sec|seconds|[KMGT]i?B(?:/s)?|%|x|X|GFLOPS|TFLOPS)\b)?"
+)
+_WORD = re.compile(r"[A-Za-z][\w.]*")
+#: a line names one of the two sides somewhere (a quick test before the values are read)
+_ANY_SIDE = re.compile(
+    r"(?i:(?<![a-z])(?:" + "|".join(sorted(_REF_WORDS | _DEV_WORDS, key=len, reverse=True)) + r")(?![a-z]))"
+)
+_ELEMENT = re.compile(_NUMBER + r"|\.\.\.|…")
+RTOL = 1e-2
+ATOL = 1e-6
+
+
+def _side(label: str) -> str | None:
+    """``ref`` or ``dev`` for a label of one side only; None for any other label (or a measurement)."""
+    words = {w for w in re.split(r"[\W_]+", label.lower()) if w}
+    if not words or words & _MEASURES:
+        return None
+    ref, dev = bool(words & _REF_WORDS), bool(words & _DEV_WORDS)
+    if ref and dev:  # "CPU_out", "ref_result": the word that says which side wins over the generic one
+        ref = bool(words & {"cpu", "host", "ref", "reference", "expected", "golden", "numpy", "np", "scipy"})
+        dev = not ref
+    return "ref" if ref else "dev" if dev else None
+
+
+def _numbers(value: str) -> tuple[list[float], list[float]] | None:
+    """The elements of a printed value: (head, tail) around an elision (``[0, 0, ..., 0, 1]``)."""
+    body = value
+    if "[" in value:
+        body = value[value.index("[") + 1 : value.rindex("]")]
+    head: list[float] = []
+    tail: list[float] = []
+    part = head
+    for m in _ELEMENT.finditer(body):
+        if m.group(0) in ("...", "…"):
+            part = tail
+            continue
+        try:
+            part.append(float(m.group(0)))
+        except ValueError:
+            return None
+    return (head, tail) if head or tail else None
+
+
+def _close(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= ATOL + RTOL * max(abs(a), abs(b))
+
+
+def values_differ(a: str, b: str) -> bool:
+    """Two printed values (numbers or arrays) differ: element by element over the parts both show."""
+    x, y = _numbers(a), _numbers(b)
+    if x is None or y is None:
+        return False
+    (xh, xt), (yh, yt) = x, y
+    if not xt and not yt and len(xh) != len(yh) and "[" in a and "[" in b:
+        return True  # two whole arrays of different lengths
+    pairs = list(zip(xh, yh, strict=False)) + list(zip(reversed(xt or xh), reversed(yt or yh), strict=False))
+    return any(not _close(p, q) for p, q in pairs)
+
+
+def _labelled(line: str) -> list[tuple[str, str, int, int]]:
+    """(side, value, start, end) of each labelled value of one side on a line (measurements left out)."""
+    out = []
+    for m in _VALUE.finditer(line):
+        if m["unit"]:
+            continue
+        prefix = line[max(0, m.start() - 80) : m.start()]
+        if not prefix.strip():
+            continue
+        run: list[str] = []
+        for word in reversed(prefix.split()[-3:]):
+            if not _WORD.fullmatch(word):
+                break
+            run.append(word)
+        if not run or not prefix.rstrip().endswith(run[0]):
+            continue
+        label = " ".join(reversed(run))
+        side = _side(label)
+        if side is None:
+            continue
+        if "[" not in m["value"]:
+            if set(re.split(r"[\W_]+", label.lower())) <= _FRAMEWORKS | {""}:
+                continue  # "torch: 2.1, cuda: 12.1" is a version list
+            if not re.search(r"[.eEnN]", m["value"]):
+                continue  # whole numbers beside "host" and "device" are ids and counts, not computed values
+        out.append((side, m["value"], m.start() - len(prefix) + prefix.rfind(run[-1]), m.end()))
+    return out
+
+
+def _pair_differs(a: tuple[str, str, int, int], b: tuple[str, str, int, int]) -> bool:
+    return a[0] != b[0] and ("[" in a[1]) == ("[" in b[1]) and values_differ(a[1], b[1])
+
+
+def _side_lines(text: str) -> list[int]:
+    """Indices (from 0) of the lines that hold a side's word, found with one search per word."""
+    lower = text.lower()
+    starts: set[int] = set()
+    for word in _REF_WORDS | _DEV_WORDS:
+        i = lower.find(word)
+        while i >= 0:
+            start = lower.rfind("\n", 0, i) + 1
+            starts.add(start)
+            nl = lower.find("\n", i)
+            if nl < 0:
+                break
+            i = lower.find(word, nl)
+    if not starts:
+        return []
+    ends = [m.start() for m in re.finditer("\n", text)]
+    return sorted(bisect.bisect_left(ends, start) for start in starts)
+
+
+def comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    """Lines that print a reference value and a device value that differ: (line number from 1, the line
+    stripped); a comparison printed over two lines is reported at its first line."""
+    out: list[tuple[int, str]] = []
+    candidates = _side_lines(text)
+    if not candidates:
+        return out
+    lines = text.split("\n")
+    previous: list[tuple[str, str, int, int]] = []
+    last = -2
+    for i in candidates:
+        if i >= len(lines):
+            break
+        line = lines[i]
+        if i != last + 1:
+            previous = []
+        last = i
+        if len(line) > 2000 or ("=" not in line and ":" not in line) or not _ANY_SIDE.search(line):
+            previous = []
+            continue
+        here = _labelled(line)
+        hit = any(_pair_differs(a, b) for k, a in enumerate(here) for b in here[k + 1 :])
+        if not hit and previous and here and here[0][2] <= len(line) - len(line.lstrip()):
+            # the other side on the next line, at its start: "scipy=[...]" / "   cupy=[...]"
+            if _pair_differs(previous[-1], here[0]):
+                out.append((i, lines[i - 1].strip()))
+        elif hit:
+            out.append((i + 1, line.strip()))
+        if len(out) >= limit:
+            break
+        previous = here
+    return out
+
+
+_BLOCK_LABEL = re.compile(r"^\s*(?P<label>(?:[A-Za-z][\w.]*[ \t]+){0,2}[A-Za-z][\w.]*)[ \t]*[:=]?[ \t]*$")
+
+
+def block_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    """A reference and a device value printed as blocks under their own label lines (``Result:`` then a
+    tensor, ``Expected:`` then another), that differ: the line of the first label."""
+    if text.count("\n") < 3:
+        return []
+    lines = text.split("\n")
+    blocks: list[tuple[int, str, str]] = []  # (label line number, side, value text)
+    i = 0
+    while i < len(lines):
+        m = _BLOCK_LABEL.match(lines[i]) if len(lines[i]) <= 200 else None
+        side = _side(m["label"]) if m else None
+        if side is None or not lines[i].rstrip().endswith(":"):
+            i += 1
+            continue
+        body: list[str] = []
+        j = i + 1
+        while j < len(lines) and lines[j].strip() and not _BLOCK_LABEL.match(lines[j]) and len(body) < 200:
+            body.append(lines[j])
+            j += 1
+        value = " ".join(body)
+        if "[" in value and "]" in value:
+            blocks.append((i + 1, side, value))
+        i = j
+    out: list[tuple[int, str]] = []
+    for (n, a_side, a), (_, b_side, b) in itertools.pairwise(blocks):
+        if a_side != b_side and values_differ(a, b):
+            out.append((n, lines[n - 1].strip()))
+            if len(out) >= limit:
+                break
+    return out
+
+
+# --- an all-zero input whose printed result is not all zeros ---------------------------------
+
+#: calls whose result is all zeros when every input element is zero (the input's elements moved,
+#: reduced or multiplied, never added to a constant)
+_ZERO_PRESERVING = (
+    r"concatenate|concat|cat|stack|hstack|vstack|column_stack|cumsum|nancumsum|cumprod|sum|nansum|prod|max|min"
+    r"|amax|amin|abs|absolute|copy|clone|contiguous|reshape|ravel|flatten|transpose|flip|roll|sort|take|repeat"
+    r"|tile|matmul|dot|mm|bmm|einsum|multiply|mul|square|sqrt|asnumpy|get|cuda|cpu|to"
+)
+_ZERO_CALL = re.compile(
+    rf"\b(?:{_ZERO_PRESERVING})\((?=[^\n]*\bzeros(?:_like)?\()|\bzeros(?:_like)?\([^\n]*\)\.(?:{_ZERO_PRESERVING})\("
+)
+#: anything that makes the input or the result other than the zeros themselves (once the size and the
+#: keyword arguments of the call are set aside)
+_NOT_ZERO_ONLY = re.compile(
+    r"\b(?:ones|full|arange|rand\w*|eye|identity|linspace|fill\w*|exp\w*|cos\w*|log\w*|add|where|logical_\w+"
+    r"|isclose|equal|argmax|argmin|nonzero|count_nonzero|shape|size|dtype)\b|[+\-*/%<>!=~^|&]"
+)
+_PROMPT = re.compile(r"^\s*(?:>>>|\.\.\.|In \[\d+\]:)\s?")
+_ZEROS_SIZE = re.compile(r"\bzeros\(\s*(?P<size>\((?:[^()]|\([^()]*\))*\)|[^,()\n]+(?:\([^()]*\)[^,()\n]*)*)")
+_KWARG = re.compile(r"\b\w+\s*=\s*(?:'[^']*'|\"[^\"]*\"|[\w.]+)")
+_ASSIGNED = re.compile(r"^\s*[A-Za-z_][\w.\[\], ]*=(?!=)")
+
+
+def _element_count(line: str) -> int | None:
+    """The element count a ``zeros(...)`` call on ``line`` states, when it is integer arithmetic."""
+    from diagnose.collectors.families import _size_value
+
+    m = _ZEROS_SIZE.search(line)
+    got = _size_value(m["size"]) if m else None
+    return int(got) if got is not None else None
+
+
+def _nonzero(value: str) -> bool:
+    parts = _numbers(value)
+    return parts is not None and any(v != 0 for v in parts[0] + parts[1])
+
+
+_RESULT = re.compile(r"^\s*(?:(?:array|tensor)\()?(?:\[[^\n]*\]|" + _NUMBER + r")")
+_STATED = re.compile(r"\):\s*(?P<value>" + _NUMBER + r"|\[[^\[\]\n]*\])\s*$")
+
+
+def zero_input_results(text: str, limit: int = 3) -> list[tuple[int, str, int | None, int]]:
+    """Results of a call on an all-zero array that hold a non-zero element: (line number, the line
+    stripped, the input's element count when the call states it, the line number of the call).  The result is the line after the
+    call in an interactive session, or the value a line prints after the call and a colon
+    (``max of cumsum(torch.zeros(...)): 1.000000``)."""
+    if "zeros" not in text:
+        return []
+    out: list[tuple[int, str, int | None, int]] = []
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if len(line) > 2000 or "zeros" not in line or not _ZERO_CALL.search(line):
+            continue
+        code = _PROMPT.sub("", line)
+        stated = _STATED.search(code)
+        expr = code[: stated.start() + 1] if stated else code
+        bare = _KWARG.sub("", _ZEROS_SIZE.sub("zeros(n", expr))
+        if _ASSIGNED.match(expr) or _NOT_ZERO_ONLY.search(bare):
+            continue
+        if stated:
+            if _nonzero(stated["value"]):
+                out.append((i + 1, line.strip(), _element_count(expr), i + 1))
+        elif i + 1 < len(lines) and _PROMPT.match(line) and not _PROMPT.match(lines[i + 1]):
+            result = lines[i + 1]
+            if _RESULT.match(result) and _nonzero(result.split("dtype=")[0].split("device=")[0]):
+                out.append((i + 2, result.strip(), _element_count(expr), i + 1))
+        if len(out) >= limit:
+            break
+    return out
+
+
+# --- a measured difference printed beside the tolerance it had to meet ------------------------
+
+_OVER_TOLERANCE = re.compile(
+    r"(?i:\b(?:max(?:imum)?|mean|avg|average|greatest|largest)?[\s_]*(?:abs(?:olute)?|rel(?:ative)?)?[\s_.]*"
+    r"(?:diff(?:erence)?|err(?:or)?|delta)\b[^\n\d]{0,20}?[:=]?\s*(?P<value>" + _NUMBER + r")"
+    r"[^\n]{0,40}?\b(?:tol(?:erance)?|atol|rtol|threshold|allowed|eps(?:ilon)?)\b\s*(?:of\s+)?[:=]?\s*"
+    r"(?P<limit>" + _NUMBER + r"))"
+)
+
+
+_BOUND_WORD = re.compile(r"(?i:tol|threshold|allowed|eps)")
+
+
+def over_tolerance_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    """Lines that print a measured difference above the tolerance they print beside it
+    (``max abs diff: 0.51 (tol 1e-3)``); a difference within it is a pass."""
+    out: list[tuple[int, str]] = []
+    if not _BOUND_WORD.search(text):
+        return out
+    for n, line in enumerate(text.split("\n"), 1):
+        if len(line) > 2000 or not _BOUND_WORD.search(line):
+            continue
+        for m in _OVER_TOLERANCE.finditer(line):
+            value, bound = float(m["value"]), float(m["limit"])
+            if math.isnan(value) or abs(value) > abs(bound):
+                out.append((n, line.strip()))
+                break
+        if len(out) >= limit:
+            break
+    return out
