@@ -51,9 +51,13 @@ def test_a_folder_whose_files_are_missing_is_a_usage_error(write, tmp_path: Path
 EXIT = {"pass": 0, "fail": 1, "no-result": 4}
 
 
+#: a label with ``suite: false`` is run by hand (its kind of check is covered by a suite case; suite time)
+SUITE = sorted(c for c in LABELS if LABELS[c].get("suite", True))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "case", [pytest.param(c, marks=[pytest.mark.toolkit] if LABELS[c].get("toolkit") else []) for c in sorted(LABELS)]
+    "case", [pytest.param(c, marks=[pytest.mark.toolkit] if LABELS[c].get("toolkit") else []) for c in SUITE]
 )
 def test_gpumode_case_reaches_its_label(case: str, kdiag_run) -> None:
     label = LABELS[case]
@@ -73,6 +77,9 @@ def test_gpumode_case_reaches_its_label(case: str, kdiag_run) -> None:
         assert label["note"] in notes
     if "category" in label:
         assert out["category"] == label["category"]
+    for key in ("failure_mode", "rule"):
+        if key in label:
+            assert out[key] == label[key], (key, out["title"])
     repro = (out.get("shrink") or {}).get("repro")
     if label["verdict"] == "fail" and repro:  # the repro imports the problem's files where they lie too
         run = subprocess.run([sys.executable, repro], capture_output=True, text=True, timeout=120)
