@@ -4,8 +4,9 @@ A kernel that reduces a row in one block of ``BLOCK = next_power_of_2(N)`` lanes
 padding lanes of the block stay out of the result: masked loads with a neutral ``other``, centred values
 re-masked before a variance, ``N`` (not ``BLOCK``) as the count.  When they do not, every row is a little
 off when ``N`` is not a power of two, and exactly right when it is.  A benchmark problem declares one
-size, so this module supplies the other: when a declared size failed with errors spread over the output
-(no index pattern, nothing unwritten, no NaN), each integer size parameter that is a dimension of the
+size, so this module supplies the other: when a declared size failed with small errors spread over the
+output (no index pattern, nothing unwritten, no NaN, no TF32 dot or narrow accumulator to explain them),
+each integer size parameter that is a dimension of the
 inputs and not a power of two runs again at the next power of two (at most :data:`MAX_PARAMS`, an input
 at most :data:`MAX_GROWTH` times larger), through the probe children.  A parameter whose rounded-up run
 passes is the run fact ``pow2_passes`` ("features=1024"); the rule ``run-tail-lanes-in-reduction`` reads it.
@@ -55,14 +56,15 @@ def _next_pow2(n: int) -> int:
 
 
 def looks_spread(n: F.NumericsFacts | None, run: F.RunFacts | None) -> bool:
-    """A failure with no pattern of its own: values off (not NaN, not unwritten, not moved or offset)."""
-    if n is None or not n.mismatch or n.shape_mismatch or n.dtype_mismatch:
+    """Small errors spread over the output with nothing else to explain them: not NaN, not unwritten, not
+    moved or offset, no TF32 dot, no narrow accumulator in the source, no growth with the reduction length
+    (those have their own rules; the check would only cost a run)."""
+    if not W.looks_like_accumulation(n, run) and not (n is not None and n.error_growth is not None):
         return False
-    if n.nonfinite_computed or n.sentinel_elems or n.transposed or n.shift is not None or n.segment is not None:
+    assert n is not None
+    if n.segment is not None or n.error_grows or n.where not in ("everywhere", "scattered", "rows"):
         return False
-    if n.where not in ("everywhere", "scattered", "rows"):
-        return False
-    return not (run is not None and (run.output_unwritten or run.oob_loads or run.oob_stores or run.inputs_mutated))
+    return not (run is not None and (run.inputs_mutated or run.tf32_dot or run.narrow_accumulator))
 
 
 def candidates(
