@@ -32,6 +32,16 @@ def test_a_problem_folder_is_a_gpumode_target_assembled_in_place() -> None:
     assert dict(other.files)["submission"] == str((VECTORADD / "wrong_submission.py").resolve())
 
 
+def test_a_problem_whose_check_scales_its_tolerance_is_assembled_with_its_own_checker() -> None:
+    # prefixsum_py: a check_implementation of its own (not utils' make_match_reference), three tests
+    folder = CASES / "problems" / "prefixsum_py"
+    t = detect([str(folder / "exclusive_submission.py")])
+    assert (t.kind, t.reference) == ("gpumode", folder / "reference.py")
+    assert [s["size"] for s in t.sizes] == [1023, 5000, 9000]
+    assert t.checker and t.uses_triton and t.harness_contract
+    assert dict(t.files)["submission"] == str((folder / "exclusive_submission.py").resolve())
+
+
 def test_a_folder_whose_files_are_missing_is_a_usage_error(write, tmp_path: Path) -> None:
     write(
         tmp_path, "task.yml", 'files:\n  - {"name": "utils.py", "source": "../nowhere/utils.py"}\ntests:\n  - {n: 4}\n'

@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-batch_size = 16
+batch_size = 4
 input_shape = (3000,)
 dim = 1
 

@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-batch_size = 24
+batch_size = 8
 features = 700
 
 
