@@ -26,7 +26,19 @@ def evidence_for(rec: InputRecord, errors: list[str] | None = None) -> Evidence:
     )
     if rec.env is not None:
         ev = ev.replace(gpu=_gpu_facts(rec.env, errors))
+    if rec.code or rec.source:
+        ev = _source_facts(ev, rec)
     return ev
+
+
+def _source_facts(ev: Evidence, rec: InputRecord) -> Evidence:
+    """The run path's static source checks on the kernel a result record names or carries."""
+    from diagnose.run import result_source
+
+    text, path = result_source.read_source(rec.source, rec.code)
+    if text is None:
+        return ev
+    return result_source.with_source_facts(ev, text, path=path, record_text=rec.text)
 
 
 def _gpu_facts(snapshot: Mapping[str, Any], errors: list[str] | None) -> Any:

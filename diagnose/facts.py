@@ -360,6 +360,7 @@ class NumericsFacts(Facts):
     transposed: bool = False  # the output holds the reference transposed
     shift: int | None = None  # the output holds the reference shifted: out[i] == ref[i - shift] along shift_axis
     shift_axis: int | None = None
+    segment: int | None = None  # out == ref + a constant per segment of this many elements (last axis), first one right
     sentinel_elems: int = 0  # wrong elements still holding the allocation sentinel (never written)
     zero_elems: int = 0  # wrong elements exactly 0 where the reference is not
     nan_new: int = 0  # NaN in the output where the reference has a number
@@ -494,6 +495,8 @@ class RunFacts(Facts):
     accum_sweep_values: tuple[int, ...] = ()  # its values that ran, shortest first, the declared one last
     accum_sweep_median_rel: tuple[float, ...] = ()  # the median relative error at each
     accum_sweep_skipped: str | None = None  # why no sweep ran although the errors looked like accumulation
+    # the power-of-two check (diagnose/run/tail_lanes.py): the failing size re-run with one size rounded up
+    pow2_passes: str | None = None  # the rounded-up size that passed: "features=1024"
 
 
 # --- the knowledge base (kdiag kb): what people taught kdiag about this failure ----------

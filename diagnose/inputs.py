@@ -43,7 +43,8 @@ class InputRecord:
     error: str | None = None
     warnings: tuple[str, ...] = ()
     label: dict[str, Any] = field(default_factory=dict)
-    source: str | None = None  # the code that ran (a KernelBench run's generated kernel), never read as a log
+    source: str | None = None  # the file of the code that ran (a KernelBench run's generated kernel), never a log
+    code: str | None = None  # the kernel's source when the record carries it (a ``kernel_code`` field)
 
 
 def looks_binary(data: bytes) -> bool:
@@ -137,6 +138,19 @@ def _int(v: Any) -> int | None:
         return None
 
 
+#: fields in which a result record may carry the kernel's source (read by the source checks, never as a log)
+CODE_FIELDS = ("kernel_code", "source_code")
+
+
+def _code(*objs: Any) -> str | None:
+    for obj in objs:
+        if isinstance(obj, Mapping):
+            for key in CODE_FIELDS:
+                if isinstance(obj.get(key), str) and obj[key].strip():
+                    return str(obj[key])
+    return None
+
+
 def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecord:
     """One JSON object: ``{"id", "log"}`` or split fields (stdout, stderr, exit_code, compile_log,
     sanitizer_log, env)."""
@@ -172,6 +186,7 @@ def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecor
         timed_out=timed_out,
         env=env,
         label=label,
+        code=_code(obj),
     )
 
 
@@ -248,7 +263,7 @@ def _kb_text(s: Mapping[str, Any]) -> str:
             lines.append(f"{name.strip()}: {msg}" if msg not in (None, "") else name.strip())
             told.add(msg_key)  # its message is in that line already
     lines += [f"{key}: {s[key]}" for key in ("compiled", "correctness") if key in s]
-    lines += [f"{k}: {v}" for k, v in meta.items() if k not in told]
+    lines += [f"{k}: {v}" for k, v in meta.items() if k not in told and k not in CODE_FIELDS]
     return "\n".join(str(line) for line in lines) + "\n"
 
 
@@ -260,6 +275,7 @@ def _kb_records(problem: str, samples: list[dict], name: str) -> Iterator[InputR
             text=_kb_text(s),
             origin=f"{name}[{problem}][{sid}]",
             passed=bool(s.get("compiled")) and bool(s.get("correctness")),
+            code=_code(s, s.get("metadata")),
         )
 
 
@@ -428,11 +444,13 @@ def read_kernelbench_run(path: Path, *, limit: int | None = None) -> Iterator[In
         key = (problem.removeprefix("problem_"), sample.removeprefix("sample_"))
         seen.add(key)
         if key in kernels:
-            rec = dataclasses.replace(rec, origin=f"{rec.origin} (kernel {kernels[key]})", source=kernels[key])
+            rec = dataclasses.replace(
+                rec, origin=f"{rec.origin} (kernel {kernels[key]})", source=str(path / kernels[key])
+            )
         yield rec
     for key, name in sorted(kernels.items()):
         if key not in seen:
-            yield InputRecord(id=f"problem_{key[0]}/sample_{key[1]}", origin=name, source=name,
+            yield InputRecord(id=f"problem_{key[0]}/sample_{key[1]}", origin=name, source=str(path / name),
                               error="a generated kernel with no result in eval_results.json (not evaluated)")  # fmt: skip
     for f in sorted(path.rglob("*")):
         rel = f.relative_to(path)

@@ -25,6 +25,8 @@ A real sample (captured here: ``torch.testing.assert_close`` in torch 2.13):
 True
 >>> parse('{"correctness_issue": "Output mismatch", "max_difference": ["0.5", "nan"]}').nan_in_output
 True
+>>> parse("max_difference: ['0.021200', '0.022654']").max_abs  # a KernelBench record as kdiag reads it
+0.022654
 >>> parse("all 12 tests passed") is None
 True
 
@@ -79,7 +81,7 @@ _OLD_TORCH = re.compile(
 )
 _ABS = re.compile(r"(?:Greatest absolute difference|Max absolute difference(?: among violations)?): " + _NUM)
 _REL = re.compile(r"(?:Greatest relative difference|Max relative difference(?: among violations)?): " + _NUM)
-_KB_MAX = re.compile(r"""["']max_difference["']\s*:\s*\[([^\]]*)\]""")
+_KB_MAX = re.compile(r"""["']?max_difference["']?\s*:\s*\[([^\]]*)\]""")
 _KB_MAX_DIFF = re.compile(r"max_diff=" + _NUM)
 _SHAPE = re.compile(
     r"The values for attribute 'shape' do not match|\(shapes \([^)]*\), \([^)]*\) mismatch\)|Output shape mismatch"

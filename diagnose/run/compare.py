@@ -123,6 +123,7 @@ class LeafResult:
     transposed: bool = False
     shift: int | None = None
     shift_axis: int | None = None
+    segment: int | None = None
     sentinel_count: int = 0  # bad elements still holding the allocation sentinel
     zero_count: int = 0  # bad elements exactly 0 where the reference is not
     median_rel: float | None = None
@@ -273,6 +274,7 @@ def compare_arrays(out: Any, ref: Any, out_dtype: str, ref_dtype: str, tolerance
         transposed=c.transposed,
         shift=c.shift,
         shift_axis=c.shift_axis,
+        segment=c.segment,
         sentinel_count=c.sentinel,
         zero_count=c.zeros,
         median_rel=c.median_rel,

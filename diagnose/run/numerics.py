@@ -24,7 +24,9 @@ scattered     anything else
 
 and what the output *is* instead, each checked independently of ``where``: the reference
 transposed (``transposed``), the reference shifted by ``shift`` elements along ``shift_axis``
-(``out[i] == ref[i - shift]``), the allocation sentinel ``harness/sentinel.py`` fills ``torch.empty``
+(``out[i] == ref[i - shift]``), the reference plus a constant per segment of ``segment`` elements
+along the last axis, the first segment right (``segment``: a blocked scan or reduction whose blocks are
+never combined, each restarting from zero), the allocation sentinel ``harness/sentinel.py`` fills ``torch.empty``
 with (``sentinel`` elements: never written), exact zeros where the reference is not zero
 (``zeros``: a zero-filled buffer never written), NaN/Inf the reference does not have.
 ``precision_bits`` (-log2 of the median relative error) says how many significant bits of the
@@ -42,6 +44,13 @@ the error at its start (a prefix sum accumulated in too narrow a type grows alon
 True
 >>> compare(np.roll(ref, 1), ref, "float32", 1e-4, 1e-4).shift
 1
+>>> x = np.random.default_rng(0).standard_normal((4, 3000)).astype(np.float32)
+>>> blocked = np.concatenate([np.cumsum(x[:, i:i + 1024], axis=1) for i in range(0, 3000, 1024)], axis=1)
+>>> compare(blocked, np.cumsum(x, axis=1), "float32", 1e-4, 1e-4).segment
+1024
+>>> y = x.copy(); y[:, 1024:] += x[0, 1024:]  # a wrong value per column is no segment offset
+>>> compare(y, x, "float32", 1e-4, 1e-4).segment is None
+True
 >>> ulp_distance(np.float16([1.0, -0.0]), np.float16([np.nextafter(np.float16(1), np.float16(2)), 0.0]), "float16")
 array([1., 0.])
 """
@@ -113,6 +122,7 @@ class Comparison:
     transposed: bool = False
     shift: int | None = None
     shift_axis: int | None = None
+    segment: int | None = None  # the output is the reference plus a constant per segment of this many elements
     sentinel: int = 0  # bad elements that still hold the allocation sentinel
     zeros: int = 0  # bad elements that are exactly 0 where the reference is not
     precision_bits: float | None = None
@@ -340,6 +350,33 @@ def find_shift(out: Any, ref: Any, atol: float | None, rtol: float | None) -> tu
     return None
 
 
+#: the fewest elements per line along the last axis for a segment pattern to say anything
+SEGMENT_MIN_LEN = 16
+
+
+def find_segment(out: Any, ref: Any, bad: Any, atol: float, rtol: float) -> int | None:
+    """L when, along the last axis, ``out - ref`` is constant within each segment of L elements (its steps
+    match the reference's on 99% of the positions), changes only at multiples of L, and is within tolerance
+    on the first segment: each block of L computed on its own and never offset by the blocks before it."""
+    n = ref.shape[-1] if ref.ndim else 0
+    if n < SEGMENT_MIN_LEN or ref.size > RELATION_LIMIT or not bad.any():
+        return None
+    o, r = out.reshape(-1, n).astype(np.float64), ref.reshape(-1, n).astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = o - r
+        step = np.abs(np.diff(d, axis=1))
+        steady = step <= atol + rtol * np.abs(r[:, 1:])
+    if not np.isfinite(d).all() or float(steady.mean()) < 0.99:
+        return None
+    breaks = np.flatnonzero(~steady.all(axis=0)) + 1  # positions where some line's offset changes
+    if breaks.size == 0:
+        return None
+    seg = int(np.gcd.reduce(breaks))
+    if seg < 4 or seg >= n:
+        return None
+    return seg if not bad.reshape(-1, n)[:, :seg].any() else None
+
+
 def count_sentinel(out: Any, bad: Any, dtype: str) -> int:
     """Bad elements whose bits are the allocation sentinel (harness/sentinel.py)."""
     pattern = SENTINEL_BITS.get(dtype)
@@ -461,6 +498,8 @@ def _instead(
         shift = find_shift(out, ref, atol, rtol) if not extra["transposed"] else None
         if shift is not None:
             extra["shift"], extra["shift_axis"] = shift
+        elif rel is not None and atol is not None and rtol is not None and not extra["transposed"]:
+            extra["segment"] = find_segment(out, ref, bad, atol, rtol)
     if median_rel is not None:
         extra["precision_bits"] = _bits(median_rel, dtype)
     if rel is not None and ref.ndim >= 1 and ref.shape[-1] >= 8:

@@ -143,6 +143,7 @@ def numerics_facts(sizes: tuple[SizeResult, ...] | list[SizeResult]) -> F.Numeri
         transposed=worst.transposed,
         shift=worst.shift,
         shift_axis=worst.shift_axis,
+        segment=worst.segment,
         sentinel_elems=worst.sentinel_count,
         zero_elems=worst.zero_count,
         nan_new=worst.nan_count,

@@ -22,6 +22,7 @@ from diagnose.run import probes as P
 from diagnose.run import runfacts as R
 from diagnose.run import sizes as Z
 from diagnose.run import stride_reuse as SR
+from diagnose.run import tail_lanes as TL
 from diagnose.run.climb import Step, climb, rel, sanitizer_log, wrapper
 from diagnose.run.context import Background, RunContext
 from diagnose.run.probe_run import harness_contract, probe_matrix, probe_verdict, shrink_and_repro
@@ -270,6 +271,7 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
         ev = A.with_run(ev, **reused)
     if verdict == "fail":
         ev = AR.sweep(ctx, manifest, sizes, ev)
+        ev = TL.check(ctx, manifest, sizes, ev)
     elif verdict == "pass" and narrow:
         ctx.log.note(AR.candidate_note(narrow) or "")
     assert ev.run is not None

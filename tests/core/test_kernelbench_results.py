@@ -64,3 +64,45 @@ def test_a_build_failure_kept_as_torchs_summary_alone_is_the_sources(tmp_path: P
     path.write_text(json.dumps({"4": [sample]}))
     (report,) = classify_records(read_inputs([str(path)]))
     assert report.diagnosis is None or report.diagnosis.rule != "kernelbench-extension-build-failed"
+
+
+RUN_FRESH = CASES / "run-level1-fresh"
+
+
+def _mismatch_sample(problem: str, **extra: object) -> dict:
+    sample = json.loads((RUN_FRESH / "eval_results.json").read_text())[problem][0]
+    sample["metadata"].update(extra)
+    return sample
+
+
+def test_a_result_carrying_its_kernel_code_gets_the_source_checks(tmp_path: Path) -> None:
+    # an eval_results.json on its own, the sample's code in a kernel_code field: the run path's stride check reads it
+    code = (RUN_FRESH / "level_1_problem_16_sample_0_kernel.py").read_text()
+    path = tmp_path / "eval_results.json"
+    path.write_text(json.dumps({"16": [_mismatch_sample("16", kernel_code=code)]}))
+    (rec,) = read_inputs([str(path)])
+    assert rec.code == code and "kernel_code" not in rec.text  # the code is a source, never read as a log
+    (report,) = classify_records([rec])
+    assert report.diagnosis is not None and report.diagnosis.rule == "kernelbench-result-stride-reused"
+    assert report.evidence is not None and report.evidence.run is not None
+    assert report.evidence.run.stride_reused == "stride_am" and report.evidence.run.stride_reused_line == 19
+    path.write_text(json.dumps({"16": [_mismatch_sample("16")]}))  # the same result without its code
+    (report,) = classify_records(read_inputs([str(path)]))
+    assert report.diagnosis is not None and report.diagnosis.failure_mode == "wrong-result"
+
+
+def test_a_float32_dot_is_tf32_only_on_a_gpu_that_has_it(tmp_path: Path) -> None:
+    code = (RUN_FRESH / "level_1_problem_1_sample_0_kernel.py").read_text()
+    path = tmp_path / "eval_results.json"
+
+    def mode(sample: dict) -> str | None:
+        path.write_text(json.dumps({"1": [sample]}))
+        (report,) = classify_records(read_inputs([str(path)]))
+        return report.diagnosis.failure_mode if report.diagnosis else None
+
+    assert mode(_mismatch_sample("1", kernel_code=code)) == "wrong-accumulation-precision"  # the A100 of the run
+    assert mode(_mismatch_sample("1", kernel_code=code, hardware="Tesla V100-SXM2-32GB")) == "wrong-result"
+    exact = code.replace("tl.dot(a, b)", 'tl.dot(a, b, input_precision="ieee")')
+    assert mode(_mismatch_sample("1", kernel_code=exact)) == "wrong-result"
+    big = _mismatch_sample("1", kernel_code=code, max_difference=["38.5"])  # far beyond TF32 rounding
+    assert mode(big) == "wrong-result"

@@ -32,6 +32,16 @@ def test_a_problem_folder_is_a_gpumode_target_assembled_in_place() -> None:
     assert dict(other.files)["submission"] == str((VECTORADD / "wrong_submission.py").resolve())
 
 
+def test_a_problem_whose_check_scales_its_tolerance_is_assembled_with_its_own_checker() -> None:
+    # prefixsum_py: a check_implementation of its own (not utils' make_match_reference), three tests
+    folder = CASES / "problems" / "prefixsum_py"
+    t = detect([str(folder / "exclusive_submission.py")])
+    assert (t.kind, t.reference) == ("gpumode", folder / "reference.py")
+    assert [s["size"] for s in t.sizes] == [1023, 5000, 9000]
+    assert t.checker and t.uses_triton and t.harness_contract
+    assert dict(t.files)["submission"] == str((folder / "exclusive_submission.py").resolve())
+
+
 def test_a_folder_whose_files_are_missing_is_a_usage_error(write, tmp_path: Path) -> None:
     write(
         tmp_path, "task.yml", 'files:\n  - {"name": "utils.py", "source": "../nowhere/utils.py"}\ntests:\n  - {n: 4}\n'
@@ -51,9 +61,13 @@ def test_a_folder_whose_files_are_missing_is_a_usage_error(write, tmp_path: Path
 EXIT = {"pass": 0, "fail": 1, "no-result": 4}
 
 
+#: a label with ``suite: false`` is run by hand (its kind of check is covered by a suite case; suite time)
+SUITE = sorted(c for c in LABELS if LABELS[c].get("suite", True))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "case", [pytest.param(c, marks=[pytest.mark.toolkit] if LABELS[c].get("toolkit") else []) for c in sorted(LABELS)]
+    "case", [pytest.param(c, marks=[pytest.mark.toolkit] if LABELS[c].get("toolkit") else []) for c in SUITE]
 )
 def test_gpumode_case_reaches_its_label(case: str, kdiag_run) -> None:
     label = LABELS[case]
@@ -73,6 +87,9 @@ def test_gpumode_case_reaches_its_label(case: str, kdiag_run) -> None:
         assert label["note"] in notes
     if "category" in label:
         assert out["category"] == label["category"]
+    for key in ("failure_mode", "rule"):
+        if key in label:
+            assert out[key] == label[key], (key, out["title"])
     repro = (out.get("shrink") or {}).get("repro")
     if label["verdict"] == "fail" and repro:  # the repro imports the problem's files where they lie too
         run = subprocess.run([sys.executable, repro], capture_output=True, text=True, timeout=120)

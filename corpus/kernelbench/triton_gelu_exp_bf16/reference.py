@@ -1,0 +1,25 @@
+# kdiag corpus (KernelBench format, written for kdiag): Linear followed by GELU (tanh approximation), bfloat16.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+batch_size = 32
+in_features = 64
+out_features = 96
+
+
+class Model(nn.Module):
+    def __init__(self, in_features: int, out_features: int):
+        super(Model, self).__init__()
+        self.linear = nn.Linear(in_features, out_features).to(torch.bfloat16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.gelu(self.linear(x), approximate="tanh")
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_features, dtype=torch.bfloat16)]
+
+
+def get_init_inputs():
+    return [in_features, out_features]

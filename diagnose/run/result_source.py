@@ -1,0 +1,144 @@
+"""The static source checks of ``kdiag run``, applied to a result file's kernel (never imported, never run).
+
+A KernelBench run directory keeps each sample's generated kernel beside ``eval_results.json``; a result
+record may also carry its code.  The checks ``kdiag run`` makes on a submission's source read that code
+the same way: one stride argument for two axes of a pointer offset (:mod:`diagnose.run.stride_reuse`),
+a running sum kept in float16 / bfloat16 (:mod:`diagnose.run.accumulator`), and a float32 ``tl.dot``
+left at Triton's default input precision, TF32 on sm_80 and newer GPUs (read here from the source, as
+the result file's GPU ran it).  They become run facts with ``target = "kernelbench-result"``; the
+``kernelbench-result-*`` rules read them together with the result's own mismatch.
+
+>>> src = '''
+... import triton
+... import triton.language as tl
+... @triton.jit
+... def mm(a_ptr, b_ptr, c_ptr, BLOCK: tl.constexpr):
+...     r = tl.arange(0, BLOCK)
+...     a = tl.load(a_ptr + r[:, None] * BLOCK + r[None, :])
+...     b = tl.load(b_ptr + r[:, None] * BLOCK + r[None, :])
+...     tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], tl.dot(a, b))
+... '''
+>>> [d.line for d in tf32_dots(src)]
+[9]
+>>> tf32_dots(src.replace("tl.dot(a, b)", 'tl.dot(a, b, input_precision="ieee")'))
+[]
+>>> tf32_dots(src.replace("tl.dot(a, b)", "tl.dot(a.to(tl.float16), b.to(tl.float16))"))
+[]
+>>> source_facts(src, hardware="NVIDIA A100-SXM4-80GB")["tf32_dot"]
+True
+>>> source_facts(src, hardware="Tesla V100-SXM2-32GB")
+{}
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from diagnose import facts as F
+from diagnose.evidence import Evidence
+from diagnose.run import accumulator as AC
+from diagnose.run import stride_reuse as SR
+from diagnose.run.triton_source import jit_functions, parse_source
+
+#: what the run facts say the facts came from
+TARGET = "kernelbench-result"
+
+#: the operands are (or may be) 16-bit: a tl.dot on them does not use TF32
+_NARROW_HINT = re.compile(
+    r"\btl\.(?:float16|bfloat16|float8\w*)\b|\btorch\.(?:float16|half|bfloat16)\b|\.half\(\)|\.bfloat16\(\)"
+)
+#: GPUs before Ampere (sm_80) have no TF32: their float32 tl.dot multiplies in full float32
+_PRE_AMPERE = re.compile(
+    r"V100|\bT4\b|P100|P40|\bP4\b|K80|K40|M60|M40|Titan V|Titan Xp?|RTX 20\d0|GTX|Quadro RTX", re.I
+)
+_HARDWARE = re.compile(r"^hardware: (.+)$", re.M)
+
+
+@dataclass(frozen=True)
+class Tf32Dot:
+    line: int  # the tl.dot call's line
+    code: str  # that line, stripped
+
+
+def _precision_kept(call: ast.Call) -> bool:
+    """The call asks for exact float32 products, or for a precision not known here (a variable)."""
+    for kw in call.keywords:
+        if kw.arg == "input_precision":
+            return not (isinstance(kw.value, ast.Constant) and kw.value.value == "tf32")
+        if kw.arg == "allow_tf32":
+            return not (isinstance(kw.value, ast.Constant) and kw.value.value is True)
+    return False
+
+
+def _is_dot(call: ast.Call) -> bool:
+    f = call.func
+    return (isinstance(f, ast.Attribute) and f.attr == "dot") or (isinstance(f, ast.Name) and f.id == "dot")
+
+
+def tf32_dots(text: str) -> list[Tf32Dot]:
+    """``tl.dot`` calls of the ``@triton.jit`` functions left at the default (TF32) input precision, when
+    nothing in the source makes the operands 16-bit (none when it does not parse)."""
+    tree = parse_source(text)
+    if tree is None or _NARROW_HINT.search(text):
+        return []
+    lines = text.splitlines()
+    out = []
+    for fn in jit_functions(tree):
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call) and _is_dot(node) and not _precision_kept(node):
+                code = lines[node.lineno - 1].strip() if 0 < node.lineno <= len(lines) else ""
+                out.append(Tf32Dot(node.lineno, code))
+    return out
+
+
+def hardware_of(text: str) -> str | None:
+    """The GPU a KernelBench record names (``hardware: NVIDIA A100-SXM4-80GB``), if it names one."""
+    m = _HARDWARE.search(text)
+    return m.group(1).strip() if m else None
+
+
+def source_facts(text: str, *, path: Path | None = None, hardware: str | None = None) -> dict[str, Any]:
+    """Run facts from a kernel's source: stride reuse, a narrow accumulator, a TF32 ``tl.dot`` (the last only
+    when the GPU that ran it has TF32, or is not named).  Empty when the source shows none of them."""
+    facts: dict[str, Any] = {}
+    reuse = SR.triton_stride_reuse(text)
+    if reuse:
+        r = reuse[0]
+        facts.update(stride_reused=r.stride, stride_reused_line=r.line, stride_reused_code=r.code[:160],
+                     stride_reused_indices=f"{r.indices[0]} and {r.indices[1]}")  # fmt: skip
+    accs = AC.scan(path) if path is not None else AC.triton_accumulators(text)
+    if accs:
+        a = accs[0]
+        facts.update(narrow_accumulator=a.dtype, narrow_accumulator_var=a.var, narrow_accumulator_line=a.line,
+                     narrow_accumulator_code=a.code[:160], narrow_accumulator_how=a.how)  # fmt: skip
+    if tf32_dots(text) and not (hardware and _PRE_AMPERE.search(hardware)):
+        facts["tf32_dot"] = True
+    if facts:
+        facts["target"] = TARGET
+    return facts
+
+
+def read_source(source: str | None, code: str | None) -> tuple[str | None, Path | None]:
+    """The kernel's text: the record's own code, else the file it names (``None`` when neither can be read)."""
+    if code:
+        return code, None
+    if not source:
+        return None, None
+    path = Path(source)
+    try:
+        return path.read_text(encoding="utf-8", errors="replace"), path
+    except OSError:
+        return None, None
+
+
+def with_source_facts(ev: Evidence, text: str, *, path: Path | None = None, record_text: str = "") -> Evidence:
+    """``ev`` with the source's run facts, when it has no run facts of its own (a result record) and the
+    source shows any."""
+    if ev.run is not None:
+        return ev
+    facts = source_facts(text, path=path, hardware=hardware_of(record_text))
+    return ev.replace(run=F.RunFacts(**facts)) if facts else ev
