@@ -120,9 +120,10 @@ def _calibrated(rules: list[Rule]) -> list[Rule]:
     from diagnose.catalogue_candidates import CANDIDATE_MAX
 
     tallies, k = calibration.load()
+    confs = calibration.confidences(((r.id, r.category, r.confidence) for r in rules), tallies, calibration.Form(k=k))
     out = []
     for r in rules:
-        conf = calibration.calibrated(r.confidence, tallies.get(r.id), k)
+        conf = confs[r.id]
         if "candidate" in r.tags:  # a message that does not decide alone never decides, whatever a few cases say
             conf = min(conf, CANDIDATE_MAX)
         out.append(dataclasses.replace(r, confidence=conf, authored_confidence=r.confidence))

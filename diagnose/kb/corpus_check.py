@@ -330,5 +330,7 @@ def write_calibration(result: Result, path: Path, rules_root: str | None = None)
     from diagnose.calibration import tallies, to_json
     from diagnose.rules import load_rules
 
-    authored = {r.id: r.confidence for r in load_rules(rules_root, calibrate=False)}
-    path.write_text(to_json(tallies(result.decisions()), authored), encoding="utf-8")
+    rules = load_rules(rules_root, calibrate=False)
+    authored = {r.id: r.confidence for r in rules}
+    categories = {r.id: r.category for r in rules}
+    path.write_text(to_json(tallies(result.decisions()), authored, categories), encoding="utf-8")

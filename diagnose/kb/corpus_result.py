@@ -170,13 +170,14 @@ class Result:
 
     # -- calibration ----------------------------------------------------------------
 
-    def decisions(self) -> list[tuple[str, bool]]:
-        """(best finding's rule, its category is the label's) for the cases calibration learns from —
-        abstentions included: whether a rule abstains follows from its confidence, not the other way."""
+    def decisions(self) -> list[tuple[str, bool, str]]:
+        """(best finding's rule, its category is the label's, the case's suite) for the cases calibration
+        learns from — abstentions included: whether a rule abstains follows from its confidence, not the
+        other way."""
         from diagnose.calibration import calibration_suite
 
         return [
-            (c.top_rule, c.top_category == c.category)
+            (c.top_rule, c.top_category == c.category, c.suite)
             for c in self.cases
             if c.top_rule is not None and calibration_suite(c.suite)
         ]

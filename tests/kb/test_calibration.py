@@ -2,12 +2,13 @@
 
 The file (diagnose/data/calibration.json, `kdiag corpus check --calibrate`) keeps per rule the labelled
 cases it decided and how many it got right, measured with the authored confidences; a rule loads with
-``(right + k * authored) / (cases + k)``.
+``(right + k * prior) / (cases + k)``, the prior blending its authored value with its category's precision.
 """
 
 from __future__ import annotations
 
 import json
+import runpy
 from pathlib import Path
 
 import pytest
@@ -56,9 +57,11 @@ def test_held_out_cases_and_rule_examples_are_not_learned_from(authored: CC.Resu
 def test_rules_load_with_the_calibrated_confidence() -> None:
     tallies, k = C.load()
     plain = {r.id: r for r in load_rules(calibrate=False)}
+    priors = C.category_priors(tallies, {r.id: r.category for r in plain.values()})
     for rule in load_rules():
-        assert rule.authored_confidence == plain[rule.id].confidence
-        want = C.calibrated(plain[rule.id].confidence, tallies.get(rule.id), k)
+        authored = plain[rule.id].confidence
+        assert rule.authored_confidence == authored
+        want = C.calibrated(authored, tallies.get(rule.id), k, C.prior(authored, priors.get(rule.category)))
         if "candidate" in rule.tags:  # a family's candidate never decides, whatever its cases say
             want = min(want, CANDIDATE_MAX)
         assert rule.confidence == pytest.approx(want)
@@ -106,3 +109,74 @@ def test_a_broken_calibration_file_leaves_the_authored_confidences(tmp_path: Pat
     assert k == C.K and set(tallies) == {"y"}
     assert C.calibrated(0.5, None) == 0.5
     assert C.calibrated(0.5, C.Tally(cases=4, right=4), k=2.0) == pytest.approx(5 / 6, abs=1e-3)
+
+
+def test_the_prior_blends_the_authored_value_with_the_categorys_precision() -> None:
+    tallies = {
+        "env-a": C.Tally(cases=8, right=8, suites=3),
+        "env-b": C.Tally(cases=2, right=2, suites=1),
+        "logic-a": C.Tally(cases=10, right=5, suites=2),
+    }
+    cats = {"env-a": "environment", "env-b": "environment", "logic-a": "kernel-logic", "logic-new": "kernel-logic"}
+    priors = C.category_priors(tallies, cats)
+    overall = 15 / 20
+    assert priors["environment"] == pytest.approx((10 + C.PRIOR_CASES * overall) / (10 + C.PRIOR_CASES))
+    assert priors["kernel-logic"] == pytest.approx((5 + C.PRIOR_CASES * overall) / (10 + C.PRIOR_CASES))
+    # a rule of a category with no case, or authored below the answer threshold, keeps its authored prior
+    assert C.prior(0.8, None) == 0.8
+    assert C.prior(0.4, 0.95) == 0.4
+    assert C.prior(0.8, 0.6) == pytest.approx(C.AUTHORED_WEIGHT * 0.8 + (1 - C.AUTHORED_WEIGHT) * 0.6)
+    rules = [("env-a", "environment", 0.7), ("logic-a", "kernel-logic", 0.8), ("logic-new", "kernel-logic", 0.8)]
+    rules += [("env-b", "environment", 0.9), ("weak-new", "kernel-logic", 0.3)]
+    got = C.confidences(rules, tallies)
+    pe, pk = C.prior(0.7, priors["environment"]), C.prior(0.8, priors["kernel-logic"])
+    assert got["env-a"] == pytest.approx((8 + C.K * pe) / (8 + C.K), abs=1e-3)
+    assert got["logic-a"] == pytest.approx((5 + C.K * pk) / (10 + C.K), abs=1e-3)
+    assert got["logic-new"] == pytest.approx(pk, abs=1e-3) and got["logic-new"] < 0.8  # a weak category pulls down
+    assert got["weak-new"] == 0.3  # never lifted into answering by its category
+    # the old form: the prior is the authored value alone
+    old = C.confidences(rules, tallies, C.Form(authored_weight=1.0))
+    assert old["logic-new"] == 0.8 and old["env-a"] == pytest.approx((8 + 0.7) / 9, abs=1e-3)
+
+
+def test_a_tally_below_the_forms_least_cases_or_suites_does_not_count() -> None:
+    tallies = {"one-suite": C.Tally(cases=5, right=5, suites=1), "two-suites": C.Tally(cases=5, right=5, suites=2)}
+    rules = [("one-suite", "environment", 0.6), ("two-suites", "environment", 0.6)]
+    form = C.Form(authored_weight=1.0, min_suites=2)
+    got = C.confidences(rules, tallies, form)
+    assert got["one-suite"] == 0.6 and got["two-suites"] == pytest.approx((5 + 0.6) / 6, abs=1e-3)
+    assert C.confidences(rules, tallies, C.Form(authored_weight=1.0, min_cases=6))["two-suites"] == 0.6
+
+
+def test_tallies_count_the_suites_a_rule_decided_in() -> None:
+    t = C.tallies([("r", True, "a.yaml"), ("r", False, "b.yaml"), ("r", True, "a.yaml"), ("s", True, "a.yaml")])
+    assert t["r"] == C.Tally(cases=3, right=2, suites=2) and t["s"] == C.Tally(cases=1, right=1, suites=1)
+    assert C.tallies([("r", True), ("r", True)])["r"] == C.Tally(cases=2, right=2, suites=1)
+
+
+def test_the_calibration_file_round_trips_with_suites_and_priors(tmp_path: Path) -> None:
+    tallies = {"a": C.Tally(cases=4, right=3, suites=2), "b": C.Tally(cases=1, right=1)}
+    text = C.to_json(tallies, {"a": 0.8, "b": 0.6}, {"a": "environment", "b": "kernel-logic"})
+    data = json.loads(text)
+    assert set(data["category_priors"]) == {"environment", "kernel-logic"}
+    assert data["rules"]["a"]["suites"] == 2
+    conf = C.confidences([("a", "environment", 0.8), ("b", "kernel-logic", 0.6)], tallies)
+    assert data["rules"]["a"]["calibrated"] == conf["a"] and data["rules"]["b"]["calibrated"] == conf["b"]
+    path = tmp_path / "calibration.json"
+    path.write_text(text)
+    assert C.load(path) == (tallies, C.K)
+
+
+def test_leave_one_set_out_prefers_the_shipped_form() -> None:
+    """scripts/calibration-cv: with each development suite calibrated on the others and classified without
+    the rules that cite it, the shipped form (category prior) is at least as well calibrated as the
+    authored-only prior, and gives no fewer right answers."""
+    cv = runpy.run_path(str(Path(__file__).resolve().parents[2] / "scripts" / "calibration-cv"))
+    folds = cv["Folds"](without_own_rules=True)
+    assert not any(s.startswith(C.HELD_OUT) for s in folds.suites)
+    assert all(folds.drop.values()), "every development suite has rules citing its cases"
+    shipped, old = folds.evaluate(C.Form()), folds.evaluate(C.Form(authored_weight=1.0))
+    assert shipped["cases"] == old["cases"] > 300
+    assert shipped["right"] >= old["right"] and shipped["ece"] <= old["ece"], (shipped, old)
+    top = shipped[">=0.9"]
+    assert top[0] > 50 and top[1] >= 0.9
