@@ -30,6 +30,7 @@ depend on itself.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,8 +121,32 @@ def confidences(
         t = tally.get(rid)
         if t is not None and (t.cases < form.min_cases or t.suites < form.min_suites):
             t = None
-        out[rid] = calibrated(authored, t, form.k, prior(authored, priors.get(cat), form))
+        value = calibrated(authored, t, form.k, prior(authored, priors.get(cat), form))
+        out[rid] = held_below_threshold(authored, t, value)
     return out
+
+
+def wilson_lower(right: int, cases: int, z: float = 1.96) -> float:
+    """The lower end of the 95 % Wilson interval of a measured precision ``right / cases``."""
+    if cases <= 0:
+        return 0.0
+    p = right / cases
+    centre = p + z * z / (2 * cases)
+    spread = z * math.sqrt(p * (1 - p) / cases + z * z / (4 * cases * cases))
+    return (centre - spread) / (1 + z * z / cases)
+
+
+def held_below_threshold(authored: float, tally: Tally | None, value: float) -> float:
+    """A rule authored below :data:`ANSWERS_FROM` is one its author meant not to decide alone (an
+    error text that fits several owners).  Its tally may still lift it past the answer threshold, but
+    only when the measurement shows it decides: the 95 % lower bound of its measured precision is at
+    the threshold or above.  Otherwise it stays just under the threshold, however its cases happened
+    to fall (26 of 51 right is a coin flip, not a reason to answer)."""
+    if authored >= ANSWERS_FROM or value < ANSWERS_FROM or tally is None:
+        return value
+    if wilson_lower(tally.right, tally.cases) >= ANSWERS_FROM:
+        return value
+    return round(ANSWERS_FROM - 0.01, 3)
 
 
 def load(path: Path | None = None) -> tuple[dict[str, Tally], float]:

@@ -61,7 +61,9 @@ def test_rules_load_with_the_calibrated_confidence() -> None:
     for rule in load_rules():
         authored = plain[rule.id].confidence
         assert rule.authored_confidence == authored
-        want = C.calibrated(authored, tallies.get(rule.id), k, C.prior(authored, priors.get(rule.category)))
+        tally = tallies.get(rule.id)
+        want = C.calibrated(authored, tally, k, C.prior(authored, priors.get(rule.category)))
+        want = C.held_below_threshold(authored, tally, want)
         if "candidate" in rule.tags:  # a family's candidate never decides, whatever its cases say
             want = min(want, CANDIDATE_MAX)
         assert rule.confidence == pytest.approx(want)
@@ -180,3 +182,19 @@ def test_leave_one_set_out_prefers_the_shipped_form() -> None:
     assert shipped["right"] >= old["right"] and shipped["ece"] <= old["ece"], (shipped, old)
     top = shipped[">=0.9"]
     assert top[0] > 50 and top[1] >= 0.9
+
+
+def test_a_rule_meant_not_to_decide_alone_answers_only_when_its_measurement_says_so() -> None:
+    # 26 of 51 right lifts (right + prior) / (cases + 1) past 0.5, but a coin flip is no reason to answer
+    coin_flip = C.Tally(cases=51, right=26, suites=8)
+    lifted = C.calibrated(0.35, coin_flip)
+    assert lifted >= C.ANSWERS_FROM
+    assert C.held_below_threshold(0.35, coin_flip, lifted) < C.ANSWERS_FROM
+    # 40 of 44 right: the lower end of its interval is past the threshold, so the measurement decides
+    decisive = C.Tally(cases=44, right=40, suites=5)
+    assert C.wilson_lower(40, 44) >= C.ANSWERS_FROM
+    assert C.held_below_threshold(0.35, decisive, C.calibrated(0.35, decisive)) == C.calibrated(0.35, decisive)
+    # a rule authored to answer keeps what it measured
+    assert C.held_below_threshold(0.8, coin_flip, 0.51) == 0.51
+    conf = C.confidences([("text-only", "kernel-logic", 0.35)], {"text-only": coin_flip})
+    assert conf["text-only"] < C.ANSWERS_FROM
