@@ -439,11 +439,30 @@ def flagged_row_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
 
 # --- a metric printed as exactly zero beside the same metric of a reference ---------------------
 
-_ZERO_METRIC = re.compile(
-    r"(?<![\w.])(?P<metric>[A-Za-z][\w.@-]{1,40})\s*[:=]\s*[-+]?0(?:\.0+)?(?![\w.]*[1-9])(?![\w.])"
-)
+_ZERO_VALUE = re.compile(r"[:=][ \t]*[-+]?0(?:\.0*)?(?![\w.])")
+_METRIC_VALUE = re.compile(r"[:=][ \t]*(?P<value>" + _NUMBER + r")")
 _LOWER_IS_BETTER = re.compile(r"(?i:err|diff|delta|loss|dist|time|latency|mismatch|fail|nan|inf|miss|wrong|warn)")
-_REF_PREFIX = r"(?:baseline|reference|ref|expected|golden|eager|cpu|fp32|original)"
+_REF_PREFIXES = frozenset({"baseline", "reference", "ref", "expected", "golden", "eager", "cpu", "fp32", "original"})
+_REF_ANY = re.compile(r"(?i)(?<![a-z])(?:" + "|".join(sorted(_REF_PREFIXES)) + ")")
+
+
+def _metric_values(line: str) -> list[tuple[list[str], float]]:
+    """(label words lower-cased, value) of each ``label: number`` on a line; the label is up to two words."""
+    out = []
+    for m in _METRIC_VALUE.finditer(line):
+        words: list[str] = []
+        for token in reversed(line[max(0, m.start() - 60) : m.start()].split()[-2:]):
+            token = token.strip("(),;[]")
+            if not token or not token[0].isalpha():
+                break
+            words[:0] = [w for w in re.split(r"[\W_]+", token.lower()) if w]
+        try:
+            value = float(m["value"])
+        except ValueError:
+            continue
+        if words and not math.isnan(value):
+            out.append((words, value))
+    return out
 
 
 def zero_metric_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
@@ -456,26 +475,28 @@ def zero_metric_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     >>> zero_metric_lines("accuracy: 0.0\\nloss: 0.85")
     []
     """
-    if "0" not in text:
+    if "0" not in text or not _REF_ANY.search(text):
         return []
     lines = text.split("\n")
     out: list[tuple[int, str]] = []
     for i, line in enumerate(lines):
-        if len(line) > 2000 or (":" not in line and "=" not in line):
+        if len(line) > 2000 or "0" not in line or not _ZERO_VALUE.search(line):
             continue
-        for m in _ZERO_METRIC.finditer(line):
-            metric = m["metric"]
-            if _side(metric) is not None or metric.lower() in _MEASURES or metric.lower() in _REF_WORDS:
+        near = "\n".join(lines[i : i + 2])
+        if len(near) > 4000 or not _REF_ANY.search(near):
+            continue
+        refs = [
+            (set(words) - _REF_PREFIXES, value)
+            for words, value in _metric_values(near)
+            if set(words) & _REF_PREFIXES and value != 0
+        ]
+        for words, value in _metric_values(line):
+            metric = words[-1]
+            if value != 0 or set(words) & (_REF_PREFIXES | _REF_WORDS | _DEV_WORDS | _MEASURES):
                 continue
-            if _LOWER_IS_BETTER.search(metric):
+            if _LOWER_IS_BETTER.search(" ".join(words)):
                 continue  # a zero error, loss or count of failures is the good end of the scale
-            near = "\n".join(lines[i : i + 2])
-            ref = re.search(
-                rf"(?i:\b{_REF_PREFIX}[\s_-]+{re.escape(metric)}|\b{re.escape(metric)}[\s_-]*\(?{_REF_PREFIX}\)?)"
-                rf"\s*[:=]\s*(?P<value>{_NUMBER})",
-                near,
-            )
-            if ref and float(ref["value"]) != 0 and not math.isnan(float(ref["value"])):
+            if any(metric in names for names, _ in refs):
                 out.append((i + 1, line.strip()))
                 break
         if len(out) >= limit:
