@@ -7,8 +7,12 @@ printed result is not all zeros.  :func:`comparison_lines` finds those lines: tw
 labelled as the reference (``cpu``, ``host``, ``ref``, ``expected``, ``golden``, ``numpy``, ``scipy``,
 ``torch``) and one as the device's (``gpu``, ``device``, ``cuda``, ``cupy``, ``kernel``, ``triton``,
 ``out``, ``result``, ``actual``), that really differ: numbers beyond a relative tolerance of 1%,
-arrays element by element.  Equal values, timings and other measurements (``CPU time: 12 ms vs GPU
-time: 1 ms``), counts and versions stay healthy.  :func:`zero_input_results` finds the other shape
+arrays element by element; whole numbers count as values only beside ``expected`` / ``observed`` /
+``actual`` (``observed=3, expected=2``; numpy's ``ACTUAL: 3`` / ``DESIRED: 2``), and a generic word
+yields to a named path (``output_liger`` against ``output_torch``).  Equal values, timings and other
+measurements (``CPU time: 12 ms vs GPU time: 1 ms``), counts and versions stay healthy.
+:func:`path_comparison_lines` finds one call printed compiled (``jax.jit(f)(x)``) and as it is with
+different results, :func:`flagged_row_lines` a printed row the program marks (``*****``, ``<-- mismatch``).  :func:`zero_input_results` finds the other shape
 and the element count of the input where the call states it (``zeros((2**31+1,), ...)``).
 
 >>> [n for n, _ in comparison_lines("Mismatch of dbias at 0: CPU_ref: 1.125032 vs GPU: 3.562500")]
@@ -30,11 +34,21 @@ import re
 
 #: label words of the trusted side and of the side under test
 _REF_WORDS = frozenset(
-    {"cpu", "host", "ref", "reference", "expected", "expect", "golden", "truth", "numpy", "np", "scipy", "torch"}
+    {
+        *("cpu", "host", "ref", "reference", "expected", "expect", "golden", "truth", "numpy", "np", "scipy"),
+        *("torch", "eager", "baseline", "desired"),
+    }
 )
 _DEV_WORDS = frozenset(
-    {"gpu", "device", "dev", "cuda", "cupy", "cp", "kernel", "triton", "out", "output", "result", "actual", "got"}
+    {
+        *("gpu", "device", "dev", "cuda", "cupy", "cp", "kernel", "triton", "out", "output", "result", "actual"),
+        *("got", "observed", "computed", "jit", "jitted", "compiled", "liger", "fused"),
+    }
 )
+#: words that only say "a value" and yield to a word naming the side (``output_torch``: the torch side)
+_GENERIC_DEV = frozenset({"out", "output", "result", "actual", "got"})
+#: labels whose whole numbers are computed values (``observed=3, expected=2``), not ids or counts
+_VALUE_WORDS = frozenset({"expected", "expect", "desired", "observed", "computed", "actual", "got"})
 #: framework names: a print of their names with numbers is as often a version list as a comparison
 _FRAMEWORKS = frozenset({"numpy", "np", "scipy", "torch", "cuda", "cupy", "cp", "triton"})
 #: words that make a labelled number a measurement or a property, not a computed value
@@ -59,7 +73,8 @@ _WORD = re.compile(r"[A-Za-z][\w.]*")
 _ANY_SIDE = re.compile(
     r"(?i:(?<![a-z])(?:" + "|".join(sorted(_REF_WORDS | _DEV_WORDS, key=len, reverse=True)) + r")(?![a-z]))"
 )
-_ELEMENT = re.compile(_NUMBER + r"|\.\.\.|…")
+_ELEMENT = re.compile(_NUMBER + r"|\.\.\.|…|\bTrue\b|\bFalse\b")
+_BOOLEANS = {"True": 1.0, "False": 0.0}
 RTOL = 1e-2
 ATOL = 1e-6
 
@@ -70,8 +85,10 @@ def _side(label: str) -> str | None:
     if not words or words & _MEASURES:
         return None
     ref, dev = bool(words & _REF_WORDS), bool(words & _DEV_WORDS)
-    if ref and dev:  # "CPU_out", "ref_result": the word that says which side wins over the generic one
-        ref = bool(words & {"cpu", "host", "ref", "reference", "expected", "golden", "numpy", "np", "scipy"})
+    if ref and dev:  # "CPU_out", "ref_result", "output_torch": the word that says which side wins over the generic one
+        ref = bool(
+            words & {"cpu", "host", "ref", "reference", "expected", "desired", "golden", "numpy", "np", "scipy"}
+        ) or not (words & _DEV_WORDS - _GENERIC_DEV)
         dev = not ref
     return "ref" if ref else "dev" if dev else None
 
@@ -88,8 +105,9 @@ def _numbers(value: str) -> tuple[list[float], list[float]] | None:
         if m.group(0) in ("...", "…"):
             part = tail
             continue
+        word = m.group(0)
         try:
-            part.append(float(m.group(0)))
+            part.append(_BOOLEANS[word] if word in _BOOLEANS else float(word))
         except ValueError:
             return None
     return (head, tail) if head or tail else None
@@ -138,7 +156,7 @@ def _labelled(line: str) -> list[tuple[str, str, int, int]]:
         if "[" not in m["value"]:
             if set(re.split(r"[\W_]+", label.lower())) <= _FRAMEWORKS | {""}:
                 continue  # "torch: 2.1, cuda: 12.1" is a version list
-            if not re.search(r"[.eEnN]", m["value"]):
+            if not re.search(r"[.eEnN]", m["value"]) and not set(label.lower().split()) & _VALUE_WORDS:
                 continue  # whole numbers beside "host" and "device" are ids and counts, not computed values
         out.append((side, m["value"], m.start() - len(prefix) + prefix.rfind(run[-1]), m.end()))
     return out
@@ -334,6 +352,152 @@ def over_tolerance_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
             value, bound = float(m["value"]), float(m["limit"])
             if math.isnan(value) or abs(value) > abs(bound):
                 out.append((n, line.strip()))
+                break
+        if len(out) >= limit:
+            break
+    return out
+
+
+# --- one computation printed through two execution paths -----------------------------------
+
+#: a wrapper that compiles a function: ``jax.jit(f)``, ``torch.compile(f)``, ``numba.njit(f)``,
+#: ``tf.function(f)``, with its keyword arguments
+_WRAPPER = re.compile(
+    r"\b(?:[A-Za-z_]\w*\.)*(?:jit|njit|compile|function|vmap_jit)\(\s*(?P<fn>[A-Za-z_][\w.]*)\s*(?:,[^()]*)?\)"
+)
+#: a printed call with its result in a comment (``print(f(x))  # [True True]``), or an interactive call
+_COMMENTED = re.compile(
+    r"^\s*(?:>>>\s*)?(?:print\((?P<printed>.+)\)|(?P<bare>[A-Za-z_][\w.]*\(.+\)))\s*#\s*(?P<value>.+?)\s*$"
+)
+_RESULT_VALUE = re.compile(r"^(?:(?:array|tensor|Array)\()?[\[(]?\s*(?:" + _NUMBER + r"|True\b|False\b)")
+
+
+def path_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    """A call printed twice, once through a compiler (``jax.jit(f)(x)``, ``torch.compile(f)(x)``) and once
+    as it is (``f(x)``), with results that differ: the compiled call's line.  The two paths of one
+    computation must agree; equal results stay healthy.
+
+    >>> path_comparison_lines("print(f(x))  # [True True]\\nprint(jax.jit(f)(x))  # [False False]")
+    [(2, 'print(jax.jit(f)(x))  # [False False]')]
+    >>> path_comparison_lines("print(f(x))  # [1. 2.]\\nprint(jax.jit(f)(x))  # [1. 2.]")
+    []
+    """
+    if "(" not in text or "#" not in text:
+        return []
+    calls: dict[str, list[tuple[bool, str, int, str]]] = {}
+    for n, line in enumerate(text.split("\n"), 1):
+        if len(line) > 500 or "#" not in line:
+            continue
+        m = _COMMENTED.match(line)
+        if not m or not _RESULT_VALUE.match(m["value"]):
+            continue
+        expr = re.sub(r"\s+", "", m["printed"] or m["bare"])
+        plain, wrapped = _WRAPPER.subn(lambda w: w["fn"], expr)
+        calls.setdefault(plain, []).append((wrapped > 0, m["value"], n, line.strip()))
+    out: list[tuple[int, str]] = []
+    for seen in calls.values():
+        compiled = [c for c in seen if c[0]]
+        plain_runs = [c for c in seen if not c[0]]
+        for c in compiled:
+            if any(values_differ(c[1], p[1]) for p in plain_runs):
+                out.append((c[2], c[3]))
+    return sorted(out)[:limit]
+
+
+# --- a row of a printed table flagged as the wrong one -----------------------------------------
+
+_FLAGGED = re.compile(
+    r"^(?P<body>[^*#\n][^\n]*?[:=|]\s*(?:array\(|tensor\()?[-+\[(\d][^\n]*?)\s+"
+    r"(?P<flag>\*{3,}|<-+\s*(?i:mismatch\w*|wrong|differ\w*|incorrect|bad|error|fail\w*|!+)|!{3,})\s*$"
+)
+_ROW_VALUE = re.compile(r"[:=|]\s*(?:array\(|tensor\()?[-+\[(\d]")
+
+
+def flagged_row_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    """A row of printed values that the program marks as the wrong one (``... : [[1.0, 3.0], [2.0, 4.0]]
+    *****``, ``x[3] = 7.0  <-- mismatch``) beside a row of the same kind that it does not mark.
+
+    >>> flagged_row_lines("A : [1.0, 2.0]\\nB : [2.0, 1.0] *****")
+    [(2, 'B : [2.0, 1.0] *****')]
+    >>> flagged_row_lines("***** Running training *****\\n  Num examples = 100")
+    []
+    """
+    if "***" not in text and "<-" not in text and "!!!" not in text:
+        return []
+    lines = text.split("\n")
+    out: list[tuple[int, str]] = []
+    for i, line in enumerate(lines):
+        if len(line) > 2000 or not _FLAGGED.match(line):
+            continue
+        neighbours = [lines[j] for j in (i - 1, i + 1) if 0 <= j < len(lines)]
+        if any(_ROW_VALUE.search(nb) and not _FLAGGED.match(nb) for nb in neighbours):
+            out.append((i + 1, line.strip()))
+            if len(out) >= limit:
+                break
+    return out
+
+
+# --- a metric printed as exactly zero beside the same metric of a reference ---------------------
+
+_ZERO_VALUE = re.compile(r"[:=][ \t]*[-+]?0(?:\.0*)?(?![\w.])")
+_METRIC_VALUE = re.compile(r"[:=][ \t]*(?P<value>" + _NUMBER + r")")
+_LOWER_IS_BETTER = re.compile(r"(?i:err|diff|delta|loss|dist|time|latency|mismatch|fail|nan|inf|miss|wrong|warn)")
+_REF_PREFIXES = frozenset({"baseline", "reference", "ref", "expected", "golden", "eager", "cpu", "fp32", "original"})
+_REF_ANY = re.compile(r"(?i)(?<![a-z])(?:" + "|".join(sorted(_REF_PREFIXES)) + ")")
+
+
+def _metric_values(line: str) -> list[tuple[list[str], float]]:
+    """(label words lower-cased, value) of each ``label: number`` on a line; the label is up to two words."""
+    out = []
+    for m in _METRIC_VALUE.finditer(line):
+        words: list[str] = []
+        for token in reversed(line[max(0, m.start() - 60) : m.start()].split()[-2:]):
+            token = token.strip("(),;[]")
+            if not token or not token[0].isalpha():
+                break
+            words[:0] = [w for w in re.split(r"[\W_]+", token.lower()) if w]
+        try:
+            value = float(m["value"])
+        except ValueError:
+            continue
+        if words and not math.isnan(value):
+            out.append((words, value))
+    return out
+
+
+def zero_metric_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    """A metric printed as exactly 0 where the same metric of a reference is printed non-zero on the same or
+    the next line (``accuracy: 0.0 (baseline accuracy: 0.85)``, ``ref_acc = 0.91``).  A zero alone, or a
+    zero reference, says nothing.
+
+    >>> zero_metric_lines("accuracy: 0.0 (baseline accuracy: 0.85)")
+    [(1, 'accuracy: 0.0 (baseline accuracy: 0.85)')]
+    >>> zero_metric_lines("accuracy: 0.0\\nloss: 0.85")
+    []
+    """
+    if "0" not in text or not _REF_ANY.search(text):
+        return []
+    lines = text.split("\n")
+    out: list[tuple[int, str]] = []
+    for i, line in enumerate(lines):
+        if len(line) > 2000 or "0" not in line or not _ZERO_VALUE.search(line):
+            continue
+        near = "\n".join(lines[i : i + 2])
+        if len(near) > 4000 or not _REF_ANY.search(near):
+            continue
+        refs = [
+            (set(words) - _REF_PREFIXES, value)
+            for words, value in _metric_values(near)
+            if set(words) & _REF_PREFIXES and value != 0
+        ]
+        for words, value in _metric_values(line):
+            metric = words[-1]
+            if value != 0 or set(words) & (_REF_PREFIXES | _REF_WORDS | _DEV_WORDS | _MEASURES):
+                continue
+            if _LOWER_IS_BETTER.search(" ".join(words)):
+                continue  # a zero error, loss or count of failures is the good end of the scale
+            if any(metric in names for names, _ in refs):
+                out.append((i + 1, line.strip()))
                 break
         if len(out) >= limit:
             break

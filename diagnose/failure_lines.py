@@ -14,8 +14,10 @@ any one report's wording:
   last)``), a bare exception name (``XlaRuntimeError``), an exception line whose class is not just
   ``...Error`` (``pynvml.NVMLError_NotSupported: ...``, ``triton.runtime.errors.OutOfResources: ...``),
   pytest's ``E   AssertionError`` explanation lines, a C++ ``terminate called`` / ``what():`` / ``std::bad_alloc``,
-  ``Check failed:`` (glog CHECK), an unhandled exception;
-- a process that died: signals (``SIGSEGV``, ``Segmentation fault``, ``Aborted``), the signal handlers'
+  ``Check failed:`` (glog CHECK), XLA's ``RET_CHECK failure``, C ``assert()`` / Rust ``assertion ... failed``,
+  ggml's ``GGML_ASSERT: file:line: cond`` (no "failed"), an unhandled exception;
+- a process that died: signals (``SIGSEGV``, ``Segmentation fault``, ``Aborted``), a line ending in
+  ``Aborting.``, cuda-gdb's ``CUDA Exception: Warp Misaligned Address``, the signal handlers'
   reports (Open MPI's ``*** Process received signal ***`` block, ``Signal code: Integer divide-by-zero``),
   glibc's heap checks
   (``free(): invalid pointer``, ``double free or corruption``, ``stack smashing detected``), a non-zero
@@ -35,7 +37,9 @@ any one report's wording:
 - a check that says the values differ (``Mismatch of dbias at 0``, ``Result verification failed at element 3``,
   CUTLASS's ``Disposition: Incorrect``), and printed values that say it without a word
   (:mod:`diagnose.comparisons`): a reference and a device value that differ, a difference above the tolerance
-  printed beside it, a call on an all-zero array whose result is not all zeros;
+  printed beside it, a call on an all-zero array whose result is not all zeros, one call printed compiled
+  (``jax.jit(f)(x)``) and plain with different results, a row the program flags (``*****``), a metric at
+  exactly 0 beside the same metric of a reference;
 - a load or an initialisation said not to work (``could not load NVML library``, ``Impossible to initialize
   nvidia nvml``, ``libcudnn.so.8 ... dont load``).
 
@@ -54,7 +58,15 @@ from __future__ import annotations
 import functools
 import re
 
-from diagnose.comparisons import block_comparison_lines, comparison_lines, over_tolerance_lines, zero_input_results
+from diagnose.comparisons import (
+    block_comparison_lines,
+    comparison_lines,
+    flagged_row_lines,
+    over_tolerance_lines,
+    path_comparison_lines,
+    zero_input_results,
+    zero_metric_lines,
+)
 
 #: NCCL prints warnings and errors at one level, WARN: an NCCL WARN line that names a failure, other
 #: than its probing for optional libraries and plugins (``NCCL WARN Failed to open libibverbs.so[.1]``)
@@ -157,9 +169,26 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("terminate", "what():"), r"terminate\ called | \bwhat\(\):"),
     (("std::", "c10::"), r"\bstd::(?:bad_\w+|\w+_error)\b | \bc10::\w*Error\b"),
     (("exception",), r"\b[Uu]n(?:handled|caught)\ exception\b | \bexception\ (?:was\ )?(?:thrown|raised)\b"),
-    (("fail",), r"\bCheck\ fail(?:ed|ure)\b"),  # glog CHECK
+    # glog / absl CHECK ("Check failed: x == y"), XLA's TF_RET_CHECK ("RET_CHECK failure (file:12) x")
+    (("fail",), r"\b(?:Check|CHECK|RET_CHECK)\ fail(?:ed|ure)\b"),
     (("panic",), r"\bpanic(?:ked)?\b:?"),
-    (("assert",), r"\bAssertion\b.{0,200}\bfailed | \bassertion\ failed"),
+    # C assert() (glibc "prog: f.c:3: main: Assertion `x' failed.", musl "Assertion failed: x (f.c: main: 3)"),
+    # Rust's "assertion `left == right` failed", Julia's / Python's AssertionError (an exception line above)
+    (("assert",), r"(?i:\bassertion\b).{0,200}\bfailed | \bassertion\ failed"),
+    # assertion macros that print the condition without "failed": ggml's old GGML_ASSERT
+    # ("GGML_ASSERT: ggml.c:3: x", ggml.h before 2024) and its GGML_ABORT("GGML_ASSERT(%s) failed", #x)
+    # when the paste drops the tail, at a line's start or after ggml_abort's "file:line: "; a source line
+    # quoting the macro ("GGML_ASSERT(x);", "#define GGML_ASSERT(x) ...") is not a report
+    (
+        ("ggml_assert", "ggml_abort"),
+        r"(?:^\s*|:\d+:\s+)GGML_(?:ASSERT|ABORT)(?::\s+\S|\((?![^\n]*\)\s*;\s*$)(?![^\n]*\\\s*$))",
+    ),
+    # a program's own last word before it stops: CUTLASS's arch-conditional guard ("... compute capability.
+    # Aborting."), nextpnr's "Could not get OpenGL 3.0 context. Aborting.", a runtime's "abort() called"
+    (("abort",), r"\b[Aa]borting\b[.!]*\s*$ | \babort\(\)\ (?:called|was\ called|has\ been\ called)\b"),
+    # cuda-gdb's report of a hardware exception (CUDA_EXCEPTION_1..N: "CUDA Exception: Warp Misaligned
+    # Address", "received signal CUDA_EXCEPTION_14, Warp Illegal Address.")
+    (("cuda exception", "cuda_exception_"), r"\bCUDA\ Exception:\ +[A-Z] | \bCUDA_EXCEPTION_\d+\b,"),
     (("error", "exception"), r"(?:Error|Exception)\("),  # an exception's repr: AssertionError('...')
     (("exception", "***"), r"\bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*"),
     # --- compute-sanitizer / cuda-memcheck error records (its documentation's error kinds), after its prefix ---
@@ -372,6 +401,7 @@ def _printed_results(text: str, limit: int) -> list[tuple[int, str]]:
     reference and a device value that differ, a difference above its printed tolerance, a non-zero
     result of a call on zeros."""
     found = comparison_lines(text, limit) + block_comparison_lines(text, limit) + over_tolerance_lines(text, limit)
+    found += path_comparison_lines(text, limit) + flagged_row_lines(text, limit) + zero_metric_lines(text, limit)
     found += [(n, line) for n, line, _, _ in zero_input_results(text, limit)]
     return sorted(set(found))
 

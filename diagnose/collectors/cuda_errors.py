@@ -40,7 +40,8 @@ True
 Forms (``form``): torch, torch-accelerator, cupy, triton, numba, raw (a ``cudaErrorXxx``
 name, a ``code=N(name)`` or a bare runtime message), driver-api (``CUDA_ERROR_XXX``),
 legacy (Lua torch/THC ``cuda runtime error (N) :``, Caffe ``Check failed: error ==
-cudaSuccess (N vs. 0)``), hip.  Old numeric codes (CUDA < 10.1 renumbered the runtime
+cudaSuccess (N vs. 0)``), hip, cuda-gdb (its hardware exception report, ``CUDA Exception: Warp Misaligned
+Address``, read as the runtime error the same fault returns).  Old numeric codes (CUDA < 10.1 renumbered the runtime
 enum) are never trusted over the message printed next to them.
 """
 
@@ -179,6 +180,24 @@ _OLD_TRITON = re.compile(r"CUDA: Error- (?P<what>[a-z ]+)")
 _TORCH = re.compile(r"(?P<hip>CUDA|HIP) error: (?P<msg>.+)")
 _TRITON = re.compile(r"Triton Error \[(?:CUDA|HIP)\]: (?P<msg>.+)")
 _DEVICE_ASSERT = re.compile(r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] (?P<msg>Assertion .*? failed\.)")
+#: cuda-gdb's hardware exceptions (its manual's table of CUDA_EXCEPTION_1..N, printed as "CUDA Exception:
+#: Warp Misaligned Address" or "received signal CUDA_EXCEPTION_6, Warp Misaligned Address.") → the runtime
+#: error the same fault returns to the host
+_CUDA_GDB = re.compile(
+    r"(?:\bCUDA Exception:|\bCUDA_EXCEPTION_\d+,)\s*(?:(?:Lane|Warp|Device|Cluster)\s+)?(?P<what>[A-Za-z -]+?)\.?\s*$"
+)
+_CUDA_GDB_ERRORS = {
+    "illegal address": "cudaErrorIllegalAddress",
+    "out-of-range address": "cudaErrorIllegalAddress",
+    "invalid managed memory access": "cudaErrorIllegalAddress",
+    "misaligned address": "cudaErrorMisalignedAddress",
+    "illegal instruction": "cudaErrorIllegalInstruction",
+    "invalid address space": "cudaErrorInvalidAddressSpace",
+    "invalid pc": "cudaErrorInvalidPc",
+    "user stack overflow": "cudaErrorHardwareStackError",
+    "hardware stack overflow": "cudaErrorHardwareStackError",
+    "assert": "cudaErrorAssert",
+}
 _API_CALL = re.compile(r"Call to (\w+)|\b((?:cuda|cu)[A-Z]\w+(?:\(\))?)")
 
 
@@ -229,6 +248,12 @@ def _library_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
         for m in _HIP_NAME.finditer(line):
             add(name_for_hip(m["name"]), "hip")
         if hits:
+            return True
+    if "CUDA Exception:" in line or "CUDA_EXCEPTION_" in line:
+        m = _CUDA_GDB.search(line)
+        name = _CUDA_GDB_ERRORS.get(m["what"].strip().lower()) if m else None
+        if name:
+            add(name, "cuda-gdb")
             return True
     if "Memory access fault by GPU" in line:
         add("cudaErrorIllegalAddress", "hip")
