@@ -114,6 +114,12 @@ CASES = [
     (_case("cudajl-svd-20000-gesvdj-int32-workspace"), "runtime-assumption", "int32-index-overflow"),
     # Julia's conversion of a negative size below -2^31 (base/boot.jl, checked_trunc_sint)
     ("ERROR: InexactError: trunc(Int32, -4294967296)\n", "runtime-assumption", "int32-index-overflow"),
+    # NumPy 2's wording (numpy 2.4.6, run here: `np.array([1], dtype=np.int32) + 3211456640`)
+    (
+        "OverflowError: Python integer 3211456640 out of bounds for int32\n",
+        "runtime-assumption",
+        "int32-index-overflow",
+    ),
     # --- CUTLASS built without the arch-specific target
     # holdout8 te-cutlass-grouped-gemm-not-built-sm90a and cutlass-example-sm120-without-a-suffix (no ERROR prefix)
     (_case("te-cutlass-grouped-gemm-not-built-sm90a"), "environment", "no-kernel-image-for-arch"),
@@ -196,6 +202,16 @@ CASES = [
         "kernel-logic",
         "launch-config-type-error",
     ),
+    # --- a pynvml module from another package than the caller expects
+    # holdout8 pynvml-unofficial-package-missing-private-symbol
+    (_case("pynvml-unofficial-package-missing-private-symbol"), "environment", "version-skew"),
+    # CPython 3.12's wording with its suggestion, for a public name of nvidia-ml-py's pynvml.py
+    (
+        "AttributeError: module 'pynvml' has no attribute 'nvmlDeviceGetComputeRunningProcesses_v3'. "
+        "Did you mean: 'nvmlDeviceGetComputeRunningProcesses_v2'?\n",
+        "environment",
+        "version-skew",
+    ),
     # --- the driver's status as a Rust binding prints it
     (_case("rust-gpu-tools-k80-no-binary-for-gpu"), "environment", "no-kernel-image-for-arch"),
 ]
@@ -226,9 +242,16 @@ def test_the_supported_driver_range_below_is_still_driver_too_old() -> None:
     assert _decided(text)[:2] == ("environment", "driver-too-old")
 
 
-def test_an_int32_conversion_of_a_small_value_is_not_overflow() -> None:
-    # a negative into an unsigned type is a sign error, not a size past 2^31
-    report = _classify("ERROR: InexactError: trunc(UInt32, -1)\n")
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a negative into an unsigned type is a sign error, not a size past 2^31 (Julia; NumPy 2.4.6, run here)
+        "ERROR: InexactError: trunc(UInt32, -1)\n",
+        "OverflowError: Python integer -1 out of bounds for uint32\n",
+    ],
+)
+def test_an_int32_conversion_of_a_small_value_is_not_overflow(text: str) -> None:
+    report = _classify(text)
     assert report.diagnosis is None or report.diagnosis.failure_mode != "int32-index-overflow"
 
 
