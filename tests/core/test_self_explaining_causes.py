@@ -202,6 +202,8 @@ CASES = [
         "kernel-logic",
         "launch-config-type-error",
     ),
+    # Numba's own check of the launch configuration (numba/cuda/errors.py, normalize_kernel_dimensions)
+    ("TypeError: griddim must be a sequence of integers, got [39.0625]\n", "kernel-logic", "launch-config-type-error"),
     # --- a pynvml module from another package than the caller expects
     # holdout8 pynvml-unofficial-package-missing-private-symbol
     (_case("pynvml-unofficial-package-missing-private-symbol"), "environment", "version-skew"),
