@@ -37,7 +37,7 @@ Driver-API, Numba, Triton and HIP names map to the runtime name with the same me
 >>> parse("nothing to see here") is None
 True
 
-Forms (``form``): torch, torch-accelerator, cupy, triton, numba, raw (a ``cudaErrorXxx``
+Forms (``form``): torch, torch-accelerator, cupy, triton, numba, rust (a Rust binding's enum variant), raw (a ``cudaErrorXxx``
 name, a ``code=N(name)`` or a bare runtime message), driver-api (``CUDA_ERROR_XXX``),
 legacy (Lua torch/THC ``cuda runtime error (N) :``, Caffe ``Check failed: error ==
 cudaSuccess (N vs. 0)``), hip, cuda-gdb (its hardware exception report, ``CUDA Exception: Warp Misaligned
@@ -165,6 +165,15 @@ def name_for_hip(name: str) -> str | None:
     return cuda if cuda in tables().by_name else None
 
 
+def name_for_rust_variant(variant: str) -> str | None:
+    """A Rust binding's CUresult variant → the runtime name (None unless the driver has that error).
+
+    >>> name_for_rust_variant("NoBinaryForGpu"), name_for_rust_variant("InvalidPtx"), name_for_rust_variant("Foo")
+    ('cudaErrorNoKernelImageForDevice', 'cudaErrorInvalidPtx', None)
+    """
+    return tables().driver.get("CUDA_ERROR_" + re.sub(r"(?<!^)(?=[A-Z])", "_", variant).upper())
+
+
 # --- the surface forms ---------------------------------------------------------------
 
 _RAW_CODE = re.compile(r"code=(?P<code>\d+)\((?P<name>cudaError\w+|cudaSuccess)\)(?:\s+\"(?P<call>[^\"]+)\")?")
@@ -173,6 +182,9 @@ _CUPY = re.compile(r"CUDA(?:Runtime|Driver)Error: (?P<name>cudaError\w+|CUDA_ERR
 _DRIVER = re.compile(r"\b(?P<name>CUDA_ERROR_[A-Z0-9_]+)")
 _NUMBA_CODE = re.compile(r"CudaAPIError: \[(?P<code>-?\d+)\] Call to (?P<call>\w+) results in (?P<what>\w+)")
 _HIP_NAME = re.compile(r"\b(?P<name>hipError[A-Z]\w*)")
+#: Rust bindings print the driver's CUresult as an enum variant in CamelCase (rustacuda / cust
+#: ``CudaError::NoBinaryForGpu``, rust-gpu-tools ``GPUError::Cuda(NoBinaryForGpu)`` in a Debug print)
+_RUST_VARIANT = re.compile(r"\b(?:Cuda\(|CudaError::)(?P<name>[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*)\b")
 _LEGACY = re.compile(r"cuda runtime error \((?P<code>\d+)\) : (?P<msg>.*?)(?: at \S+:\d+)?\s*$")
 _THC = re.compile(r"THCudaCheck FAIL file=\S+ line=\d+ error=(?P<code>\d+) : (?P<msg>.*?)\s*$")
 _CAFFE = re.compile(r"Check failed: error == cudaSuccess \((?P<code>\d+) vs\. 0\)\s*(?P<msg>.*?)\s*$")
@@ -247,6 +259,11 @@ def _library_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
     if "hipError" in line:
         for m in _HIP_NAME.finditer(line):
             add(name_for_hip(m["name"]), "hip")
+        if hits:
+            return True
+    if "Cuda(" in line or "CudaError::" in line:
+        for m in _RUST_VARIANT.finditer(line):
+            add(name_for_rust_variant(m["name"]), "rust")
         if hits:
             return True
     if "CUDA Exception:" in line or "CUDA_EXCEPTION_" in line:
