@@ -76,6 +76,15 @@ CASES = [
      LIBNVRTC),
     ("RuntimeError: Looks like your LD_LIBRARY_PATH contains incompatible version of cudnn.", "environment",
      "version-skew", "torch 2.13.0, torch/backends/cudnn/__init__.py"),
+    ("RuntimeError: CUB version mismatch. Running with version 2.5.0, compiled with 2.8.0", "environment",
+     "version-skew", "jax-cuda12-pjrt 0.10.2, strings of jax_plugins/xla_cuda12/xla_cuda_plugin.so"),
+    # "<X> requires <component> version >= N"
+    ("ValueError: Compute capability 10.3 requires cuDNN version >= 9.11.", "environment", "version-skew",
+     "jax 0.10.2, jax/_src/cudnn/fused_attention_stablehlo.py"),
+    ("RuntimeError: register_hlo_module_transformation requires jaxlib version >= 0.10.2", "environment",
+     "version-skew", "jax 0.10.2, jax/_src/xla_transform.py"),
+    ("ImportError: TensorBoard logging requires TensorBoard version 1.15 or above", "environment", "version-skew",
+     "torch 2.13.0, torch/utils/tensorboard/__init__.py"),
 ]  # fmt: skip
 
 
@@ -126,6 +135,7 @@ def test_compiler_internal_assertion_is_not_a_broken_contract() -> None:
         "checked: all tensors are on the same device",
         "dtype float16 is supported on this GPU",
         "PyTorch was compiled with CUDA support",
+        "checked the wheels: no version mismatch",
     ],
 )
 def test_statements_without_a_failure_stay_silent(line: str) -> None:
