@@ -145,3 +145,9 @@ def test_statements_without_a_failure_stay_silent(line: str) -> None:
 
 def test_compiled_without_errors_is_no_missing_feature() -> None:
     assert _classify("error: build step 3 failed; the library itself compiled without errors")[1] != "library-missing"
+
+
+def test_a_bit_width_multiple_is_the_compilers_not_the_callers() -> None:
+    # LLVM's own type checks (triton 3.7.1, strings of triton/_C/libtriton.so): a width in bits is a property of
+    # an IR type, not of the caller's input
+    assert _classify("LLVM ERROR: G_BSWAP size must be a multiple of 16 bits")[1] != "shape-not-multiple-of-block"
