@@ -36,8 +36,11 @@ Named groups a pattern may capture (normalised by :mod:`diagnose.concepts`): ``n
 ``expected_device``, ``found_device``, ``expected_shape``, ``found_shape`` (the operand's shape or size
 an operation needed and the one it got: ``(2, 3)``, ``4x3``, ``42``), ``resource``, ``requested``, ``limit`` (sizes: ``0xc000``,
 ``48 KiB``...; counts: ``1024``).  ``concepts:`` may also set any of them as constants;
-``unit: count`` tells that ``requested``/``limit`` are counts rather than sizes, and ``context``
-names what a (warning) family says about the input (``fuzzer``, ``input-load-failed``, ``empty-input``).
+``subject`` (what a check is about: ``input``, ``head_dim``) and ``unsupported`` (the value a tool
+refuses: ``sm_75``, ``Half``) are kept as printed.  ``unit: count`` tells that ``requested``/``limit`` are counts rather than sizes, and ``context``
+names what a (warning) family says about the input (``fuzzer``, ``input-load-failed``, ``empty-input``);
+``contract`` names the contract a check states (``contiguous``, ``aligned``, ``divisible``, ``device``)
+and ``unsupported_kind`` what kind of thing a tool refuses (``arch``, ``dtype``).
 
 What the values mean: ``need_cc`` is the compute capability the code, dtype or library feature
 *requires*, ``have_cc`` the one the *device* (or the compile target) has — a toolkit's highest
@@ -83,8 +86,10 @@ GROUPS = (
     "resource",
     "requested",
     "limit",
+    "subject",
+    "unsupported",
 )
-CONSTANT_CONCEPTS = (*GROUPS, "unit", "context")
+CONSTANT_CONCEPTS = (*GROUPS, "unit", "context", "contract", "unsupported_kind")
 FAMILY_KEYS = (
     "id",
     "title",

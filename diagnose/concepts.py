@@ -240,3 +240,48 @@ def shape(raw: str | None) -> str | None:
     if m.group(1) is None:
         return "scalar" if any(c in raw for c in "([") else None
     return "x".join(re.findall(r"\d+", m.group(1)))
+
+
+#: the failure mode each stated contract breaks (TAXONOMY.md, runtime-assumption)
+CONTRACT_MODES = {
+    "contiguous": "noncontiguous-input",
+    "aligned": "misaligned-input",
+    "divisible": "shape-not-multiple-of-block",
+    "device": "device-mismatch",
+    "minimum": "shape-below-minimum",
+    "maximum": "shape-exceeds-kernel-limit",
+}
+
+
+def contract_mode(contract: str | None) -> str | None:
+    """The failure mode of a broken contract: ``contiguous`` → ``noncontiguous-input``; unknown → None.
+
+    >>> contract_mode("aligned"), contract_mode("Divisible"), contract_mode("sorted")
+    ('misaligned-input', 'shape-not-multiple-of-block', None)
+    """
+    return CONTRACT_MODES.get((contract or "").strip().lower())
+
+
+_ARCH_VALUE = re.compile(
+    r"^(?:sm_?\d+[a-z]?|compute_\d+[a-z]?|gfx\d+\w*|pre-?\w+|(?:this|the current|your) (?:gpu|device|target|architecture)"
+    r"|(?:gpu )?arch(?:itecture)?s?|compute capability.*|cc ?\d.*|volta|turing|ampere|hopper|blackwell|ada)$",
+    re.I,
+)
+
+
+def unsupported_kind(raw: str | None) -> str | None:
+    """What kind of value a tool refuses: a GPU arch (``sm_75``, ``this GPU``, ``pre-Volta``) → ``arch``,
+    a dtype any framework names (``Half``, ``torch.bfloat16``, ``fp8e4nv``) → ``dtype``; else None.
+
+    >>> unsupported_kind("sm_75"), unsupported_kind("this GPU"), unsupported_kind("pre-Volta")
+    ('arch', 'arch', 'arch')
+    >>> unsupported_kind("Half"), unsupported_kind("torch.bfloat16"), unsupported_kind("widget")
+    ('dtype', 'dtype', None)
+    """
+    if not raw:
+        return None
+    s = raw.strip().strip("'\"`").strip()
+    if _ARCH_VALUE.match(s):
+        return "arch"
+    name = dtype_name(s)
+    return "dtype" if name in set(_DTYPES.values()) else None

@@ -301,6 +301,11 @@ class ConceptFacts(Facts):
     over_int32_elements: bool = False  # max_elements is past the int32 index range
     max_bytes: float | None = None  # the largest byte size of an array the log creates: arange(2**29 + 1, dtype=int32)
     over_int32_bytes: bool = False  # max_bytes is past 2^31 - 1: a 32-bit byte offset into it wraps
+    subject: str | None = None  # what a stated check is about, as printed: "input", "head_dim"
+    contract: str | None = None  # the contract a check states: contiguous | aligned | divisible | device
+    contract_mode: str | None = None  # the failure mode of a broken contract: noncontiguous-input ...
+    unsupported: str | None = None  # the value a tool says it does not support, as printed: "sm_75", "Half"
+    unsupported_kind: str | None = None  # what kind of value that is: arch | dtype
 
 
 # --- where the failing code lives (diagnose.collectors.location) ---------------------

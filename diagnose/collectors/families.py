@@ -207,6 +207,11 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
         over_int32_elements=over_int32,
         max_bytes=max_bytes,
         over_int32_bytes=over_bytes,
+        subject=raw.get("subject"),
+        contract=raw.get("contract"),
+        contract_mode=C.contract_mode(raw.get("contract")),
+        unsupported=raw.get("unsupported"),
+        unsupported_kind=raw.get("unsupported_kind") or C.unsupported_kind(raw.get("unsupported")),
     )
 
 
