@@ -25,7 +25,9 @@ One bound is not a step: a **bare status** (a log of at most two lines with no f
 source line whose failure is a CUDA status that fits several owners, "invalid configuration argument",
 "an illegal memory access", "unspecified launch failure", or a sanitizer report's header with no
 kernel, address or allocation) says at most :data:`BARE_STATUS_CEILING`: the status names what
-failed, not whose code or input made it fail.  Ranking is
+failed, not whose code or input made it fail.  So does a problem-size answer to an out-of-memory
+message that gives no device total or free memory (XLA's and TensorFlow's allocators print the same
+message whether the problem is too large or another tenant holds the memory).  Ranking is
 unchanged (rules rank by priority and specificity first); the adjusted value is what the report
 prints and what the abstention threshold sees.
 """
@@ -114,11 +116,24 @@ def steps(rule: Any, context: Mapping[str, Any]) -> list[tuple[float, str]]:
     return out
 
 
+#: the figures that tell a problem too large for the device from memory other tenants hold
+_OOM_FIGURES = (
+    "oom_total_bytes",
+    "oom_free_bytes",
+    "oom_process_bytes",
+    "oom_other_process_bytes",
+    "concept_limit",
+    "concept_over_every_gpu",
+)
+
+
 def bare_status(rule: Any, context: Mapping[str, Any]) -> str | None:
     """What makes this input a bare status (see the module's docstring), or None."""
+    reads = _sources(rule)
+    if rule.failure_mode == "oom-problem-size" and not any(_present(context.get(s)) for s in _OOM_FIGURES):
+        return "an out-of-memory message with no device total or free memory, which other tenants print alike"
     if (context.get("log_line_count") or 0) > 2 or context.get("location_kind") or context.get("py_frame_count"):
         return None
-    reads = _sources(rule)
     if any(source in reads and all(_present(context.get(s)) for s in symbols) for source, symbols, _ in DECISIVE):
         return None
     if "sanitizer" in reads and reads <= {"sanitizer", "log"} and context.get("sanitizer_first_kind"):

@@ -240,3 +240,28 @@ def test_generated_code_mismatch_gets_no_mask_advice() -> None:
         assert "mask" not in hint.check.replace("no mask", "") and "environment" in [
             c.category for c in hint.candidates
         ]
+
+
+# --- an OOM with no device totals: problem size and other tenants print it alike -----------------------
+
+# corpus/holdout8 nemos-vectorized-convolution-oom (flatironinstitute/nemos#345), first line
+XLA_OOM = "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 3199993600 bytes.\n"
+# XLA's other allocation message (xla_cuda_plugin.so strings: "Failed to allocate request for %s (%uB) on device ordinal %d")
+XLA_REQUEST = (
+    "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 12.00GiB "
+    "(12884901888B) on device ordinal 0\n"
+)
+# PyTorch's OOM with the device's figures (c10/cuda/CUDACachingAllocator.cpp's message): this process holds it
+TORCH_OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total capacity of 79.15 GiB "
+    "of which 10.00 GiB is free. Including non-PyTorch memory, this process has 69.14 GiB memory in use. Of the "
+    "allocated memory 68.00 GiB is allocated by PyTorch, and 500.00 MiB is reserved by PyTorch but unallocated.\n"
+)
+
+
+def test_an_oom_without_device_figures_says_at_most_point_six() -> None:
+    for text in (XLA_OOM, XLA_REQUEST):
+        d = diagnosis(text)
+        assert d.failure_mode == "oom-problem-size" and d.confidence <= 0.6, (text, d.confidence)
+    d = diagnosis(TORCH_OOM)
+    assert d.failure_mode == "oom-problem-size" and d.confidence > 0.8
