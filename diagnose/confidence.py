@@ -19,7 +19,15 @@ small, bounded and additive, and each step is named so a reader can see why:
 - **nothing to stand on** (``-0.05``): a log of at most two lines with no frame, kernel name or source
   line, read by a rule that decides from text alone.
 
-The sum is kept within ``[MAX_DOWN, MAX_UP]`` and the result within ``[0.05, 0.99]``.  Ranking is
+The sum is kept within ``[MAX_DOWN, MAX_UP]`` and the result within ``[0.05, 0.99]``.
+
+One bound is not a step: a **bare status** (a log of at most two lines with no frame, kernel name or
+source line whose failure is a CUDA status that fits several owners, "invalid configuration argument",
+"an illegal memory access", "unspecified launch failure", or a sanitizer report's header with no
+kernel, address or allocation) says at most :data:`BARE_STATUS_CEILING`: the status names what
+failed, not whose code or input made it fail.  So does a problem-size answer to an out-of-memory
+message that gives no device total or free memory (XLA's and TensorFlow's allocators print the same
+message whether the problem is too large or another tenant holds the memory).  Ranking is
 unchanged (rules rank by priority and specificity first); the adjusted value is what the report
 prints and what the abstention threshold sees.
 """
@@ -37,6 +45,19 @@ BARE = -0.05
 CONTRADICTED = -0.20
 MAX_DOWN = -0.25
 FLOOR, CEILING = 0.05, 0.99
+BARE_STATUS_CEILING = 0.6
+
+#: CUDA statuses that the kernel's code, its launch code and its input all produce alike
+SEVERAL_OWNERS = frozenset(
+    {
+        "cudaErrorInvalidConfiguration",
+        "cudaErrorIllegalAddress",
+        "cudaErrorLaunchFailure",
+        "cudaErrorMisalignedAddress",
+        "cudaErrorInvalidValue",
+        "cudaErrorLaunchOutOfResources",
+    }
+)
 
 #: decisive value pairs, by the source that carries them: (source, (symbols that must all be present), what)
 DECISIVE: tuple[tuple[str, tuple[str, ...], str], ...] = (
@@ -95,6 +116,38 @@ def steps(rule: Any, context: Mapping[str, Any]) -> list[tuple[float, str]]:
     return out
 
 
+#: the figures that tell a problem too large for the device from memory other tenants hold
+_OOM_FIGURES = (
+    "oom_total_bytes",
+    "oom_free_bytes",
+    "oom_process_bytes",
+    "oom_other_process_bytes",
+    "concept_limit",
+    "concept_over_every_gpu",
+)
+
+
+def bare_status(rule: Any, context: Mapping[str, Any]) -> str | None:
+    """What makes this input a bare status (see the module's docstring), or None."""
+    reads = _sources(rule)
+    if rule.failure_mode == "oom-problem-size" and not any(_present(context.get(s)) for s in _OOM_FIGURES):
+        return "an out-of-memory message with no device total or free memory, which other tenants print alike"
+    if (context.get("log_line_count") or 0) > 2 or context.get("location_kind") or context.get("py_frame_count"):
+        return None
+    if any(source in reads and all(_present(context.get(s)) for s in symbols) for source, symbols, _ in DECISIVE):
+        return None
+    if "sanitizer" in reads and reads <= {"sanitizer", "log"} and context.get("sanitizer_first_kind"):
+        record = ("sanitizer_kernel", "sanitizer_address", "sanitizer_allocation_address", "sanitizer_source")
+        return None if any(_present(context.get(s)) for s in record) else "a sanitizer header with no kernel or address"
+    if (
+        reads <= {"cuda", "log"}
+        and context.get("cuda_error") in SEVERAL_OWNERS
+        and not context.get("cuda_device_assert")
+    ):
+        return f"the status {context.get('cuda_error')} alone, which several owners produce"
+    return None
+
+
 def _sanitizer_record(reads: frozenset[str], context: Mapping[str, Any]) -> bool:
     """A sanitizer record of the failing access in the kernel it names: a defect in that kernel, whoever wrote
     it (a library's kernel is the library's bug, "upgrade or report upstream"), so no library penalty."""
@@ -117,7 +170,7 @@ def _smem_over_every_gpu(context: Mapping[str, Any]) -> float | None:
 
 def adjusted(rule: Any, context: Mapping[str, Any]) -> float:
     """The rule's confidence on this input (see the module's docstring)."""
-    return apply(rule.confidence, steps(rule, context))
+    return assess(rule, context)[0]
 
 
 def assess(rule: Any, context: Mapping[str, Any]) -> tuple[float, str | None]:
@@ -125,9 +178,13 @@ def assess(rule: Any, context: Mapping[str, Any]) -> tuple[float, str | None]:
     (None when it did not): ``0.89 calibrated; -0.20 663808 bytes ... over every GPU's limit``."""
     moves = steps(rule, context)
     value = apply(rule.confidence, moves)
+    why_bare = bare_status(rule, context) if value > BARE_STATUS_CEILING else None
+    if why_bare:
+        value = BARE_STATUS_CEILING
+        moves.append((0.0, f"at most {BARE_STATUS_CEILING:.2f}: {why_bare}"))
     if not moves:
         return value, None
-    return value, f"{rule.confidence:.2f} calibrated; " + "; ".join(f"{d:+.2f} {why}" for d, why in moves)
+    return value, f"{rule.confidence:.2f} calibrated; " + "; ".join(f"{d:+.2f} {why}" if d else why for d, why in moves)
 
 
 def apply(confidence: float, moves: Iterable[tuple[float, str]]) -> float:

@@ -324,6 +324,7 @@ class LocationFacts(Facts):
     source_line: str | None = None  # a source location of the failing code the log prints ("kernel.cu:44")
     offsets_only: bool = False  # the log has device or native frames, all without a source line (only offsets)
     compiler_crash: bool = False  # a compiler or code generator crashed or failed an internal assertion
+    checkout: bool = False  # the library's failing code is in a source tree under a user's home (a developer's build)
 
 
 # --- exit status --------------------------------------------------------------------

@@ -235,6 +235,7 @@ def decide(
     top = leading[0]
     contested = any(f.category != top.category and f.priority >= top.priority for f in leading[1:])
     confidence = round(top.confidence * (CONTESTED_FACTOR if contested else 1.0), 3)
+    ranked = [ranked[0], *(_below(f, confidence) for f in ranked[1:])] if ranked[0] is top else ranked
     if confidence < min_confidence:
         title = f"Not enough evidence to decide (best guess: {top.title})"
         return Diagnosis(
@@ -243,6 +244,17 @@ def decide(
     return Diagnosis(
         top.category, top.failure_mode, top.rule, confidence, top.title, tuple(ranked), contested=contested
     )
+
+
+def _below(finding: Finding, ceiling: float) -> Finding:
+    """An alternative ranked below the answer says no more than the answer: a rule that outranks it
+    (higher priority, more specific) matched this input, so its general precision overstates it here."""
+    if finding.confidence <= ceiling:
+        return finding
+    note = (
+        f"{finding.confidence:.2f} for this rule in general; at most the answer's {ceiling:.2f}, which outranks it here"
+    )
+    return replace(finding, confidence=ceiling, facts=(*finding.facts, ("confidence", note)))
 
 
 def _rank(f: Finding | Rule) -> tuple[int, int, float]:

@@ -5,7 +5,9 @@ evidence says otherwise, the rendered fix says so first:
 
 - a **library**'s kernel (flash-attn, cuBLAS, ATen, cuDF, ...) under a ``kernel-logic`` answer: the
   kernel is the library's, the reader's code is the caller; upgrade it, pin the last version that
-  worked, report upstream with the log;
+  worked, report upstream with the log; unless the library's code is a source tree under the reader's
+  home (a developer's own build), where "upgrade" does not apply: the fix is in that code, or the
+  last commit that worked;
 - **generated** code (TorchInductor, nvFuser, XLA fusions): the generator wrote it; confirm without
   the generator, upgrade it, report upstream with the generated code;
 - the **toolchain** crashed or failed its own assertion: a compiler bug, whatever the source; and
@@ -82,6 +84,14 @@ def located_fix(fix: str, category: str, context: Mapping[str, Any]) -> str:
         return fix
     kind = context.get("location_kind")
     name = context.get("location_library")
+    if kind == "library" and name and context.get("location_checkout"):
+        lead = (
+            f"The failing kernel is {name}'s code built from a source tree of your own{_frame(context)}, not an "
+            f"installed release: if you are changing {name}, the defect is in that code and the fix below applies "
+            f"to it; if you only built it to use it, go back to the last commit that worked (or update the "
+            f"checkout) and report it upstream with this log."
+        )
+        return f"{lead} {fix}" if fix else lead
     if kind == "library" and name:
         lead = (
             f"The failing kernel is inside {name}{_frame(context)}, not in your code: your code is the "

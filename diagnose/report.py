@@ -381,8 +381,8 @@ def _markdown_detail(r: Report) -> str:
         lines.append(f"**Fix:** {top.fix}\n")
     if top.caveats:
         lines.append(f"**{'To decide' if d.best is None else 'Caveats'}:** {top.caveats}\n")
-    alts = [a for a in d.alternatives if a is not top]
-    if alts:
+    alts = list(d.alternatives) if d.best is None else [a for a in d.alternatives if a is not top]
+    if alts:  # abstained: every candidate, the best guess first, as the table and JSON list them
         lines.append("Candidates:" if d.best is None else "Alternatives:")
         lines += [f"- {a.category} / {a.failure_mode} ({a.confidence:.2f}, `{a.rule}`)" for a in alts[:5]]
         lines.append("")

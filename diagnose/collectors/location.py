@@ -416,6 +416,7 @@ def parse(text: str) -> LocationFacts | None:
             kind, library = "library", header
     if kind is None:
         return None
+    at_line = text.splitlines()[lines[0] - 1] if lines and 0 < lines[0] <= text.count("\n") + 1 else ""
     return LocationFacts(
         lines=tuple(lines),
         kind=kind,
@@ -424,7 +425,25 @@ def parse(text: str) -> LocationFacts | None:
         user_frame=_short(user[0]) if user else None,
         source_line=source,
         offsets_only=offsets_only,
+        checkout=kind == "library" and _checkout(at_line),
     )
+
+
+#: a source file under a person's home directory (not a CI runner's): a developer's own checkout and build
+_HOME_SOURCE = re.compile(
+    r"(?:/home/(?!runner/)[^/\s]+|/Users/[^/\s]+|[A-Za-z]:\\Users\\[^\\\s]+|~)[/\\][^\s:]*\.(?:cu|cuh|c|cc|cpp|h|hpp|py)\b"
+)
+#: where installed packages live, also under a home directory (a virtualenv, a conda env, a cache)
+_INSTALLED = re.compile(
+    r"site-packages|dist-packages|/lib/python\d|[/\\]envs[/\\]|conda|[/\\]\.cache[/\\]|[/\\]include[/\\]"
+)
+
+
+def _checkout(line: str) -> bool:
+    """Whether the frame that names the library's code points into a source tree of the person's own
+    (``/home/alice/code/llama.cpp/ggml-cuda.cu``) rather than an installed release."""
+    m = _HOME_SOURCE.search(line)
+    return m is not None and not _INSTALLED.search(m.group(0))
 
 
 def _cuda_source_named(text: str) -> str | None:

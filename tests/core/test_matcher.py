@@ -106,8 +106,10 @@ def test_bundled_rules_weigh_evidence_together() -> None:
     # the error text alone is a weak answer (its calibrated confidence: right in under half the corpus'
     # cases it decided); with the Xid beside it, the environment with confidence
     alone = diagnose.classify_log(IMA)
+    assert alone.diagnosis is not None
     assert alone.category in ("unknown", "kernel-logic") and alone.diagnosis.confidence < 0.5
     with_xid = diagnose.classify_log(XID + IMA)
+    assert with_xid.diagnosis is not None
     assert with_xid.category == "environment" and with_xid.diagnosis.confidence > 0.8
     # an OOM whose figures show this process holds the memory vs other processes holding it
     # (message shapes from torch's CUDACachingAllocator; figures from awslabs/keys_values#92)
@@ -132,7 +134,7 @@ def test_family_rules_are_looked_up_not_tried_one_by_one() -> None:
     import yaml
 
     from diagnose.catalogue import default_catalogue
-    from diagnose.matcher import _dedupe, _finding, _rank
+    from diagnose.matcher import _dedupe, _finding, _rank, decide
     from diagnose.rules import default_rules
 
     rules = default_rules()
@@ -148,7 +150,7 @@ def test_family_rules_are_looked_up_not_tried_one_by_one() -> None:
         ev = collect(text)
         present, context = ev.present(), ev.context()
         every = [r for r in rules if frozenset(r.requires) <= present and r.matches(context)]
-        expected = _dedupe(sorted((_finding(r, ev) for r in every), key=_rank, reverse=True))
+        expected = decide(_dedupe(sorted((_finding(r, ev) for r in every), key=_rank, reverse=True))).findings
         got = matcher.diagnose(ev).findings
         assert [(f.rule, f.confidence) for f in got] == [(f.rule, f.confidence) for f in expected], text[:200]
         with_family += any(r.id in family_ids for r in every)
