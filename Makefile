@@ -23,12 +23,14 @@ demo: install
 	@# a real run: a Triton kernel without a tail mask, under the interpreter with bounds checks (exit 1: diagnosed)
 	$(BIN)/kdiag run corpus/kernels/missing_mask_tail.py; test $$? -eq 1
 
+# the suite on every logical CPU (pytest-xdist; -n auto would count physical cores where psutil is installed);
+# runs that several tests read are shared by the workers (tests/conftest.py)
 test: install
 	$(BIN)/ruff check diagnose tui harness tests bench scripts
 	$(BIN)/ruff format --check diagnose tui harness tests bench scripts
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest diagnose tests
+	$(BIN)/python -m pytest -n logical --dist loadgroup diagnose tests
 
 lint: install
 	$(BIN)/ruff check diagnose tui harness tests bench scripts

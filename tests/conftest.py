@@ -4,11 +4,14 @@
 ``@pytest.mark.toolkit``: needs the CUDA 13 toolkit (nvcc on PATH, libcudart under /usr/local/cuda-13.0).
 Every other test runs everywhere; the terminal summary says how many of each kind were left out and why.
 
-``corpus_run``: a ``kdiag run`` of a corpus file, once per session for each set of options.
+``corpus_run``: a ``kdiag run`` of a corpus file, once per session for each set of options (once for all
+pytest-xdist workers together: the first worker to ask runs it, the others wait for it and read its report).
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import io
 import json
 import shutil
@@ -65,8 +68,39 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+    for item in keep:
+        if _uses_a_module_fixture(item):  # one worker builds it (pytest-xdist --dist loadgroup)
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
     for marker, n in counts.items():
         _DESELECTED[marker] = (n, missing(marker) or "")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist's --dist loadgroup mark, registered here too so that --strict-markers accepts it without xdist
+    config.addinivalue_line("markers", "xdist_group(name): pytest-xdist runs the tests of one group on one worker")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # a pytest-xdist worker collects (and deselects) for itself: it hands its counts to the controller
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["kdiag_deselected"] = {m: list(v) for m, v in _DESELECTED.items()}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    # the controller (which collects nothing itself): every worker collected the same tests, so one worker's
+    # counts are the run's
+    for marker, (n, why) in (getattr(node, "workeroutput", None) or {}).get("kdiag_deselected", {}).items():
+        _DESELECTED[marker] = (n, why)
+
+
+def _uses_a_module_fixture(item: pytest.Item) -> bool:
+    """Whether the test reads a module-scoped fixture (a wheel built, a corpus checked): the tests of such a
+    module run on one pytest-xdist worker, so the fixture is built once, not once per worker."""
+    info = getattr(item, "_fixtureinfo", None)
+    defs = getattr(info, "name2fixturedefs", None) or {}
+    return any(fd and getattr(fd[-1], "scope", None) == "module" for fd in defs.values())
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -77,27 +111,64 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 _CORPUS_RUNS: dict[tuple[str, ...], tuple[int, dict[str, Any], str]] = {}
 
 
+def shared_temp(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's temporary folder that every pytest-xdist worker of this run shares (each worker's own
+    base folder lies inside it); without xdist, the session's base folder.  Fresh for every pytest run."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if hasattr(config, "workerinput") else base
+
+
 @pytest.fixture(scope="session")
-def corpus_run(tmp_path_factory: pytest.TempPathFactory):
+def corpus_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     """corpus_run(path, probes="none", timeout=120, extra=()) -> (exit code, JSON report, stderr).
 
     ``kdiag run PATH --format json --cpu --no-record --probes P --timeout T EXTRA``, the real CLI with real
     children (each imports torch; Triton runs interpreted: seconds to tens of seconds a run).  One run per
     (path, probes, timeout, extra) in the session: the corpus label tests, the numerics tests and the probe
-    tests assert different things about the same seeded runs, and read one report.
+    tests assert different things about the same seeded runs, and read one report.  Under pytest-xdist the
+    run is shared by the workers through the session's shared temporary folder, under a file lock per run.
     """
+    cache = shared_temp(request.config, tmp_path_factory) / "corpus-runs"
+    cache.mkdir(exist_ok=True)
 
     def run(path: Path | str, probes: str = "none", timeout: int = 120, extra: tuple[str, ...] = ()):
-        key = (str(path), probes, str(timeout), *extra)
+        key = (str(Path(path).resolve()), probes, str(timeout), *extra)
         if key not in _CORPUS_RUNS:
-            from diagnose.cli import main
+            name = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:20]
+            with open(cache / f"{name}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the worker dies
+                saved = cache / f"{name}.json"
+                if not saved.exists():
+                    from diagnose.cli import main
 
-            out, err = io.StringIO(), io.StringIO()
-            runs = tmp_path_factory.mktemp("corpus-runs")
-            argv = ["run", str(path), "--format", "json", "--cpu", "--no-record", "--runs-dir", str(runs)]
-            code = main([*argv, "--probes", probes, "--timeout", str(timeout), *extra], out=out, err=err)
-            assert out.getvalue().strip(), err.getvalue()
-            _CORPUS_RUNS[key] = code, json.loads(out.getvalue()), err.getvalue()
+                    out, err = io.StringIO(), io.StringIO()
+                    runs = cache / name
+                    argv = ["run", str(path), "--format", "json", "--cpu", "--no-record", "--runs-dir", str(runs)]
+                    code = main([*argv, "--probes", probes, "--timeout", str(timeout), *extra], out=out, err=err)
+                    assert out.getvalue().strip(), err.getvalue()
+                    report = json.loads(out.getvalue())
+                    part = cache / f"{name}.part"
+                    part.write_text(json.dumps({"key": key, "code": code, "report": report, "stderr": err.getvalue()}))
+                    part.replace(saved)
+                got = json.loads(saved.read_text())
+            assert tuple(got["key"]) == key, (got["key"], key)
+            _CORPUS_RUNS[key] = got["code"], got["report"], got["stderr"]
         return _CORPUS_RUNS[key]
+
+    return run
+
+
+KERNELBENCH = Path(__file__).resolve().parent.parent / "corpus" / "kernelbench"
+
+
+@pytest.fixture(scope="session")
+def kb_run(corpus_run):
+    """kb_run(case, *extra) -> (exit code, JSON report, stderr): ``kdiag run SUB --reference REF`` on a pair of
+    corpus/kernelbench/, with --probes none, --timeout 120, --cpu, --no-record and EXTRA, through ``corpus_run``
+    (one run per case and options for every test that asks for it)."""
+
+    def run(name: str, *extra: str) -> tuple[int, dict[str, Any], str]:
+        case = KERNELBENCH / name
+        return corpus_run(case / "submission.py", extra=("--reference", str(case / "reference.py"), *extra))
 
     return run

@@ -31,18 +31,13 @@ def run_json(case: str, tmp_path: Path, *extra: str) -> tuple[int, dict, str]:
     return code, json.loads(out.getvalue()), err.getvalue()
 
 
-_RUNS: dict[str, tuple[int, dict, str]] = {}
-
-
-@pytest.fixture(scope="module")
-def labelled(tmp_path_factory: pytest.TempPathFactory):
-    """``kdiag run`` on a labelled case with its label's args, once per module (the CUDA cases compile torch's
-    headers: tens of seconds each)."""
+@pytest.fixture
+def labelled(kb_run):
+    """``kdiag run`` on a labelled case with its label's args, once per session (the CUDA cases compile torch's
+    headers: tens of seconds each; tests in other modules that run a case with the same args share the run)."""
 
     def get(name: str) -> tuple[int, dict, str]:
-        if name not in _RUNS:
-            _RUNS[name] = run_json(name, tmp_path_factory.mktemp(name), *LABELS[name].get("args", ()))
-        return _RUNS[name]
+        return kb_run(name, *LABELS[name].get("args", ()))
 
     return get
 

@@ -22,6 +22,7 @@ def kdiag_runner(tmp_path: Path):
     def run(*args: str) -> tuple[int, dict[str, Any], str]:
         out, err = io.StringIO(), io.StringIO()
         argv = ["run", "--format", "json", "--runs-dir", str(tmp_path / "runs"), "--timeout", "120", "--cpu", *args]
+        argv[1:1] = ["--db", str(tmp_path / "kb.sqlite")]  # it records as by default, not in the checkout's .kdiag/
         code = main(argv, out=out, err=err)
         text = out.getvalue()
         assert text.strip(), err.getvalue()

@@ -37,6 +37,7 @@ def kdiag_run(tmp_path: Path):
         out, err = io.StringIO(), io.StringIO()
         # kdiag's options first: after `--` everything belongs to the command
         argv = ["run", "--format", "json", "--runs-dir", str(tmp_path / "runs"), "--timeout", "120"]
+        argv += ["--db", str(tmp_path / "kb.sqlite")]  # it records as by default, not in the checkout's .kdiag/
         argv += ["--cpu"] if cpu else []
         argv += args
         code = main(argv, out=out, err=err)

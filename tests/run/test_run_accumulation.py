@@ -239,8 +239,9 @@ def _evidence(rep: dict) -> dict:
 
 
 @pytest.mark.slow
-def test_one_declared_size_with_a_half_accumulator_is_accumulation_precision(kdiag_run) -> None:
-    code, rep, err = kdiag_run(str(KERNELS / "matvec_fp16_accumulator.py"), "--probes", "none", "--no-record")
+def test_one_declared_size_with_a_half_accumulator_is_accumulation_precision(corpus_run) -> None:
+    # the same run as the corpus label test's (--probes none, --no-record): one run for both
+    code, rep, err = corpus_run(KERNELS / "matvec_fp16_accumulator.py")
     assert rep is not None, err
     assert (code, rep["verdict"], rep["category"], rep["failure_mode"]) == (
         1, "fail", "kernel-logic", "wrong-accumulation-precision")  # fmt: skip
@@ -258,8 +259,8 @@ def test_one_declared_size_with_a_half_accumulator_is_accumulation_precision(kdi
 
 
 @pytest.mark.slow
-def test_the_float32_twin_passes_with_no_accumulator_finding(kdiag_run) -> None:
-    code, rep, err = kdiag_run(str(KERNELS / "matvec_f32_accumulator.py"), "--probes", "none", "--no-record")
+def test_the_float32_twin_passes_with_no_accumulator_finding(corpus_run) -> None:
+    code, rep, err = corpus_run(KERNELS / "matvec_f32_accumulator.py")
     assert rep is not None, err
     assert (code, rep["verdict"]) == (0, "pass"), rep["title"]
     run = _evidence(rep)["run"]
@@ -289,10 +290,8 @@ def test_ladder_none_skips_the_sweep_and_says_why(kdiag_run) -> None:
 
 @pytest.mark.slow
 @pytest.mark.toolkit
-def test_a_cuda_half_accumulator_that_cannot_run_is_no_result_with_the_candidate_listed(kdiag_run) -> None:
-    case = KB / "cuda_half_accumulator"
-    code, rep, err = kdiag_run(str(case / "submission.py"), "--reference", str(case / "reference.py"), "--probes",
-                               "none", "--no-record")  # fmt: skip
+def test_a_cuda_half_accumulator_that_cannot_run_is_no_result_with_the_candidate_listed(kb_run) -> None:
+    code, rep, err = kb_run("cuda_half_accumulator")  # the KernelBench label test's run (nvcc on torch's headers)
     assert rep is not None, err
     assert (code, rep["verdict"], rep["category"]) == (4, "no-result", "environment"), rep["title"]
     static = [c for c in rep["checked"] if c.startswith("static check:")]
@@ -303,10 +302,8 @@ def test_a_cuda_half_accumulator_that_cannot_run_is_no_result_with_the_candidate
 
 
 @pytest.mark.slow
-def test_when_the_reduction_cannot_be_told_the_source_and_the_signature_decide(kdiag_run) -> None:
-    case = KB / "triton_square_matmul_fp16_acc"
-    code, rep, err = kdiag_run(str(case / "submission.py"), "--reference", str(case / "reference.py"), "--probes",
-                               "none", "--no-record")  # fmt: skip
+def test_when_the_reduction_cannot_be_told_the_source_and_the_signature_decide(kb_run) -> None:
+    code, rep, err = kb_run("triton_square_matmul_fp16_acc")
     assert rep is not None, err
     assert (code, rep["rule"], rep["failure_mode"]) == (1, "numerics-run-narrow-accumulator",
                                                         "wrong-accumulation-precision")  # fmt: skip

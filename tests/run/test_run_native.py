@@ -124,7 +124,7 @@ def test_text_report(write, tmp_path: Path) -> None:
 
     buf = io.StringIO()
     code = main(["run", str(write(tmp_path, "tail.py", WRONG_TAIL)), "--runs-dir", str(tmp_path / "r"), "--cpu",
-                 "--ladder", "none"], out=buf)  # fmt: skip
+                 "--ladder", "none", "--db", str(tmp_path / "kb.sqlite")], out=buf)  # fmt: skip
     text = buf.getvalue()
     assert code == 1
     assert "verdict: FAIL — kernel-logic / missing-mask-tail" in text

@@ -24,6 +24,9 @@ PY = sys.executable
 HAVE_PIDNS = detect_isolation()[0] == "pidns"
 # "auto" is a PID namespace where this machine allows one; the fallbacks are tested everywhere
 MODES = ["auto", "subreaper"]
+#: the time limit where a child must first start Python and set its signal handlers (or start a descendant) for the
+#: test to prove anything: long enough on a loaded machine (pytest-xdist workers beside nvcc and torch imports)
+SETTLE = 2.0
 
 
 def _run(tmp_path: Path, argv: list[str], **kw: object) -> Outcome:
@@ -147,7 +150,9 @@ def test_sigabrt(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_timeout_sigint(tmp_path: Path, mode: str) -> None:
-    out = _run(tmp_path, [PY, "-c", "import time; time.sleep(1000)"], timeout=0.5, isolation=mode)
+    out = _run(
+        tmp_path, [PY, "-c", "import time; time.sleep(1000)"], timeout=SETTLE, sigint_grace=SETTLE, isolation=mode
+    )
     assert out.timed_out and out.stop_reason == "timeout" and out.stop_step == "SIGINT"
     assert out.signal == "SIGINT"
     assert "KeyboardInterrupt" in out.stderr.read_text()  # where it hung, printed by Python itself
@@ -155,7 +160,7 @@ def test_timeout_sigint(tmp_path: Path, mode: str) -> None:
 
 def test_timeout_sigterm_when_sigint_ignored(tmp_path: Path) -> None:
     code = "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(1000)"
-    out = _run(tmp_path, [PY, "-c", code], timeout=0.5)
+    out = _run(tmp_path, [PY, "-c", code], timeout=SETTLE)
     assert out.timed_out and out.stop_step == "SIGTERM" and out.signal == "SIGTERM"
 
 
@@ -166,7 +171,7 @@ def test_timeout_sigkill_when_int_and_term_ignored(tmp_path: Path, mode: str) ->
         "for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_IGN)\n"
         "time.sleep(1000)"
     )
-    out = _run(tmp_path, [PY, "-c", code], timeout=0.5, isolation=mode)
+    out = _run(tmp_path, [PY, "-c", code], timeout=SETTLE, isolation=mode)
     assert out.timed_out and out.stop_step == "SIGKILL" and out.signal == "SIGKILL"
     assert out.survivors == ()
 
@@ -192,7 +197,7 @@ def test_unkillable_is_reported_not_waited_on(tmp_path: Path, monkeypatch: pytes
         "time.sleep(1000)"
     )
     try:
-        out = _run(tmp_path, [PY, "-c", code, marker], timeout=0.3, kill_wait=0.2)
+        out = _run(tmp_path, [PY, "-c", code, marker], timeout=SETTLE, kill_wait=0.2)
         assert out.stop_step == "unkillable" and out.timed_out
         assert out.survivors  # named, so a person can go and look at them
         assert out.exit_code is None and out.signal is None
@@ -263,7 +268,7 @@ def test_timeout_kills_setsid_descendant(tmp_path: Path, mode: str) -> None:
     code = (
         f"import subprocess, sys, time; subprocess.Popen({_sleeper(marker)}, start_new_session=True); time.sleep(1000)"
     )
-    out = _run(tmp_path, [PY, "-c", code], timeout=0.5, isolation=mode)
+    out = _run(tmp_path, [PY, "-c", code], timeout=SETTLE, isolation=mode)
     assert out.timed_out and out.survivors == ()
     assert _marked(marker) == []
 
