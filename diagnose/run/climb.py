@@ -58,7 +58,10 @@ def climb(ctx: RunContext, attempt: Attempt) -> tuple[Step, tuple[str, ...]]:
         folder = ctx.rd / "rungs" / f"{len(ctx.log.rungs) + 1}-{rung.name}"
         step = attempt(rung, folder, (*(r.name for r in ctx.log.rungs), rung.name))
         diag = step.diag or ctx.matcher.diagnose(step.evidence)
-        done = step.verdict == "pass" or L.explained(diag, ctx.rules)
+        # a run stopped by the time limit is never explained by the plain rung alone: where it waits (a
+        # barrier only some threads reach, a spin on a flag) is what the next rung (synccheck) tells
+        hung = step.outcome is not None and step.outcome.timed_out
+        done = step.verdict == "pass" or (L.explained(diag, ctx.rules) and not hung)
         ctx.log.rung(rung, step.argv, rel(ctx, folder), step.outcome, step.verdict, diag, done)
         write_evidence(folder, step.evidence)
         last = step
