@@ -65,7 +65,7 @@ from typing import Any
 import yaml
 
 from diagnose.catalogue_candidates import Candidate, parse_candidates
-from diagnose.catalogue_text import STRING_FILLERS, fill_template, required_literal
+from diagnose.catalogue_text import STRING_FILLERS, fill_template, required_literals
 from diagnose.regex_literals import lowered
 
 CATALOGUE_DIR = Path(__file__).resolve().parent / "data" / "catalogue"
@@ -182,10 +182,11 @@ class Catalogue:
         table: dict[str, list[tuple[Family, re.Pattern[str]]]] = {}
         for fam in self.families:
             for rx in fam.patterns:
-                anchor = required_literal(rx)
-                if anchor is None:
+                anchors = required_literals(rx)
+                if anchors is None:
                     self._always.append((fam, rx))
-                else:
+                    continue
+                for anchor in anchors:
                     table.setdefault(anchor, []).append((fam, rx))
         for anchor, entries in table.items():
             auto.add_word(anchor, entries)
@@ -203,10 +204,16 @@ class Catalogue:
         out = list(self._always)
         if self._anchors is not None:
             seen: set[int] = set()
+            tried: set[tuple[int, int]] = set()  # a pattern filed under several anchors is tried once
             for _, entries in self._anchors.iter(lowered(text)):
-                if id(entries) not in seen:
-                    seen.add(id(entries))
-                    out.extend(entries)
+                if id(entries) in seen:
+                    continue
+                seen.add(id(entries))
+                for fam, rx in entries:
+                    key = (id(fam), id(rx))
+                    if key not in tried:
+                        tried.add(key)
+                        out.append((fam, rx))
         return out
 
     def scan(self, text: str) -> list[Hit]:

@@ -27,26 +27,42 @@ SCAN = 200_000
 #: at most this many matches of one sign count (one path repeated in a traceback is one fact, said often)
 CAP = 3
 
-_WINDOWS = (
+#: (what a line must contain, lowered, for the sign to be looked for at all; the sign): the cheap
+#: substring test spares the regex on the logs, most of them, that cannot have the sign
+_WINDOWS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     # a drive-letter path with backslashes (also doubled, as Python's repr prints it)
-    re.compile(r"(?<![\w/])[A-Za-z]:\\{1,2}[\w$. ()~-]"),
+    ((":\\",), re.compile(r"(?<![\w/])[A-Za-z]:\\{1,2}[\w$. ()~-]")),
     # a DLL or an EXE (cudart64_110.dll, nvcuda.dll, nvcc.exe), a Windows import library (cudart.lib)
-    re.compile(r"\b[\w.+-]+\.(?:dll|DLL|exe|EXE)\b|\b\w+\\\w+\.lib\b"),
-    re.compile(r"%[A-Z][A-Z0-9_]*%"),  # %CUDA_PATH%, %PATH%
-    re.compile(r"\bwin_amd64\b|\bwin_arm64\b|\bwin32\b|\bwin64\b|\bWinDLL\b|\\[Ww]indows\\[Ss]ystem32\b"),
-    re.compile(r"is not recognized as an internal or external command|\(or one of its dependencies\)"),
-    re.compile(r"\bPS [A-Za-z]:\\|\bWindowsError\b|\bWindows (?:10|11|Server)\b"),
+    ((".dll", ".exe", ".lib"), re.compile(r"\b[\w.+-]+\.(?:dll|DLL|exe|EXE)\b|\b\w+\\\w+\.lib\b")),
+    (("%",), re.compile(r"%[A-Z][A-Z0-9_]*%")),  # %CUDA_PATH%, %PATH%
+    (
+        ("win", "\\windows\\"),
+        re.compile(r"\bwin_amd64\b|\bwin_arm64\b|\bwin32\b|\bwin64\b|\bWinDLL\b|\\[Ww]indows\\[Ss]ystem32\b"),
+    ),
+    (
+        ("is not recognized", "one of its dependencies"),
+        re.compile(r"is not recognized as an internal or external command|\(or one of its dependencies\)"),
+    ),
+    (
+        ("ps ", "windowserror", "windows "),
+        re.compile(r"\bPS [A-Za-z]:\\|\bWindowsError\b|\bWindows (?:10|11|Server)\b"),
+    ),
 )
-_LINUX = (
-    re.compile(r"(?<![\w.])/(?:usr|home|opt|lib|lib64|etc|proc|dev|root|tmp|var|sys)/"),
-    re.compile(r"\b[\w+-]+\.so(?:\.\d+)*\b"),
-    re.compile(r"\bLD_LIBRARY_PATH\b|\bldconfig\b|\bapt(?:-get)?\b|\bdmesg\b|\bx86_64-linux-gnu\b|\bmanylinux"),
+_LINUX: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
+    (("/",), re.compile(r"(?<![\w.])/(?:usr|home|opt|lib|lib64|etc|proc|dev|root|tmp|var|sys)/")),
+    ((".so",), re.compile(r"\b[\w+-]+\.so(?:\.\d+)*\b")),
+    (
+        ("ld_library_path", "ldconfig", "apt", "dmesg", "x86_64-linux-gnu", "manylinux"),
+        re.compile(r"\bLD_LIBRARY_PATH\b|\bldconfig\b|\bapt(?:-get)?\b|\bdmesg\b|\bx86_64-linux-gnu\b|\bmanylinux"),
+    ),
 )
 
 
-def _score(patterns: tuple[re.Pattern[str], ...], text: str) -> int:
+def _score(signs: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...], text: str, low: str) -> int:
     total = 0
-    for rx in patterns:
+    for guards, rx in signs:
+        if not any(g in low for g in guards):
+            continue
         n = 0
         for _ in rx.finditer(text):
             n += 1
@@ -61,5 +77,6 @@ def windows(text: str) -> bool:
     head = text[:SCAN]
     if "\\" not in head and "." not in head and "%" not in head and "win" not in head.lower():
         return False
-    won = _score(_WINDOWS, head)
-    return won > 0 and won > _score(_LINUX, head)
+    low = head.lower()
+    won = _score(_WINDOWS, head, low)
+    return won > 0 and won > _score(_LINUX, head, low)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from diagnose.catalogue import CatalogueError, default_catalogue, lint_catalogue, load_catalogue, required_literal
+from diagnose.catalogue import CatalogueError, default_catalogue, lint_catalogue, load_catalogue
+from diagnose.catalogue_text import required_literal, required_literals
 from diagnose.collectors.families import facts_from
 
 CAT = default_catalogue()
@@ -55,6 +56,28 @@ def test_required_literal(pattern: str, literal: str | None) -> None:
 
     got = required_literal(re.compile(pattern))
     assert got == (literal.strip().lower() if literal else None)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "anchors"),
+    [
+        # a subject first, then one of several verbs: any verb anchors it
+        (r"(?i)(?P<s>[\w.]+)\s+(?:must|should|has\s+to)\s+be\s+(?:contiguous|aligned)", ("must", "should", "has")),
+        # a literal run of 4 characters or more anchors alone
+        (r"(?i)(?P<s>[\w.]+)\s+(?:must|should)\s+be\s+contiguous", ("contiguous",)),
+        # a scoped-flags group is always there: its literals count
+        (r"(?i:\bMin(?:imum)?\s+capability:\s*\d+)", ("capability:",)),
+        (r"(?i:\b(?:could\s*not|unable to) (?:load|dlopen))", ("could", "unable to")),
+        # an optional group or an alternative too short to anchor: no anchor, tried on every text
+        (r"(?:foo)?barbaz", ("barbaz",)),
+        (r"(?:ab|cde)x", None),
+        (r"(a|b)c", None),
+    ],
+)
+def test_required_literals(pattern: str, anchors: tuple[str, ...] | None) -> None:
+    import re
+
+    assert required_literals(re.compile(pattern)) == anchors
 
 
 def test_broken_catalogue_lists_every_problem_with_its_line(tmp_path: Path) -> None:
