@@ -65,8 +65,8 @@ from typing import Any
 import yaml
 
 from diagnose.catalogue_candidates import Candidate, parse_candidates
-from diagnose.catalogue_text import STRING_FILLERS, fill_template, required_literals
-from diagnose.regex_literals import lowered
+from diagnose.catalogue_text import STRING_FILLERS, fill_template
+from diagnose.regex_literals import literal_options, lowered
 
 CATALOGUE_DIR = Path(__file__).resolve().parent / "data" / "catalogue"
 CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
@@ -182,11 +182,12 @@ class Catalogue:
         table: dict[str, list[tuple[Family, re.Pattern[str]]]] = {}
         for fam in self.families:
             for rx in fam.patterns:
-                anchors = required_literals(rx)
-                if anchors is None:
+                # the literals every match holds, lowered: the text is searched lowered
+                options = literal_options(rx, folded=True)
+                if options is None:
                     self._always.append((fam, rx))
                     continue
-                for anchor in anchors:
+                for anchor in options[0]:
                     table.setdefault(anchor, []).append((fam, rx))
         for anchor, entries in table.items():
             auto.add_word(anchor, entries)

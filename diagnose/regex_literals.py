@@ -88,22 +88,24 @@ def _lowered(s: str) -> str:
 _MIN_LITERAL = 3
 
 
-def literal_options(rx: re.Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
+def literal_options(rx: re.Pattern[str], *, folded: bool = False) -> tuple[tuple[str, ...], bool] | None:
     """Strings of which every match of ``rx`` contains at least one, and whether they are to be looked
     for case-folded (``re.IGNORECASE``: then they are lowered, and all ASCII); None when there are none
     (or only shorter than 3 characters, not worth a test).
 
     A run of literal characters is required where it stands in a sequence; an alternation requires
     one of its branches' requirements (each branch must have one); a group or a repeat of at least
-    one its content's.  Inline flags on a group (``(?i:...)``) give no literals."""
+    one its content's.  Inline flags on a group (``(?i:...)``) give no literals, unless ``folded``: a
+    caller that looks for the literals in lowered text (the message catalogue's anchors) gets every
+    literal lowered, those of such a group too, since the group's case rules no longer matter."""
     try:
         parsed = sre_parse.parse(rx.pattern, rx.flags)
-        found = _required(parsed.data)
+        found = _required(parsed.data, folded)
     except Exception:  # a construct this walk does not know: no literals, the regex decides
         return None
     if not found or min(map(len, found)) < _MIN_LITERAL:
         return None
-    fold = bool(parsed.state.flags & re.IGNORECASE)
+    fold = folded or bool(parsed.state.flags & re.IGNORECASE)
     if fold:
         if not all(lit.isascii() for lit in found):
             return None
@@ -113,7 +115,7 @@ def literal_options(rx: re.Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
     return kept, fold
 
 
-def _required(items: Any) -> frozenset[str] | None:
+def _required(items: Any, folded: bool = False) -> frozenset[str] | None:
     """The literals (any one of them) every match of the sequence ``items`` contains, or None."""
     best: frozenset[str] | None = None
 
@@ -132,13 +134,13 @@ def _required(items: Any) -> frozenset[str] | None:
             run = []
         if op is _C.SUBPATTERN:
             _group, add_flags, del_flags, sub = arg
-            if add_flags or del_flags:
+            if (add_flags or del_flags) and not folded:
                 raise ValueError("inline flags on a group")
-            consider(_required(sub))
+            consider(_required(sub, folded))
         elif op is _C.BRANCH:
-            branches = [_required(b) for b in arg[1]]
+            branches = [_required(b, folded) for b in arg[1]]
             if all(branches):
                 consider(frozenset().union(*branches))  # type: ignore[arg-type]
         elif op in _REPEATS and arg[0] >= 1:
-            consider(_required(arg[2]))
+            consider(_required(arg[2], folded))
     return best

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from diagnose.catalogue import CatalogueError, default_catalogue, lint_catalogue, load_catalogue
-from diagnose.catalogue_text import required_literal, required_literals
 from diagnose.collectors.families import facts_from
+from diagnose.regex_literals import literal_options
 
 CAT = default_catalogue()
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,16 +54,18 @@ def test_prefilter_never_hides_a_match() -> None:
 def test_required_literal(pattern: str, literal: str | None) -> None:
     import re
 
-    got = required_literal(re.compile(pattern))
-    assert got == (literal.strip().lower() if literal else None)
+    # the catalogue's prefilter anchors: the literals every match holds, lowered (the text is searched lowered)
+    got = literal_options(re.compile(pattern), folded=True)
+    assert (tuple(a.strip() for a in got[0]) if got else None) == ((literal.strip().lower(),) if literal else None)
 
 
 @pytest.mark.parametrize(
     ("pattern", "anchors"),
     [
-        # a subject first, then one of several verbs: any verb anchors it
-        (r"(?i)(?P<s>[\w.]+)\s+(?:must|should|has\s+to)\s+be\s+(?:contiguous|aligned)", ("must", "should", "has")),
-        # a literal run of 4 characters or more anchors alone
+        # a subject first, then one of several required words: any of them anchors it (the longest set wins)
+        (r"(?i)(?P<s>[\w.]+)\s+(?:must|should|has\s+to)\s+be\s+(?:contiguous|aligned)", ("aligned", "contiguous")),
+        (r"(?i)(?P<s>[\w.]+)\s+(?:must|should|has\s+to)\s+be\b", ("has", "must", "should")),
+        # a longer literal run anchors alone
         (r"(?i)(?P<s>[\w.]+)\s+(?:must|should)\s+be\s+contiguous", ("contiguous",)),
         # a scoped-flags group is always there: its literals count
         (r"(?i:\bMin(?:imum)?\s+capability:\s*\d+)", ("capability:",)),
@@ -77,7 +79,8 @@ def test_required_literal(pattern: str, literal: str | None) -> None:
 def test_required_literals(pattern: str, anchors: tuple[str, ...] | None) -> None:
     import re
 
-    assert required_literals(re.compile(pattern)) == anchors
+    got = literal_options(re.compile(pattern), folded=True)
+    assert (got[0] if got else None) == anchors
 
 
 def test_broken_catalogue_lists_every_problem_with_its_line(tmp_path: Path) -> None:
