@@ -5,10 +5,8 @@ exception report (diagnose/failure_lines.py), what cuda-gdb's exceptions mean as
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
+from corpus_logs import MATCHER, corpus_log
 
 from diagnose.classify import classify_record
 from diagnose.collectors import collect
@@ -16,18 +14,8 @@ from diagnose.collectors.cuda_errors import parse
 from diagnose.failure import has_failure
 from diagnose.failure_lines import failure_lines, is_failure_line
 from diagnose.inputs import InputRecord
-from diagnose.matcher import Matcher
-from diagnose.rules import default_rules
 
-CORPUS = Path(__file__).resolve().parents[2] / "corpus"
-MATCHER = Matcher(default_rules())
-
-
-def case(path: str, case_id: str) -> str:
-    for c in yaml.safe_load((CORPUS / path).read_text()):
-        if c["id"] == case_id:
-            return str(c["log"])
-    raise KeyError(case_id)
+case = corpus_log
 
 
 def diagnose(text: str) -> tuple[str, str]:

@@ -11,37 +11,18 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
+from corpus_logs import classify_text, corpus_log, decided
 
 from diagnose.catalogue import default_catalogue
-from diagnose.classify import classify_record
 from diagnose.collectors.families import facts_from
-from diagnose.inputs import InputRecord
-from diagnose.matcher import Matcher
-from diagnose.report import Report, next_check
-from diagnose.rules import default_rules
+from diagnose.report import next_check
 
-CORPUS = Path(__file__).resolve().parents[2] / "corpus"
-MATCHER = Matcher(default_rules())
 CAT = default_catalogue()
 
 
-def _case(name: str, case_id: str) -> str:
-    for c in yaml.safe_load((CORPUS / name / "issues.yaml").read_text()):
-        if c["id"] == case_id:
-            return str(c["log"])
-    raise KeyError(case_id)
-
-
-def _classify(text: str) -> Report:
-    return classify_record(InputRecord(id="t", text=text), MATCHER)
-
-
-def _decided(text: str) -> tuple[str | None, str | None, str | None]:
-    report = _classify(text)
-    d = report.diagnosis
-    assert d is not None
-    return report.category, d.failure_mode, d.rule
+_case = corpus_log
+_classify = classify_text
+_decided = decided
 
 
 # --- 1. required vs present compute capability, in prose -----------------------------------------

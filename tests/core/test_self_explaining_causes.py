@@ -6,38 +6,19 @@ text (its provenance is in the family's ``messages`` in diagnose/data/catalogue/
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
+from corpus_logs import classify_text, corpus_log, decided
 
-from diagnose.classify import classify_record
 from diagnose.collectors import cuda_errors
-from diagnose.inputs import InputRecord
-from diagnose.matcher import Matcher
-from diagnose.report import Report, next_check
-from diagnose.rules import default_rules
-
-CORPUS = Path(__file__).resolve().parents[2] / "corpus"
-MATCHER = Matcher(default_rules())
+from diagnose.report import next_check
 
 
 def _case(case_id: str, name: str = "holdout8") -> str:
-    for c in yaml.safe_load((CORPUS / name / "issues.yaml").read_text()):
-        if c["id"] == case_id:
-            return str(c["log"])
-    raise KeyError(case_id)
+    return corpus_log(name, case_id)
 
 
-def _classify(text: str) -> Report:
-    return classify_record(InputRecord(id="t", text=text), MATCHER)
-
-
-def _decided(text: str) -> tuple[str | None, str | None, str | None]:
-    report = _classify(text)
-    d = report.diagnosis
-    assert d is not None
-    return report.category, d.failure_mode, d.rule
+_classify = classify_text
+_decided = decided
 
 
 def _dispatch(*operators: tuple[str, list[str]]) -> str:

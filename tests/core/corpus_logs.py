@@ -1,0 +1,41 @@
+"""Helpers of the tests that read real logs of the labelled corpus (imported by them, as
+tests/probes/probe_fixtures.py is by the probe tests): a case's log by its id, and kdiag's answer on a text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from diagnose.classify import classify_record
+from diagnose.inputs import InputRecord
+from diagnose.matcher import Matcher
+from diagnose.report import Report
+from diagnose.rules import default_rules
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+MATCHER = Matcher(default_rules())
+
+
+def corpus_log(where: str, case_id: str) -> str:
+    """The log of case ``case_id`` in ``corpus/WHERE`` (a set's folder, ``holdout8``, or its file,
+    ``holdout8/issues.yaml``)."""
+    path = CORPUS / where
+    if path.is_dir():
+        path = path / "issues.yaml"
+    for c in yaml.safe_load(path.read_text()):
+        if c["id"] == case_id:
+            return str(c["log"])
+    raise KeyError(case_id)
+
+
+def classify_text(text: str) -> Report:
+    return classify_record(InputRecord(id="t", text=text), MATCHER)
+
+
+def decided(text: str) -> tuple[str | None, str | None, str | None]:
+    """(category, failure mode, rule) of kdiag's answer on ``text``."""
+    report = classify_text(text)
+    d = report.diagnosis
+    assert d is not None
+    return report.category, d.failure_mode, d.rule
