@@ -426,10 +426,15 @@ def kernelbench_run(path: Path) -> bool:
     return (path / "eval_results.json").is_file() and any(_KB_KERNEL.fullmatch(f.name) for f in path.iterdir())
 
 
-def read_kernelbench_run(path: Path, *, limit: int | None = None) -> Iterator[InputRecord]:
+def read_kernelbench_run(
+    path: Path, *, limit: int | None = None, base: Path | None = None, others: bool = True
+) -> Iterator[InputRecord]:
     """A KernelBench run directory: each evaluated sample from ``eval_results.json``, naming its generated
     kernel; the kernels are sources (the code that was run), never read as logs.  A kernel with no result
-    comes back as a record saying so; other files (logs a user put there) are read as usual."""
+    comes back as a record saying so; other files (logs a user put there) are read as usual unless
+    ``others`` is false (the user named ``eval_results.json`` itself).  ``base``: the directory the user
+    named, when the run lies below it (record ids then start with the run's path under it)."""
+    prefix = f"{path.relative_to(base)}/" if base and base != path and path.is_relative_to(base) else ""
     kernels: dict[tuple[str, str], str] = {}
     generated: set[str] = set()
     for f in sorted(path.iterdir()):
@@ -439,7 +444,7 @@ def read_kernelbench_run(path: Path, *, limit: int | None = None) -> Iterator[In
         if f.name.startswith("level_") and "_problem_" in f.name:
             generated.add(f.name)  # the kernels and what generation left beside them (prompts, raw outputs)
     seen: set[tuple[str, str]] = set()
-    for rec in read_path(path / "eval_results.json", base=path, limit=limit):
+    for rec in read_path(path / "eval_results.json", base=base or path, limit=limit):
         problem, _, sample = rec.id.partition("/")
         key = (problem.removeprefix("problem_"), sample.removeprefix("sample_"))
         seen.add(key)
@@ -447,18 +452,40 @@ def read_kernelbench_run(path: Path, *, limit: int | None = None) -> Iterator[In
             rec = dataclasses.replace(
                 rec, origin=f"{rec.origin} (kernel {kernels[key]})", source=str(path / kernels[key])
             )
-        yield rec
+        yield dataclasses.replace(rec, id=prefix + rec.id) if prefix else rec
     for key, name in sorted(kernels.items()):
         if key not in seen:
-            yield InputRecord(id=f"problem_{key[0]}/sample_{key[1]}", origin=name, source=str(path / name),
+            yield InputRecord(id=f"{prefix}problem_{key[0]}/sample_{key[1]}", origin=prefix + name,
+                              source=str(path / name),
                               error="a generated kernel with no result in eval_results.json (not evaluated)")  # fmt: skip
+    if not others:
+        return
     for f in sorted(path.rglob("*")):
         rel = f.relative_to(path)
         if not f.is_file() or f.name == "eval_results.json" or f.name in generated or f.suffix == ".py":
             continue
         if any(part.startswith(".") for part in rel.parts):
             continue
-        yield from read_path(f, base=path, limit=limit)
+        yield from read_path(f, base=base or path, limit=limit)
+
+
+def _read_directory(path: Path, *, limit: int | None) -> Iterator[InputRecord]:
+    """Every file below a directory, sorted; a KernelBench run directory found below it is read as one
+    (its generated kernels are sources, not logs), once, where its ``eval_results.json`` falls in order."""
+    files = sorted(
+        f
+        for f in path.rglob("*")
+        if f.is_file() and not any(part.startswith(".") for part in f.relative_to(path).parts)
+    )
+    if not files:
+        yield InputRecord(id=str(path), origin=str(path), error="directory holds no files")
+    runs = {f.parent for f in files if f.name == "eval_results.json" and kernelbench_run(f.parent)}
+    for f in files:
+        run = next((d for d in (f.parent, *f.parent.parents) if d in runs), None)
+        if run is None:
+            yield from read_path(f, base=path, limit=limit)
+        elif f == run / "eval_results.json":
+            yield from read_kernelbench_run(run, limit=limit, base=path)
 
 
 def read_inputs(paths: list[str], *, stdin: Any = None, limit: int | None = None) -> Iterator[InputRecord]:
@@ -475,15 +502,10 @@ def read_inputs(paths: list[str], *, stdin: Any = None, limit: int | None = None
         if path.is_dir() and kernelbench_run(path):
             yield from read_kernelbench_run(path, limit=limit)
         elif path.is_dir():
-            files = sorted(
-                f
-                for f in path.rglob("*")
-                if f.is_file() and not any(part.startswith(".") for part in f.relative_to(path).parts)
-            )
-            if not files:
-                yield InputRecord(id=p, origin=p, error="directory holds no files")
-            for f in files:
-                yield from read_path(f, base=path, limit=limit)
+            yield from _read_directory(path, limit=limit)
+        elif path.name == "eval_results.json" and path.is_file() and kernelbench_run(path.parent):
+            # the results file of a run directory: its samples with their kernels, not the other files there
+            yield from read_kernelbench_run(path.parent, limit=limit, base=path.parent, others=False)
         elif path.exists():
             yield from read_path(path, limit=limit)
         else:

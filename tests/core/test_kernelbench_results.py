@@ -106,3 +106,26 @@ def test_a_float32_dot_is_tf32_only_on_a_gpu_that_has_it(tmp_path: Path) -> None
     assert mode(_mismatch_sample("1", kernel_code=exact)) == "wrong-result"
     big = _mismatch_sample("1", kernel_code=code, max_difference=["38.5"])  # far beyond TF32 rounding
     assert mode(big) == "wrong-result"
+
+
+@pytest.mark.parametrize("run", sorted(LABELS))
+def test_naming_a_runs_results_file_pairs_its_kernels_as_the_directory_does(run: str) -> None:
+    # `kdiag classify runs/NAME/eval_results.json` reads the samples with the kernels beside them (the source
+    # checks need them), and not the other files of the directory
+    by_dir = {r.id: r for r in read_inputs([str(CASES / run)])}
+    by_file = {r.id: r for r in read_inputs([str(CASES / run / "eval_results.json")])}
+    samples = {rid for rid in by_dir if rid.startswith("problem_")}
+    assert set(by_file) == samples
+    for rid in samples:
+        assert by_file[rid].source == by_dir[rid].source, rid
+    assert any(r.source for r in by_file.values())
+
+
+def test_runs_below_a_named_directory_are_read_as_runs() -> None:
+    # `kdiag classify runs/`: every run below it pairs its kernels; none of them is read as a log
+    records = list(read_inputs([str(CASES)]))
+    runs = sorted(LABELS)
+    for run in runs:
+        ids = {r.id.removeprefix(f"{run}/") for r in records if r.id.startswith(f"{run}/")}
+        assert ids == set(LABELS[run]), run
+    assert not [r for r in records if r.origin and r.origin.endswith("_kernel.py") and not r.error]
