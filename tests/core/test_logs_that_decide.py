@@ -69,6 +69,20 @@ def test_other_unsupported_values_are_not_read_as_a_size_dispatch(text: str) -> 
     assert decided(text)[2] != "concept-unsupported-parameter-value"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # vLLM 0.4's attention selector logs the reason at INFO and takes another backend (constructed in its form)
+        "INFO 05-01 10:00:00 selector.py:50] Cannot use FlashAttention backend: Unsupported head size: 80. "
+        "Using XFormers backend.\nINFO 05-01 10:00:05 Avg prompt throughput: 12.0 tokens/s\n",
+        # a warning that names the fallback it takes (constructed)
+        "WARNING: Unsupported head_dim: 72, falling back to the math kernel\nstep 1 loss 0.3\n",
+    ],
+)
+def test_a_refusal_the_program_goes_around_is_no_failure(text: str) -> None:
+    assert classify_text(text).category == "no-failure"
+
+
 def test_the_dtype_form_goes_to_the_dtype_rule() -> None:
     assert decided("RuntimeError: Unsupported dtype: BFloat16\n")[:2] == ("runtime-assumption", "dtype-unexpected")
 
