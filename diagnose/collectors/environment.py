@@ -354,17 +354,24 @@ def _warned_then_failed(text: str) -> re.Match[str] | None:
     >>> _warned_then_failed(w + "Epoch 1 loss 0.3") is None
     True
     """
+    low = text.lower()
+    seen: set[str] = set()
     for m in _MISSING_SO.finditer(text):
         stem = re.sub(r"^lib|\.so.*$", "", m.group(1)).lower()
-        if len(stem) < 4 or stem in _COMMON_STEMS:
+        if len(stem) < 4 or stem in _COMMON_STEMS or stem in seen:
             continue
-        end = text.find("\n", m.end())
-        while 0 <= end < len(text):
-            nxt = text.find("\n", end + 1)
-            line = text[end + 1 : nxt if nxt >= 0 else len(text)]
-            if stem in line.lower() and _ERROR_WORDS.search(line) and not _WARNED_LINE.search(line):
+        seen.add(stem)
+        pos, tries = text.find("\n", m.end()), 0
+        while pos >= 0 and tries < 200:  # a bounded look: the error follows the failed load, not 10^5 lines on
+            tries += 1
+            hit = low.find(stem, pos)
+            if hit < 0:
+                break
+            start, end = low.rfind("\n", 0, hit) + 1, text.find("\n", hit)
+            line = text[start : end if end >= 0 else len(text)]
+            if _ERROR_WORDS.search(line) and not _WARNED_LINE.search(line):
                 return m
-            end = nxt
+            pos = end
     return None
 
 
