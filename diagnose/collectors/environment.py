@@ -35,6 +35,9 @@ Tags in ``EnvFacts.issues`` (rule symbol ``env_issues``), in order of first appe
 ``gpu-fallen-off-bus``         ``fallen off the bus``, with or without an Xid 79
 ``missing-library``            ``libX.so.N: cannot open shared object file``, ``Could not load
                                library X.dll`` (→ ``missing_library``)
+``missing-library-then-its-error`` a library a warning said did not load (``Could not load dynamic
+                               library 'libcusolver.so.11'; dlerror: ...``) that a later error names
+                               (→ ``missing_library``)
 ``missing-module``             ``ModuleNotFoundError: No module named 'triton'`` (→ ``missing_module``)
 ``import-mismatch``            ``ImportError: cannot import name 'X' from 'Y'`` (→ ``import_name``,
                                ``import_from``)
@@ -332,6 +335,46 @@ def _first_not_warned(pattern: re.Pattern[str], text: str) -> re.Match[str] | No
     return None
 
 
+#: the error words of a later line that names the library a warning said did not load
+_ERROR_WORDS = re.compile(r"(?i)\berror\b|\bfail(?:ed|ure|s)?\b|\bstatus\b|\bnot initialized\b")
+#: names too common to tie a later line to the library (libcuda.so.1 is the driver's: its own tags)
+_COMMON_STEMS = frozenset({"cuda", "c", "m", "dl", "rt", "stdc++", "gcc_s", "python3"})
+
+
+def _warned_then_failed(text: str) -> re.Match[str] | None:
+    """A library a warning said did not load (TensorFlow's / jaxlib's dso_loader: "Could not load dynamic
+    library 'libcusolver.so.11'; dlerror: ...") that a later error names (``cusolverDnCreate(&handle)
+    failed: cuSolver internal error``): the program went on without it and failed in it, so the failed load
+    decides, whatever status the later error prints.
+
+    >>> w = "2021-10-19 12:49:58.2: W x/dso_loader.cc:64] Could not load dynamic library 'libcusolver.so.11'; "
+    >>> w += "dlerror: libcusolver.so.11: cannot open shared object file: No such file or directory\\n"
+    >>> _warned_then_failed(w + "RuntimeError: jaxlib/cusolver.cc:51: cusolverDnCreate(&handle) failed: cuSolver internal error")[1]
+    'libcusolver.so.11'
+    >>> _warned_then_failed(w + "Epoch 1 loss 0.3") is None
+    True
+    """
+    low = text.lower()
+    seen: set[str] = set()
+    for m in _MISSING_SO.finditer(text):
+        stem = re.sub(r"^lib|\.so.*$", "", m.group(1)).lower()
+        if len(stem) < 4 or stem in _COMMON_STEMS or stem in seen:
+            continue
+        seen.add(stem)
+        pos, tries = text.find("\n", m.end()), 0
+        while pos >= 0 and tries < 200:  # a bounded look: the error follows the failed load, not 10^5 lines on
+            tries += 1
+            hit = low.find(stem, pos)
+            if hit < 0:
+                break
+            start, end = low.rfind("\n", 0, hit) + 1, text.find("\n", hit)
+            line = text[start : end if end >= 0 else len(text)]
+            if _ERROR_WORDS.search(line) and not _WARNED_LINE.search(line):
+                return m
+            pos = end
+    return None
+
+
 def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
     """Missing shared libraries and modules, imports of names that are not there, undefined symbols."""
     if (
@@ -346,6 +389,11 @@ def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
         if m:
             kw["missing_library"] = m.group(1)
             tag("missing-library", m.start())
+        else:
+            m = _warned_then_failed(text)
+            if m:
+                kw["missing_library"] = m.group(1)
+                tag("missing-library-then-its-error", m.start())
     if "No module named" in text:
         m = _NO_MODULE.search(text)
         if m:
