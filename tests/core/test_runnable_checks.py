@@ -177,3 +177,21 @@ def test_the_unmatched_table_speaks_each_frameworks_language() -> None:
 )  # fmt: skip
 def test_foreign_advice(text: str, framework: str, found: list[str]) -> None:
     assert foreign_advice(text, framework) == found
+
+
+# --- a TensorFlow tensor that does not fit, on the first steps ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "case", ["deeplab-tf-oom-spacetobatch-batch-size", "yolo-tf-oom-batch-size"]
+)  # fmt: skip
+def test_a_tensorflow_tensor_oom_without_progress_is_the_problem_size(case: str) -> None:
+    report = classify_text(corpus_log("holdout9", case))
+    assert report.diagnosis is not None and report.diagnosis.rule == "oom-tensorflow-tensor-over-pool"
+    assert report.category == "runtime-assumption"
+
+
+def test_a_tensorflow_oom_after_epochs_is_not_decided_as_the_size() -> None:
+    log = "Epoch 4/50\n" + corpus_log("holdout9", "yolo-tf-oom-batch-size")
+    report = classify_text(log)
+    assert report.diagnosis is None or report.diagnosis.rule != "oom-tensorflow-tensor-over-pool"
