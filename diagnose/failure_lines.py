@@ -30,7 +30,8 @@ any one report's wording:
 - a compute-sanitizer record of an error kind its documentation lists (``Invalid __global__ read``,
   ``Misaligned Shared or Local Address``, ``Leaked 64 bytes``, ``Program hit ... (error 1)``, ...);
 - a compiler diagnostic quoted without its ``error:`` (nvcc's ``no instance of overloaded function ...``);
-- a failed statement (``cudaMemcpy failed: invalid argument``, ``Build failed.``), a linker error;
+- a failed statement (``cudaMemcpy failed: invalid argument``, ``Build failed.``), a library check's report
+  (RAPIDS' ``RMM failure at: file:193: ...``, ``cuDF failure at: file:12: ...``), a linker error;
 - a test framework's failure report (``FAILED``, ``3 failed``, ``test_x failure``, gtest's ``file:12: Failure``,
   numpy/torch testing's ``Mismatched elements: 3 / 1024``, ``Not equal to tolerance``, ``Tensor-likes are not
   close``);
@@ -255,6 +256,9 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r" | \b(?:[Ee]rror|[Ee]xception)\ occurred\ (?:while|during)\b",
     ),
     (("undefined", "multiple definition"), r"\bundefined\ (?:reference\ to|symbol)\b | \bmultiple\ definition\ of\b"),
+    # RAPIDS libraries' checks (RMM_EXPECTS / RMM_FAIL: "RMM failure at: file:193: reason", cuDF's CUDF_EXPECTS /
+    # CUDF_FAIL: "cuDF failure at: file:12: reason"): a library's name, "failure at:", a source location
+    (("failure at",), r"\b[A-Za-z][\w.-]*\ failure\ at:\s*\S+:\d+"),
     # --- hangs ---
     (("timeout",), r"^Timeout\ \(\d+:\d\d:\d\d\)! | ^\++\ Timeout\ \++"),  # faulthandler, pytest-timeout
     (

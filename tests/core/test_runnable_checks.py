@@ -67,6 +67,24 @@ def test_lines_that_are_not_a_library_tail(line: str) -> None:
     assert cuda_errors.library_tail(line) is None
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # RMM's RMM_EXPECTS / RMM_FAIL (include/rmm/detail/error.hpp): "RMM failure at: " __FILE__ ":" line ": " reason
+        "RMM failure at: /opt/rmm/include/rmm/mr/device/pool_memory_resource.hpp:193: Maximum pool size exceeded",
+        # cuDF's CUDF_EXPECTS / CUDF_FAIL (cpp/include/cudf/utilities/error.hpp), raised into Python
+        "RuntimeError: cuDF failure at: /cudf/cpp/src/io/parquet/reader_impl.cu:123: Column size exceeds the limit",
+    ],
+)
+def test_a_rapids_check_report_is_a_failure(line: str) -> None:
+    assert is_failure_line(line)
+
+
+@pytest.mark.parametrize("line", ["retry on failure at: 3 attempts", "no failure at: all"])
+def test_failure_at_without_a_source_location_is_not(line: str) -> None:
+    assert not is_failure_line(line)
+
+
 def test_a_system_message_is_a_failure_but_no_cuda_error() -> None:
     # strerror(EPERM) after a colon: a failure line, but nothing names a CUDA library or call
     text = "rm: cannot remove 'x': operation not permitted"
