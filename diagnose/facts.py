@@ -94,6 +94,7 @@ class OomFacts(Facts):
     reserved_unallocated_bytes: float | None = None  # "X is reserved by PyTorch but unallocated"
     other_process_bytes: float | None = None  # sum of "Process N has X memory in use"
     other_process_count: int = 0
+    progress: str | None = None  # a progress line before the report: "Epoch: [3]", "step 1200" (the job ran a while)
 
 
 # --- Triton -------------------------------------------------------------------------

@@ -24,10 +24,14 @@ any one report's wording:
   exit status or error code, the GPU driver's ``Xid`` / ``fallen off the bus``, ROCm's ``Memory access fault``;
 - a library status enum other than success (``CUDNN_STATUS_BAD_PARAM``, ``NVRTC_ERROR_COMPILATION``,
   ``hipErrorNoBinaryForGpu``, ``ncclUnhandledCudaError``, ``CUFFT_INTERNAL_ERROR``);
+- a line that ends, after a colon, in a CUDA runtime error's own text (``cudaGetErrorString``, the table
+  of :mod:`diagnose.collectors.cuda_errors`): Thrust's ``system_error`` and CUB print what failed and the
+  text alone (``after cub_::DeviceRadixSort::SortPairs(1): invalid argument``);
 - a compute-sanitizer record of an error kind its documentation lists (``Invalid __global__ read``,
   ``Misaligned Shared or Local Address``, ``Leaked 64 bytes``, ``Program hit ... (error 1)``, ...);
 - a compiler diagnostic quoted without its ``error:`` (nvcc's ``no instance of overloaded function ...``);
-- a failed statement (``cudaMemcpy failed: invalid argument``, ``Build failed.``), a linker error;
+- a failed statement (``cudaMemcpy failed: invalid argument``, ``Build failed.``), a library check's report
+  (RAPIDS' ``RMM failure at: file:193: ...``, ``cuDF failure at: file:12: ...``), a linker error;
 - a test framework's failure report (``FAILED``, ``3 failed``, ``test_x failure``, gtest's ``file:12: Failure``,
   numpy/torch testing's ``Mismatched elements: 3 / 1024``, ``Not equal to tolerance``, ``Tensor-likes are not
   close``);
@@ -58,6 +62,7 @@ from __future__ import annotations
 import functools
 import re
 
+from diagnose.collectors.cuda_errors import tables as cuda_error_tables
 from diagnose.comparisons import (
     block_comparison_lines,
     comparison_lines,
@@ -251,6 +256,9 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r" | \b(?:[Ee]rror|[Ee]xception)\ occurred\ (?:while|during)\b",
     ),
     (("undefined", "multiple definition"), r"\bundefined\ (?:reference\ to|symbol)\b | \bmultiple\ definition\ of\b"),
+    # RAPIDS libraries' checks (RMM_EXPECTS / RMM_FAIL: "RMM failure at: file:193: reason", cuDF's CUDF_EXPECTS /
+    # CUDF_FAIL: "cuDF failure at: file:12: reason"): a library's name, "failure at:", a source location
+    (("failure at",), r"\b[A-Za-z][\w.-]*\ failure\ at:\s*\S+:\d+"),
     # --- hangs ---
     (("timeout",), r"^Timeout\ \(\d+:\d\d:\d\d\)! | ^\++\ Timeout\ \++"),  # faulthandler, pytest-timeout
     (
@@ -399,7 +407,22 @@ def is_failure_line(line: str) -> bool:
     """``line`` reports a failure and is not one of the healthy look-alikes."""
     if len(line) > 2000:
         return False
-    return (bool(_FAILURE_LINE.search(line)) or bool(_printed_results(line, 1))) and not _healthy(line)
+    found = _FAILURE_LINE.search(line) or _printed_results(line, 1) or _cuda_error_tails(line, 1)
+    return bool(found) and not _healthy(line)
+
+
+def _cuda_error_tails(text: str, limit: int) -> list[tuple[int, str]]:
+    """Lines that end, after a colon, in a CUDA runtime error's text (``...SortPairs(1): invalid argument``),
+    with something before the colon: how Thrust's ``system_error`` and CUB print a failed call."""
+    out: list[tuple[int, str]] = []
+    for m in cuda_error_tables().tail_re.finditer(text.lower()):
+        start = text.rfind("\n", 0, m.start()) + 1
+        line = text[start : m.end()]
+        if line[: m.start() - start].strip() and len(line) <= 2000 and not _healthy(line):
+            out.append((text.count("\n", 0, start) + 1, line.strip()))
+            if len(out) >= limit:
+                break
+    return out
 
 
 def _printed_results(text: str, limit: int) -> list[tuple[int, str]]:
@@ -424,6 +447,7 @@ def failure_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
             if len(out) >= limit:
                 break
     printed = [(n, line) for n, line in _printed_results(text, limit) if not _healthy(line)]
+    printed += [hit for hit in _cuda_error_tails(text, limit) if hit not in out]
     if printed:
         out = sorted(set(out) | set(printed))[:limit]
     return out

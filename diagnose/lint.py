@@ -14,6 +14,7 @@ from diagnose.lint_evidence import (
     check_fix_frameworks,
     family_template_contexts,
 )
+from diagnose.lint_language import check_rule_language, check_unmatched_language
 from diagnose.lint_os import check_fix_os
 from diagnose.rules import Example, Rule, RuleProblem, RuleSet
 
@@ -104,7 +105,7 @@ def check_rule(rule: Rule) -> list[RuleProblem]:
     problems = check_explain(rule)
     contexts = _contexts(rule)
     problems += check_evidence_text(rule, contexts) + check_fix_frameworks(rule, contexts)
-    problems += check_fix_os(rule, contexts)
+    problems += check_fix_os(rule, contexts) + check_rule_language(rule, contexts)
     for ex in rule.match_examples + rule.no_match_examples:
         expected = ex in rule.match_examples
         try:
@@ -221,6 +222,7 @@ def check_rules(rules: RuleSet) -> list[RuleProblem]:
 
     if Path(rules.root).resolve() == DEFAULT_RULES_DIR.resolve():
         out.extend(check_allow_list({r.id for r in rules}))
+        out.extend(check_unmatched_language())
     return out
 
 

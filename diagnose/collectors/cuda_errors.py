@@ -41,8 +41,24 @@ Forms (``form``): torch, torch-accelerator, cupy, triton, numba, rust (a Rust bi
 name, a ``code=N(name)`` or a bare runtime message), driver-api (``CUDA_ERROR_XXX``),
 legacy (Lua torch/THC ``cuda runtime error (N) :``, Caffe ``Check failed: error ==
 cudaSuccess (N vs. 0)``), hip, cuda-gdb (its hardware exception report, ``CUDA Exception: Warp Misaligned
-Address``, read as the runtime error the same fault returns).  Old numeric codes (CUDA < 10.1 renumbered the runtime
+Address``, read as the runtime error the same fault returns), library (a CUDA library's own
+``<what failed>: <cudaGetErrorString text>``, below).  Old numeric codes (CUDA < 10.1 renumbered the runtime
 enum) are never trusted over the message printed next to them.
+
+Thrust's ``system_error`` (and CUB's checks inside it) print what failed, a colon and
+``cudaGetErrorString``'s text, without the error's name before Thrust 1.9.x
+(``thrust/system/detail/system_error.inl``: ``what()`` is the message, ``": "``, then the category's
+message; ``throw_on_error(status, "radix_sort: failed on 1st step")`` in
+``thrust/system/cuda/detail/sort.h``).  Such a tail is read when the part before it names a CUDA library
+or call, or is one of Thrust's step wordings, or the log names Thrust's ``system_error``
+(``NVIDIA/thrust#563``):
+
+>>> parse("after cub_::DeviceRadixSort::SortPairs(1): invalid argument").error
+'cudaErrorInvalidValue'
+>>> parse("radix_sort: failed on 1st step: invalid device function").form
+'library'
+>>> parse("rm: cannot remove 'x': operation not permitted") is None
+True
 """
 
 from __future__ import annotations
@@ -83,6 +99,12 @@ _HINTS = (
     "driver version is insufficient",
     "uncorrectable ECC",
     "PTX was compiled with an unsupported toolchain",
+    # a CUDA library's "<what failed>: <cudaGetErrorString text>" (Thrust, CUB): see _library_tail_hit
+    "cub",
+    "thrust",
+    "failed on ",
+    "failed to synchronize",
+    "invocation",
 )
 # a bare runtime message is trusted anywhere only when it is this long (short ones are too generic)
 _DISTINCTIVE_LEN = 26
@@ -97,6 +119,7 @@ class _Tables:
     driver_by_code: dict[int, str | None]
     message_re: re.Pattern[str]  # any known message
     long_message_re: re.Pattern[str]  # distinctive messages only
+    tail_re: re.Pattern[str]  # ": <any known message>" at a line's end (lower-cased text)
 
 
 @functools.cache
@@ -119,7 +142,8 @@ def tables() -> _Tables:
     # matched against the lower-cased line: a trie-shaped pattern is ~10x faster than a flat alternation
     message_re = re.compile(_trie_pattern(list(by_message)))
     long_re = re.compile(_trie_pattern([m for m in by_message if len(m) >= _DISTINCTIVE_LEN]))
-    return _Tables(by_name, by_code, by_message, driver, driver_by_code, message_re, long_re)
+    tail_re = re.compile(r":[ \t]+(" + _trie_pattern(list(by_message)) + r")[.!]?[ \t]*$", re.MULTILINE)
+    return _Tables(by_name, by_code, by_message, driver, driver_by_code, message_re, long_re, tail_re)
 
 
 def _trie_pattern(words: list[str]) -> str:
@@ -359,7 +383,43 @@ def _numeric_hits(line: str, add: _Add) -> bool:
     return False
 
 
-def _line_hits(line: str, ln: int) -> list[_Hit]:
+#: what a CUDA library's message names before the error's text: a CUDA library's namespace or a CUDA
+#: API call (``after cub_::DeviceRadixSort::SortPairs(1)``, ``after cudaFuncGetAttributes``), or one of
+#: Thrust's own step wordings (``radix_sort: failed on 1st step``, ``transform: failed to synchronize``,
+#: ``after reduce invocation``: ``throw_on_error`` calls in ``thrust/system/cuda/detail/*.h``)
+_LIBRARY_HEAD = re.compile(
+    r"\b(?:cub_?|thrust|cuda_cub)::|\bcuda[A-Z]\w+|\bcu[A-Z][a-z]\w+"
+    r"|\bfailed (?:on \d\w* step|to synchronize)\b|\bafter \w+ invocation\b"
+)
+#: the exception Thrust throws with such a message (its what() line then needs no library name)
+_THRUST_EXCEPTION = re.compile(r"\bthrust::(?:system::)?system_error\b")
+
+
+def library_tail(line: str) -> str | None:
+    """The CUDA error text a line ends in after a colon (``...: invalid argument``), or None.
+
+    >>> library_tail("after cub_::DeviceRadixSort::SortPairs(1): invalid argument")
+    'invalid argument'
+    >>> library_tail("step 3: loss 0.25") is None
+    True
+    """
+    m = tables().tail_re.search(line.lower())
+    return m[1] if m and line[: m.start()].strip() else None
+
+
+def _library_tail_hit(line: str, add: _Add, thrust: bool) -> bool:
+    """A CUDA library's ``<what failed>: <cudaGetErrorString text>`` (Thrust's ``system_error``, CUB)."""
+    msg = library_tail(line)
+    if msg is None:
+        return False
+    head = line[: line.lower().rfind(msg)]
+    if not (_LIBRARY_HEAD.search(head) or (thrust and "what():" in head)):
+        return False
+    add(tables().by_message[msg], "library", _api_call(head))
+    return True
+
+
+def _line_hits(line: str, ln: int, thrust: bool = False) -> list[_Hit]:
     t = tables()
     hits: list[_Hit] = []
 
@@ -394,6 +454,8 @@ def _line_hits(line: str, ln: int) -> list[_Hit]:
         m = t.message_re.search(low)
     if m:
         add(t.by_message[m[0]], "raw", _api_call(line))
+    else:
+        _library_tail_hit(line, add, thrust)
     return hits
 
 
@@ -413,6 +475,7 @@ def parse(text: str) -> CudaFacts | None:
     hits: list[_Hit] = []
     assert_message: str | None = None
     assert_line: int | None = None
+    thrust = "thrust::" in text and bool(_THRUST_EXCEPTION.search(text))
     for ln, line in enumerate(text.splitlines(), 1):
         if len(line) > 20000 or not any(h in line for h in _HINTS):
             continue
@@ -420,7 +483,7 @@ def parse(text: str) -> CudaFacts | None:
             m = _DEVICE_ASSERT.search(line)
             if m:
                 assert_message, assert_line = m["msg"], ln
-        hits.extend(_line_hits(line, ln))
+        hits.extend(_line_hits(line, ln, thrust))
     if not hits and assert_message is None:
         return None
     if not hits and assert_line is not None:

@@ -47,6 +47,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from diagnose.facts import OomFacts
@@ -156,8 +157,38 @@ def _torch(text: str, m: re.Match[str]) -> OomFacts:
     )
 
 
+#: a training loop's progress counter (Keras' "Epoch 3/10", PyTorch examples' "Epoch: [3][100/500]", Chainer's
+#: "Epoch: [3]", Lightning's "step 1200", "iteration 40", "Iter 500"): the word, then its number
+_PROGRESS = re.compile(r"(?i)\b(?:epoch|step|iter(?:ation)?)\b\s*(?:[:=#]\s*)?\[?\s*(\d{1,9})\b(?![.,]\d)")
+
+
+def progress_before(text: str, line: int) -> str | None:
+    """The last progress line above line ``line`` whose counter is at 2 or more (the job got through
+    earlier steps before the failure), stripped; None when there is none.
+
+    >>> progress_before("Epoch: [3] Speed: 3099 samples/sec\\nout of memory\\n", 2)
+    'Epoch: [3] Speed: 3099 samples/sec'
+    >>> progress_before("Epoch 1/10\\nout of memory\\n", 2) is None
+    True
+    """
+    for raw in reversed(text.split("\n")[: max(line - 1, 0)][-200:]):
+        m = _PROGRESS.search(raw) if len(raw) <= 2000 else None
+        if m and int(m[1]) >= 2:
+            return raw.strip()[:200]
+    return None
+
+
 def parse(text: str) -> OomFacts | None:
-    """The first out-of-memory report in ``text``, or ``None``."""
+    """The first out-of-memory report in ``text``, or ``None``; with the progress line before it, when the
+    log shows the job ran a while first."""
+    facts = _parse(text)
+    if facts is None or not facts.lines:
+        return facts
+    progress = progress_before(text, facts.lines[0])
+    return dataclasses.replace(facts, progress=progress) if progress else facts
+
+
+def _parse(text: str) -> OomFacts | None:
     if not any(h in text for h in _HINTS):
         return None
     if _NOT_A_FAILURE in text:  # blank the allocator's warnings, keeping every other line where it is
