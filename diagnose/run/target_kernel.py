@@ -257,7 +257,9 @@ def _unlinked(ctx: RunContext, check: CC.Check) -> RunResult | None:
     text = f"{u.name}: {u.problem}"
     log = (f"{check.log.rstrip()}\nthe sources compile; linked into one module, {text}: loading it fails with "
            f"'undefined symbol: {u.symbol}'\n")  # fmt: skip
-    facts = R.base_facts(ctx, rungs=("compile",), compiled=True, extension_unlinked=text, target_arch=check.arch)
+    facts = dataclasses.replace(
+        R.base_facts(ctx, rungs=("compile",), compiled=True, extension_unlinked=text), target_arch=check.arch
+    )
     ev = A.evidence(ctx, log, None, facts)
     diag = ctx.matcher.diagnose(ev)
     rung = L.Rung("compile", f"nvcc -cubin for {check.arch}, and the bound functions' declarations against their "
@@ -297,11 +299,14 @@ def _run_fitted(ctx: RunContext) -> RunResult:
     slow = ctx.target.uses_triton and not ctx.gpu and not ctx.opts.sizes and ctx.target.kind == "kernelbench"
     if not slow or (ctx.opts.timeout or float("inf")) <= INTERPRETER_FIRST_TRY_S:
         return _run_kernel_target(ctx)
+    mark = len(ctx.log.notes)
     first = _run_kernel_target(dataclasses.replace(ctx, kernel_timeout=INTERPRETER_FIRST_TRY_S))
     timed_out = bool(first.rungs) and first.rungs[-1].timed_out
     resized = any(n.startswith("ran at ") and " instead of " in n for n in first.notes)
     if not (timed_out and resized):
         return first
+    # what the first try concluded from its timeout (no probes, a hang) is not the answer: only its size stays
+    ctx.log.notes[mark:] = [n for n in ctx.log.notes[mark:] if n.startswith("ran at ")]
     ctx.log.note(
         f"the run at the size kdiag chose did not finish in {INTERPRETER_FIRST_TRY_S:.0f} s under Triton's "
         f"interpreter (Python runs every program); ran again with its inputs fitted to "
