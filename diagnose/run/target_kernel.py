@@ -299,14 +299,16 @@ def _run_fitted(ctx: RunContext) -> RunResult:
     slow = ctx.target.uses_triton and not ctx.gpu and not ctx.opts.sizes and ctx.target.kind == "kernelbench"
     if not slow or (ctx.opts.timeout or float("inf")) <= INTERPRETER_FIRST_TRY_S:
         return _run_kernel_target(ctx)
-    mark = len(ctx.log.notes)
+    mark, rungs = len(ctx.log.notes), len(ctx.log.rungs)
     first = _run_kernel_target(dataclasses.replace(ctx, kernel_timeout=INTERPRETER_FIRST_TRY_S))
     timed_out = bool(first.rungs) and first.rungs[-1].timed_out
     resized = any(n.startswith("ran at ") and " instead of " in n for n in first.notes)
     if not (timed_out and resized):
         return first
-    # what the first try concluded from its timeout (no probes, a hang) is not the answer: only its size stays
+    # what the first try concluded from its timeout (no probes, a hang) is not the answer: only its size stays,
+    # and its rung (its folder stays in the run directory) gives way to the run the verdict comes from
     ctx.log.notes[mark:] = [n for n in ctx.log.notes[mark:] if n.startswith("ran at ")]
+    del ctx.log.rungs[rungs:]
     ctx.log.note(
         f"the run at the size kdiag chose did not finish in {INTERPRETER_FIRST_TRY_S:.0f} s under Triton's "
         f"interpreter (Python runs every program); ran again with its inputs fitted to "

@@ -69,9 +69,9 @@ def test_a_slow_interpreter_run_is_fitted_again_not_called_a_hang(
     code, out, err = kdiag_run(str(sub), "--reference", str(ref), "--probes", "none", "--ladder", "none")
     assert out is not None, err
     assert (code, out["verdict"]) == (0, "pass"), (out["title"], out["notes"])
-    first, second = out["rungs"]
-    assert first["timed_out"] and not second["timed_out"]
+    (rung,) = out["rungs"]  # the run the verdict comes from; the first try is in the notes
+    assert not rung["timed_out"] and rung["verdict"] == "pass"
     notes = " | ".join(out["notes"])
     assert "did not finish in 2 s under Triton's interpreter" in notes and "fitted to 4 KiB" in notes
     assert "ran at batch_size=32, dim=32 instead of 8192, 512" in notes  # halved in turn until 4 KiB
-    assert "timed out" not in notes  # what the first try concluded from its timeout is gone
+    assert "timed out" not in notes  # what the first try concluded from its timeout is gone (no "probes not run")
