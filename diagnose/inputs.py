@@ -306,11 +306,38 @@ def _kb_list_records(data: list[Any], name: str) -> Iterator[InputRecord]:
         yield next(_kb_records(key[0], [{**s, "sample_id": key[1]}], f"{name}[{i}]"))
 
 
+def _search_round(data: Any) -> list[dict] | None:
+    """The kernels of a search round file that evaluates KernelBench samples (``{"kernels": [{"kernel_id", "code",
+    "eval_result": {compiled, correctness, metadata}}]}``), or None when it is not one."""
+    kernels = data.get("kernels") if isinstance(data, dict) else None
+    if not isinstance(kernels, list) or not kernels:
+        return None
+    ok = all(isinstance(k, dict) and isinstance(k.get("eval_result"), dict) and "compiled" in k["eval_result"]
+             for k in kernels)  # fmt: skip
+    return kernels if ok else None
+
+
+def _round_records(kernels: list[dict], name: str) -> Iterator[InputRecord]:
+    for i, k in enumerate(kernels):
+        ev = k["eval_result"]
+        yield InputRecord(
+            id=str(k.get("kernel_id") or f"kernel_{i}"),
+            text=_kb_text(ev),
+            origin=f"{name}[kernels][{i}]",
+            passed=bool(ev.get("compiled")) and bool(ev.get("correctness")),
+            code=k["code"] if isinstance(k.get("code"), str) and k["code"].strip() else _code(ev, ev.get("metadata")),
+        )
+
+
 def read_kernelbench(data: Any, *, name: str) -> Iterator[InputRecord] | None:
-    """KernelBench eval_results.json: {problem_id: [ {sample_id, compiled, correctness, metadata, ...} ]}, or the
-    flat list some forks write: [ {evaluation_id: "level_1_problem_18_epoch_0_sample_4", compiled, ...} ]."""
+    """KernelBench eval_results.json: {problem_id: [ {sample_id, compiled, correctness, metadata, ...} ]}, the
+    flat list some forks write: [ {evaluation_id: "level_1_problem_18_epoch_0_sample_4", compiled, ...} ], or a
+    kernel search's round file whose kernels carry their code and KernelBench's eval_result."""
     if isinstance(data, list) and data and all(_kb_listed(s) is not None for s in data):
         return _kb_list_records(data, name)
+    kernels = _search_round(data)
+    if kernels is not None:
+        return _round_records(kernels, name)
     if not isinstance(data, dict) or not data:
         return None
     problems = {k: _kb_samples(v) for k, v in data.items()}

@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -76,3 +77,58 @@ def installed(snapshot: Mapping[str, Any] | None) -> str | None:
     tri = sw.get("triton") if isinstance(sw, Mapping) else None
     got = value_of(tri.get("version")) if isinstance(tri, Mapping) else None
     return got if isinstance(got, str) else None
+
+
+@functools.cache
+def installed_language() -> tuple[str | None, frozenset[str]]:
+    """The installed Triton's version and ``triton.language.__all__``, read from its files (never imported);
+    (None, empty) when Triton is not installed or its files do not say."""
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec("triton")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.origin:
+        return None, frozenset()
+    root = Path(spec.origin).parent
+    try:
+        version = re.search(r"__version__\s*=\s*['\"]([^'\"]+)", (root / "__init__.py").read_text(encoding="utf-8"))
+        tree = ast.parse((root / "language" / "__init__.py").read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return None, frozenset()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            try:
+                names = ast.literal_eval(node.value)
+            except ValueError:
+                break
+            return (version.group(1) if version else None), frozenset(n for n in names if isinstance(n, str))
+    return None, frozenset()
+
+
+_TL_NAME = re.compile(r"(?<![\w.])tl\.([A-Za-z_]\w*)")
+#: what ``triton.language`` has besides ``__all__``: its submodules and a few helpers
+_SUBMODULES = frozenset({"core", "random", "standard", "semantic", "math", "extra", "target_info", "str_to_ty"})
+
+
+def unknown_in_source(text: str, installed: str | None, names: frozenset[str]) -> str | None:
+    """The first ``tl.NAME`` a kernel's source uses that no Triton release has (as :func:`unknown_name` decides,
+    against the installed release's ``__all__``), for a result that recorded a compile failure; else None.
+
+    >>> unknown_in_source("x = tl.astype(v, tl.float32)", "3.7.1", frozenset({"float32"}))
+    'astype'
+    >>> unknown_in_source("x = v.to(tl.float32)", "3.7.1", frozenset({"float32"})) is None
+    True
+    """
+    if not names or "tl." not in text:
+        return None
+    for m in _TL_NAME.finditer(text):
+        name = m.group(1)
+        if name in names or name in _SUBMODULES or name.startswith("_"):
+            continue
+        if unknown_name(f"module 'triton.language' has no attribute '{name}'", installed):
+            return name
+    return None

@@ -143,3 +143,18 @@ def test_a_forks_flat_result_list_is_read_as_samples_whole_or_streamed() -> None
     ]  # fmt: skip
     for r in read_path(path):
         assert r.error is None and "\ncorrectness: " in r.text and "hardware: NVIDIA RTX A6000" in r.text, r
+
+
+ROUNDS = CASES / "rounds"
+
+
+@pytest.mark.parametrize("name", sorted(yaml.safe_load((ROUNDS / "labels.yaml").read_text())))
+def test_a_search_rounds_kernels_are_samples_with_their_code(name: str) -> None:
+    labels = yaml.safe_load((ROUNDS / "labels.yaml").read_text())[name]
+    records = list(read_inputs([str(ROUNDS / name)]))
+    assert [r.id for r in records] == list(labels) and all(r.code and "@triton.jit" in r.code for r in records)
+    reports = {r.id: r for r in classify_records(records)}
+    for rid, label in labels.items():
+        d = reports[rid].diagnosis
+        assert d is not None and d.category == label["category"], rid
+        assert d.failure_mode == label.get("known_miss", label["failure_mode"]), rid
