@@ -279,8 +279,65 @@ def _kb_records(problem: str, samples: list[dict], name: str) -> Iterator[InputR
         )
 
 
+#: a sample's own id in the flat lists some KernelBench forks write (Kernel-Coder's ``evaluation_id``)
+_KB_SAMPLE_ID = re.compile(r"level_(\d+)_problem_(\d+)(?:_epoch_(\d+))?_sample_(\d+)")
+
+
+def kb_sample_key(problem: str, epoch: str | None, sample: str) -> tuple[str, str]:
+    """(problem, sample) as record ids name them: an epoch other than 0 goes into the sample's name."""
+    return problem, (sample if epoch in (None, "0") else f"e{epoch}_{sample}")
+
+
+def _kb_listed(s: Any) -> tuple[str, str] | None:
+    """(problem, sample) of one entry of a flat KernelBench result list, or None when it is not one."""
+    if not isinstance(s, dict) or "compiled" not in s:
+        return None
+    for key in ("evaluation_id", "solution_id"):
+        m = _KB_SAMPLE_ID.fullmatch(str(s.get(key, "")))
+        if m:
+            return kb_sample_key(m.group(2), m.group(3), m.group(4))
+    return None
+
+
+def _kb_list_records(data: list[Any], name: str) -> Iterator[InputRecord]:
+    for i, s in enumerate(data):
+        key = _kb_listed(s)
+        assert key is not None
+        yield next(_kb_records(key[0], [{**s, "sample_id": key[1]}], f"{name}[{i}]"))
+
+
+def _search_round(data: Any) -> list[dict] | None:
+    """The kernels of a search round file that evaluates KernelBench samples (``{"kernels": [{"kernel_id", "code",
+    "eval_result": {compiled, correctness, metadata}}]}``), or None when it is not one."""
+    kernels = data.get("kernels") if isinstance(data, dict) else None
+    if not isinstance(kernels, list) or not kernels:
+        return None
+    ok = all(isinstance(k, dict) and isinstance(k.get("eval_result"), dict) and "compiled" in k["eval_result"]
+             for k in kernels)  # fmt: skip
+    return kernels if ok else None
+
+
+def _round_records(kernels: list[dict], name: str) -> Iterator[InputRecord]:
+    for i, k in enumerate(kernels):
+        ev = k["eval_result"]
+        yield InputRecord(
+            id=str(k.get("kernel_id") or f"kernel_{i}"),
+            text=_kb_text(ev),
+            origin=f"{name}[kernels][{i}]",
+            passed=bool(ev.get("compiled")) and bool(ev.get("correctness")),
+            code=k["code"] if isinstance(k.get("code"), str) and k["code"].strip() else _code(ev, ev.get("metadata")),
+        )
+
+
 def read_kernelbench(data: Any, *, name: str) -> Iterator[InputRecord] | None:
-    """KernelBench eval_results.json: {problem_id: [ {sample_id, compiled, correctness, metadata, ...} ]}."""
+    """KernelBench eval_results.json: {problem_id: [ {sample_id, compiled, correctness, metadata, ...} ]}, the
+    flat list some forks write: [ {evaluation_id: "level_1_problem_18_epoch_0_sample_4", compiled, ...} ], or a
+    kernel search's round file whose kernels carry their code and KernelBench's eval_result."""
+    if isinstance(data, list) and data and all(_kb_listed(s) is not None for s in data):
+        return _kb_list_records(data, name)
+    kernels = _search_round(data)
+    if kernels is not None:
+        return _round_records(kernels, name)
     if not isinstance(data, dict) or not data:
         return None
     problems = {k: _kb_samples(v) for k, v in data.items()}
@@ -332,6 +389,10 @@ def read_large_json(path: Path, fh: BinaryIO, name: str) -> Iterator[InputRecord
     try:
         for key, value in json_items(fh):
             if isinstance(key, int):
+                listed = _kb_listed(value)
+                if listed is not None:
+                    yield from _kb_records(listed[0], [{**value, "sample_id": listed[1]}], f"{name}[{key}]")
+                    continue
                 yield record_from_mapping(value, default_id=f"{path.stem}[{key}]", origin=f"{name}[{key}]")
                 continue
             samples = _kb_samples(value)
@@ -418,7 +479,7 @@ def read_stdin(stream: Any = None, *, limit: int | None = None) -> Iterator[Inpu
 
 
 #: a generated kernel in a KernelBench run directory (scripts/generate_samples.py names them so)
-_KB_KERNEL = re.compile(r"level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py")
+_KB_KERNEL = re.compile(r"level_(\d+)_problem_(\d+)(?:_epoch_(\d+))?_sample_(\d+)_kernel\.py")
 
 
 def kernelbench_run(path: Path) -> bool:
@@ -440,7 +501,7 @@ def read_kernelbench_run(
     for f in sorted(path.iterdir()):
         m = _KB_KERNEL.fullmatch(f.name)
         if m:
-            kernels[(m.group(2), m.group(3))] = f.name
+            kernels[kb_sample_key(m.group(2), m.group(3), m.group(4))] = f.name
         if f.name.startswith("level_") and "_problem_" in f.name:
             generated.add(f.name)  # the kernels and what generation left beside them (prompts, raw outputs)
     seen: set[tuple[str, str]] = set()

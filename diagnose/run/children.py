@@ -95,7 +95,9 @@ def spec(ctx: RunContext, path: Path, **fields: Any) -> Path:
         # no GPU: a Triton (or plain PyTorch) target's CUDA habits (assert x.is_cuda, .cuda(), device="cuda") on the CPU
         "emulate_cuda": not ctx.gpu and (t.uses_triton or t.pure_torch),
         "size_overrides": dict(ctx.opts.sizes or {}),
-        "max_input_bytes": None if ctx.gpu else (MAX_INPUT_BYTES_INTERPRETER if t.uses_triton else MAX_INPUT_BYTES_CPU),
+        "max_input_bytes": None
+        if ctx.gpu
+        else (ctx.input_budget or (MAX_INPUT_BYTES_INTERPRETER if t.uses_triton else MAX_INPUT_BYTES_CPU)),
         # a second run on fresh copies: races on a GPU; on CPU (the interpreter is sequential) state a
         # kernel carries from call to call (a cached buffer never cleared), when probes are wanted
         "repeat": 2 if ctx.gpu or ctx.opts.probes != "none" else 1,

@@ -115,6 +115,8 @@ class RunContext:
     sanitizer: str | None
     common: Mapping[str, str]  # overrides every child gets
     log: RunLog
+    kernel_timeout: float | None = None  # the kernel child's limit when not --timeout (a first, short try)
+    input_budget: int | None = None  # fit a KernelBench problem's inputs to this instead of the default
 
     @property
     def device(self) -> str:

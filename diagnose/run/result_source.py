@@ -41,7 +41,10 @@ from typing import Any
 from diagnose import facts as F
 from diagnose.evidence import Evidence
 from diagnose.run import accumulator as AC
+from diagnose.run import cuda_sources as CS
+from diagnose.run import ext_symbols as ES
 from diagnose.run import stride_reuse as SR
+from diagnose.run import triton_names as TN
 from diagnose.run.triton_source import jit_functions, parse_source
 
 #: what the run facts say the facts came from
@@ -141,4 +144,19 @@ def with_source_facts(ev: Evidence, text: str, *, path: Path | None = None, reco
     if ev.run is not None:
         return ev
     facts = source_facts(text, path=path, hardware=hardware_of(record_text))
+    if _COMPILE_FAILED.search(record_text) and "tl." in text:
+        unknown = TN.unknown_in_source(text, *TN.installed_language())
+        if unknown:
+            facts.update(triton_name_unknown=unknown, target=TARGET)
+    if _NOT_BUILT.search(record_text) and "load_inline" in text:
+        unlinked = ES.unlinked(CS.extract_text(text))
+        if unlinked:
+            facts.update(extension_unlinked=f"{unlinked[0].name}: {unlinked[0].problem}", target=TARGET)
     return ev.replace(run=F.RunFacts(**facts)) if facts else ev
+
+
+#: a result that says the sample's extension did not build or load (a declaration that does not link is the cause
+#: only then: a sample that ran has linked)
+_NOT_BUILT = re.compile(r"(?m)^compiled: False$|undefined symbol")
+#: a result that says the sample's Triton kernel did not compile (a name no release has is the cause only then)
+_COMPILE_FAILED = re.compile(r"(?m)CompilationError|^compiled: False$")

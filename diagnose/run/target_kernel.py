@@ -11,11 +11,13 @@ from typing import Any
 
 from diagnose.run import accum_run as AR
 from diagnose.run import assemble as A
+from diagnose.run import build_calls as BC
 from diagnose.run import checker
 from diagnose.run import children as K
 from diagnose.run import compare as C
 from diagnose.run import compile_check as CC
 from diagnose.run import cuda_sources as S
+from diagnose.run import ext_symbols as ES
 from diagnose.run import ladder as L
 from diagnose.run import no_result as NR
 from diagnose.run import probes as P
@@ -23,6 +25,7 @@ from diagnose.run import runfacts as R
 from diagnose.run import sizes as Z
 from diagnose.run import stride_reuse as SR
 from diagnose.run import tail_lanes as TL
+from diagnose.run import triton_names as TN
 from diagnose.run.climb import Step, climb, rel, sanitizer_log, wrapper
 from diagnose.run.context import Background, RunContext
 from diagnose.run.probe_run import harness_contract, probe_matrix, probe_verdict, shrink_and_repro
@@ -214,12 +217,104 @@ def mutation_outside_contract(
     return "pass", [dataclasses.replace(s, ok=True) for s in sizes]
 
 
+def _bad_build_call(ctx: RunContext) -> RunResult | None:
+    """A load_inline / load call whose arguments Python rejects: the submission's TypeError on any machine,
+    before anything is built (diagnose/run/build_calls.py)."""
+    t = ctx.target
+    try:
+        text = t.path.read_text(encoding="utf-8") if t.path is not None else ""
+    except (OSError, UnicodeDecodeError):
+        return None
+    if "load_inline" not in text and "cpp_extension" not in text:
+        return None
+    bad = BC.bad_calls(text, BC.installed_signatures(ctx.log.snapshot))
+    if not bad:
+        return None
+    first = bad[0]
+    log = (f'Traceback (most recent call last):\n  File "{t.path}", line {first.line}, in <module>\n'
+           f"TypeError: {first.message}\n")  # fmt: skip
+    (ctx.rd / "build_call.log").write_text(log)
+    facts = R.base_facts(ctx, rungs=("build-call",), rungs_unavailable=("compile: the call fails first",))
+    ev = A.evidence(ctx, log, None, facts)
+    diag = ctx.matcher.diagnose(ev)
+    rung = L.Rung(
+        "build-call", f"{first.api}'s arguments bound against the installed torch's signature (read, not run)"
+    )
+    ctx.log.rung(rung, [], "build", None, "fail", diag, True)
+    ctx.log.note(f"line {first.line}: {first.message} (Python raises it when the submission is imported, on any "
+                 "machine; nothing was compiled)")  # fmt: skip
+    return ctx.finish("fail", diag, ev)
+
+
+def _unlinked(ctx: RunContext, check: CC.Check) -> RunResult | None:
+    """Sources that each compile, and whose bound function's declaration and definition do not link: the
+    module load_inline builds fails to load (``undefined symbol``) on any machine (diagnose/run/ext_symbols.py)."""
+    assert ctx.target.path is not None
+    found = ES.unlinked(S.extract(ctx.target.path))
+    if not found:
+        return None
+    u = found[0]
+    text = f"{u.name}: {u.problem}"
+    log = (f"{check.log.rstrip()}\nthe sources compile; linked into one module, {text}: loading it fails with "
+           f"'undefined symbol: {u.symbol}'\n")  # fmt: skip
+    facts = dataclasses.replace(
+        R.base_facts(ctx, rungs=("compile",), compiled=True, extension_unlinked=text), target_arch=check.arch
+    )
+    ev = A.evidence(ctx, log, None, facts)
+    diag = ctx.matcher.diagnose(ev)
+    rung = L.Rung("compile", f"nvcc -cubin for {check.arch}, and the bound functions' declarations against their "
+                  "definitions (read from the sources)")  # fmt: skip
+    last = check.compiled[-1]
+    ctx.log.rung(rung, list(last.argv), "build", last.outcome, "fail", diag, True)
+    res = ctx.finish("fail", diag, ev)
+    return dataclasses.replace(res, checked=(check.summary(),))
+
+
 def run_kernel_target(ctx: RunContext) -> RunResult:
+    bad_call = _bad_build_call(ctx)
+    if bad_call is not None:
+        return bad_call
     check = _compile_check(ctx)
+    if check is not None and check.ok and not ctx.gpu and ctx.target.path is not None:
+        unlinked = _unlinked(ctx, check)
+        if unlinked is not None:
+            return unlinked
     if check is not None and (check.failed is not None or (check.ok and not ctx.gpu)):
         return _compiled(ctx, check)
     checked = (check.summary(),) if check is not None and check.ok else ()
-    return NR.as_no_result(_run_kernel_target(ctx), ctx.log.snapshot, gpu=ctx.gpu, checked=checked)
+    return NR.as_no_result(_run_fitted(ctx), ctx.log.snapshot, gpu=ctx.gpu, checked=checked)
+
+
+#: under Triton's interpreter, a problem kdiag fitted to its input budget gets this long first (a kernel
+#: whose blocks are vectorised takes seconds there; one that loops element by element takes minutes)
+INTERPRETER_FIRST_TRY_S = 30.0
+#: and, when that try runs out of time, is fitted again to this and run with the full limit
+INTERPRETER_RETRY_BYTES = 128 * 2**10
+
+
+def _run_fitted(ctx: RunContext) -> RunResult:
+    """A Triton target under the interpreter, at a size kdiag chose, that runs out of time is run again
+    smaller before it is called a hang: a hang does not depend on the size, the interpreter's slowness does.
+    A size the user gave (``--size``) is kept as given."""
+    slow = ctx.target.uses_triton and not ctx.gpu and not ctx.opts.sizes and ctx.target.kind == "kernelbench"
+    if not slow or (ctx.opts.timeout or float("inf")) <= INTERPRETER_FIRST_TRY_S:
+        return _run_kernel_target(ctx)
+    mark, rungs = len(ctx.log.notes), len(ctx.log.rungs)
+    first = _run_kernel_target(dataclasses.replace(ctx, kernel_timeout=INTERPRETER_FIRST_TRY_S))
+    timed_out = bool(first.rungs) and first.rungs[-1].timed_out
+    resized = any(n.startswith("ran at ") and " instead of " in n for n in first.notes)
+    if not (timed_out and resized):
+        return first
+    # what the first try concluded from its timeout (no probes, a hang) is not the answer: only its size stays,
+    # and its rung (its folder stays in the run directory) gives way to the run the verdict comes from
+    ctx.log.notes[mark:] = [n for n in ctx.log.notes[mark:] if n.startswith("ran at ")]
+    del ctx.log.rungs[rungs:]
+    ctx.log.note(
+        f"the run at the size kdiag chose did not finish in {INTERPRETER_FIRST_TRY_S:.0f} s under Triton's "
+        f"interpreter (Python runs every program); ran again with its inputs fitted to "
+        f"{INTERPRETER_RETRY_BYTES // 2**10} KiB: a hang does not depend on the size, the interpreter's time does"
+    )
+    return _run_kernel_target(dataclasses.replace(ctx, input_budget=INTERPRETER_RETRY_BYTES))
 
 
 def _run_kernel_target(ctx: RunContext) -> RunResult:
@@ -239,7 +334,9 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
 
     def attempt(rung: L.Rung, folder: Path, rungs: tuple[str, ...]) -> Step:
         wrap = wrapper(ctx, rung, folder)
-        argv, outcome = K.child(ctx, "kernel", folder, env=rung.env, wrap=wrap, out_dir=str(folder))
+        argv, outcome = K.child(
+            ctx, "kernel", folder, env=rung.env, wrap=wrap, timeout=ctx.kernel_timeout, out_dir=str(folder)
+        )
         ref = reference.get()
         if K.harness_broken(outcome):
             raise KdiagError("the harness package cannot be imported by the kernel child (PYTHONPATH)")
@@ -252,6 +349,9 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
         ev = A.evidence(ctx, text, outcome, facts, numerics, extra)
         if BF16_PREFIX + TF32 in ((result or {}).get("emulated") or {}):
             ev = A.with_run(ev, tf32_dot=True)
+        unknown = TN.unknown_name(text, TN.installed(ctx.log.snapshot)) if ctx.target.uses_triton else None
+        if unknown:
+            ev = A.with_run(ev, triton_name_unknown=unknown)
         assert ev.run is not None
         return Step(outcome, ev, R.kernel_verdict(outcome, ev.run, sizes), tuple(argv), state=sizes)
 

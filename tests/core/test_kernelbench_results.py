@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from diagnose.classify import classify_records
-from diagnose.inputs import kernelbench_run, read_inputs
+from diagnose.inputs import kernelbench_run, read_inputs, read_path
 
 CASES = Path(__file__).resolve().parent.parent.parent / "corpus" / "kernelbench-results"
 LABELS = yaml.safe_load((CASES / "labels.yaml").read_text())
@@ -30,8 +30,10 @@ def test_a_run_directory_reaches_every_label(run: str) -> None:
             continue
         assert r.diagnosis is not None, rid
         assert (r.diagnosis.category, r.diagnosis.failure_mode) == (label["category"], label["failure_mode"]), rid
-    first = next(iter(labels)).split("/")[0].removeprefix("problem_")
-    assert f"_problem_{first}_sample_0_kernel.py" in (reports[f"problem_{first}/sample_0"].origin or "")
+    first = next(iter(labels))  # its record names its kernel (an epoch, where the fork writes one, in between)
+    problem, sample = (part.split("_", 1)[1] for part in first.split("/"))
+    origin = reports[first].origin or ""
+    assert f"_problem_{problem}_" in origin and f"_sample_{sample}_kernel.py" in origin, origin
 
 
 def test_the_error_name_alone_decides_a_cut_message(tmp_path: Path) -> None:
@@ -129,3 +131,30 @@ def test_runs_below_a_named_directory_are_read_as_runs() -> None:
         ids = {r.id.removeprefix(f"{run}/") for r in records if r.id.startswith(f"{run}/")}
         assert ids == set(LABELS[run]), run
     assert not [r for r in records if r.origin and r.origin.endswith("_kernel.py") and not r.error]
+
+
+def test_a_forks_flat_result_list_is_read_as_samples_whole_or_streamed() -> None:
+    path = CASES / "run-kernel-coder-level1" / "eval_results.json"
+    whole = [r.id for r in read_inputs([str(path)])]
+    streamed = [r.id for r in read_path(path, limit=1024)]  # past the limit: read item by item
+    assert whole == streamed == [
+        "problem_18/sample_4", "problem_18/sample_5", "problem_19/sample_7",
+        "problem_19/sample_2", "problem_19/sample_3", "problem_39/sample_7",
+    ]  # fmt: skip
+    for r in read_path(path):
+        assert r.error is None and "\ncorrectness: " in r.text and "hardware: NVIDIA RTX A6000" in r.text, r
+
+
+ROUNDS = CASES / "rounds"
+
+
+@pytest.mark.parametrize("name", sorted(yaml.safe_load((ROUNDS / "labels.yaml").read_text())))
+def test_a_search_rounds_kernels_are_samples_with_their_code(name: str) -> None:
+    labels = yaml.safe_load((ROUNDS / "labels.yaml").read_text())[name]
+    records = list(read_inputs([str(ROUNDS / name)]))
+    assert [r.id for r in records] == list(labels) and all(r.code and "@triton.jit" in r.code for r in records)
+    reports = {r.id: r for r in classify_records(records)}
+    for rid, label in labels.items():
+        d = reports[rid].diagnosis
+        assert d is not None and d.category == label["category"], rid
+        assert d.failure_mode == label.get("known_miss", label["failure_mode"]), rid

@@ -1,0 +1,134 @@
+"""A ``triton.language`` name the kernel uses and no Triton release defines: the code's error, not the install's.
+
+``module 'triton.language' has no attribute 'astype'`` reads like version skew (the catalogue's
+``triton-api-missing``: code written for another release), and it is when the name is one that
+``triton.language`` gained or lost between releases.  When the installed Triton is at least the newest
+release kdiag knows, and the name is not among those that moved, no release has it: a model-written
+kernel called ``tl.astype`` (NumPy's spelling of ``x.to(dtype)``), ``tl.relu`` or ``tl.tanh``, and a GPU
+run fails on it the same way (Triton's ``CompilationError`` at that line).
+
+>>> unknown_name("AttributeError: module 'triton.language' has no attribute 'astype'", "3.7.1")
+'astype'
+>>> unknown_name("AttributeError: module 'triton.language' has no attribute 'libdevice'", "3.7.1") is None
+True
+>>> unknown_name("AttributeError: module 'triton.language' has no attribute 'astype'", "3.1.0") is None
+True
+>>> unknown_name("module 'triton.language.math' has no attribute 'tanh'", "3.7.1") is None
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from typing import Any
+
+_MISSING = re.compile(r"module 'triton\.language' has no attribute '(\w+)'")
+#: the newest release whose ``triton.language`` kdiag's list below was checked against; an older install
+#: may lack a name a newer one has, so nothing is concluded there
+NEWEST_KNOWN = (3, 7)
+#: names ``triton.language`` had in one release and not in another (removed, renamed or moved out):
+#: ``libdevice`` (moved to ``tl.math`` in 2.2, then to ``triton.language.extra``), the float8 names renamed
+#: in 2.2/3.0, the experimental TMA descriptor calls replaced by ``make_tensor_descriptor``, and
+#: ``view`` (deprecated for ``reshape``)
+MOVED = frozenset(
+    {
+        "libdevice",
+        "float8e4",
+        "float8e4b15x4",
+        "view",
+        "reduction",
+        "experimental_descriptor_load",
+        "experimental_descriptor_store",
+        "_experimental_descriptor_load",
+        "_experimental_descriptor_store",
+        "_experimental_make_tensor_descriptor",
+        "nv_tma_desc_type",
+    }
+)
+
+
+def _version(text: str | None) -> tuple[int, int] | None:
+    m = re.match(r"(\d+)\.(\d+)", text or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def unknown_name(text: str, installed: str | None) -> str | None:
+    """The ``triton.language`` attribute the output says is missing, when no release has it; else None."""
+    m = _MISSING.search(text)
+    version = _version(installed)
+    if m is None or version is None or version < NEWEST_KNOWN or m.group(1) in MOVED:
+        return None
+    return m.group(1)
+
+
+def installed(snapshot: Mapping[str, Any] | None) -> str | None:
+    """The installed Triton's version from the run's environment snapshot (None when it is not known).
+
+    >>> installed({"software": {"triton": {"version": {"value": "3.7.1"}}}})
+    '3.7.1'
+    >>> installed(None) is None
+    True
+    """
+    from diagnose.envinfo.findings import value_of
+
+    sw = (snapshot or {}).get("software")
+    tri = sw.get("triton") if isinstance(sw, Mapping) else None
+    got = value_of(tri.get("version")) if isinstance(tri, Mapping) else None
+    return got if isinstance(got, str) else None
+
+
+@functools.cache
+def installed_language() -> tuple[str | None, frozenset[str]]:
+    """The installed Triton's version and ``triton.language.__all__``, read from its files (never imported);
+    (None, empty) when Triton is not installed or its files do not say."""
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec("triton")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.origin:
+        return None, frozenset()
+    root = Path(spec.origin).parent
+    try:
+        version = re.search(r"__version__\s*=\s*['\"]([^'\"]+)", (root / "__init__.py").read_text(encoding="utf-8"))
+        tree = ast.parse((root / "language" / "__init__.py").read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return None, frozenset()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            try:
+                names = ast.literal_eval(node.value)
+            except ValueError:
+                break
+            return (version.group(1) if version else None), frozenset(n for n in names if isinstance(n, str))
+    return None, frozenset()
+
+
+_TL_NAME = re.compile(r"(?<![\w.])tl\.([A-Za-z_]\w*)")
+#: what ``triton.language`` has besides ``__all__``: its submodules and a few helpers
+_SUBMODULES = frozenset({"core", "random", "standard", "semantic", "math", "extra", "target_info", "str_to_ty"})
+
+
+def unknown_in_source(text: str, installed: str | None, names: frozenset[str]) -> str | None:
+    """The first ``tl.NAME`` a kernel's source uses that no Triton release has (as :func:`unknown_name` decides,
+    against the installed release's ``__all__``), for a result that recorded a compile failure; else None.
+
+    >>> unknown_in_source("x = tl.astype(v, tl.float32)", "3.7.1", frozenset({"float32"}))
+    'astype'
+    >>> unknown_in_source("x = v.to(tl.float32)", "3.7.1", frozenset({"float32"})) is None
+    True
+    """
+    if not names or "tl." not in text:
+        return None
+    for m in _TL_NAME.finditer(text):
+        name = m.group(1)
+        if name in names or name in _SUBMODULES or name.startswith("_"):
+            continue
+        if unknown_name(f"module 'triton.language' has no attribute '{name}'", installed):
+            return name
+    return None
