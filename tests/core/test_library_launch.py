@@ -102,6 +102,7 @@ def test_framework_op_refused_at_an_ordinary_size_is_the_ops() -> None:
     # the caller's actions: upgrade or report, and a workaround; not the kernel author's
     assert "upstream" in fix and "chunks" in fix
     assert "__launch_bounds__" not in fix and "grid-stride" not in fix
+    assert "your own after all" not in fix  # written for the caller: no author's fix behind the library's lead
 
 
 def test_without_a_size_the_library_launch_abstains_with_both_owners() -> None:
