@@ -269,7 +269,7 @@ _FRAMEWORK_LIB: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 #: a framework's Python wrapper of a built-in op as the innermost frame: the op called into native code
 _FRAMEWORK_PY: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"/torch/(?:nn/)?functional\.py$|/torch/_tensor\.py$"), "ATen (PyTorch)"),
+    (re.compile(r"/torch/(?:nn/)?functional\.py$"), "ATen (PyTorch)"),
     (re.compile(r"/paddle/(?:nn/functional|tensor)/\w+\.py$"), "Paddle"),
 )
 #: host frames of the CUDA driver and runtime and of the error-reporting helpers, passed over
