@@ -27,7 +27,12 @@ source line whose failure is a CUDA status that fits several owners, "invalid co
 kernel, address or allocation) says at most :data:`BARE_STATUS_CEILING`: the status names what
 failed, not whose code or input made it fail.  So does a problem-size answer to an out-of-memory
 message that gives no device total or free memory (XLA's and TensorFlow's allocators print the same
-message whether the problem is too large or another tenant holds the memory).  Ranking is
+message whether the problem is too large or another tenant holds the memory).  A **launch refused inside a
+library's own code** (invalid configuration, too many resources, at a site :mod:`~diagnose.collectors.location`
+places in a library or framework op, outside the library's own test suite) says at most
+:data:`LIBRARY_LAUNCH_CEILING` when the log prints no input size, and always for too many resources: the
+library chose the launch, so the size (or, for registers, this GPU's budget) decides between its launch
+computation and an input or device past its contract.  Ranking is
 unchanged (rules rank by priority and specificity first); the adjusted value is what the report
 prints and what the abstention threshold sees.
 """
@@ -46,6 +51,7 @@ CONTRADICTED = -0.20
 MAX_DOWN = -0.25
 FLOOR, CEILING = 0.05, 0.99
 BARE_STATUS_CEILING = 0.6
+LIBRARY_LAUNCH_CEILING = 0.45
 
 #: CUDA statuses that the kernel's code, its launch code and its input all produce alike
 SEVERAL_OWNERS = frozenset(
@@ -148,6 +154,26 @@ def bare_status(rule: Any, context: Mapping[str, Any]) -> str | None:
     return None
 
 
+#: launches the runtime refused (the launch itself returns these)
+REFUSED_LAUNCH = frozenset({"cudaErrorInvalidConfiguration", "cudaErrorLaunchOutOfResources"})
+
+
+def library_launch(context: Mapping[str, Any]) -> str | None:
+    """Why a refused launch inside a library's own code is open between owners (see the module's
+    docstring), or None."""
+    error = context.get("cuda_error")
+    if error not in REFUSED_LAUNCH or context.get("location_kind") != "library" or context.get("location_test_suite"):
+        return None
+    library = context.get("location_library") or "a library"
+    if error == "cudaErrorLaunchOutOfResources":
+        return (
+            f"a launch {library} chose needs more registers than this GPU gives a block: its launch bounds or this GPU"
+        )
+    if (context.get("concept_max_elements") or 0) > 0 or (context.get("concept_printed_size") or 0) > 0:
+        return None
+    return f"a launch {library} chose was refused and the log prints no input size: its launch or the input"
+
+
 def _sanitizer_record(reads: frozenset[str], context: Mapping[str, Any]) -> bool:
     """A sanitizer record of the failing access in the kernel it names: a defect in that kernel, whoever wrote
     it (a library's kernel is the library's bug, "upgrade or report upstream"), so no library penalty."""
@@ -182,6 +208,10 @@ def assess(rule: Any, context: Mapping[str, Any]) -> tuple[float, str | None]:
     if why_bare:
         value = BARE_STATUS_CEILING
         moves.append((0.0, f"at most {BARE_STATUS_CEILING:.2f}: {why_bare}"))
+    why_open = library_launch(context) if value > LIBRARY_LAUNCH_CEILING else None
+    if why_open:
+        value = LIBRARY_LAUNCH_CEILING
+        moves.append((0.0, f"at most {LIBRARY_LAUNCH_CEILING:.2f}: {why_open}"))
     if not moves:
         return value, None
     return value, f"{rule.confidence:.2f} calibrated; " + "; ".join(f"{d:+.2f} {why}" if d else why for d, why in moves)

@@ -276,7 +276,9 @@ def explain_finding(rule: Any, evidence: Any, context: Mapping[str, Any] | None 
     return Rendered(
         what=render(e.what, context) or rule.title,
         why=render(e.why, context) or rule.title,
-        fix=located_fix(render(fix, context) or rule.title, rule.category, context),
+        fix=located_fix(
+            render(fix, context) or rule.title, rule.category, context, for_caller="{location_library" in fix
+        ),
         caveats=located_caveats(caveats, rule.failure_mode, context),
         facts=((("framework", fw),) if fw and e.fixes else ()) + read_facts(symbols, context) + location_facts(context),
     )

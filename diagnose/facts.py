@@ -302,6 +302,7 @@ class ConceptFacts(Facts):
     over_int32_elements: bool = False  # max_elements is past the int32 index range
     max_bytes: float | None = None  # the largest byte size of an array the log creates: arange(2**29 + 1, dtype=int32)
     over_int32_bytes: bool = False  # max_bytes is past 2^31 - 1: a 32-bit byte offset into it wraps
+    printed_size: float | None = None  # the largest value printed for a size-like name: "N = 131072", "batch_size=8"
     subject: str | None = None  # what a stated check is about, as printed: "input", "head_dim"
     contract: str | None = None  # the contract a check states: contiguous | aligned | divisible | device
     contract_mode: str | None = None  # the failure mode of a broken contract: noncontiguous-input ...
@@ -326,6 +327,8 @@ class LocationFacts(Facts):
     offsets_only: bool = False  # the log has device or native frames, all without a source line (only offsets)
     compiler_crash: bool = False  # a compiler or code generator crashed or failed an internal assertion
     checkout: bool = False  # the library's failing code is in a source tree under a user's home (a developer's build)
+    test_suite: str | None = None  # the library whose own test suite the failing command runs: "numba", "CUB/Thrust"
+    test_suite_compiler: bool = False  # that library compiles and launches the kernels it tests (numba, Triton, JAX)
 
 
 # --- exit status --------------------------------------------------------------------

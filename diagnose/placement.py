@@ -77,10 +77,11 @@ def source_lines(fix: str, context: Mapping[str, Any]) -> str:
     return fix
 
 
-def located_fix(fix: str, category: str, context: Mapping[str, Any]) -> str:
-    """The rendered fix, led by what to do when the failing code is not the reader's."""
+def located_fix(fix: str, category: str, context: Mapping[str, Any], *, for_caller: bool = False) -> str:
+    """The rendered fix, led by what to do when the failing code is not the reader's (unless the rule's fix
+    is written for the library's caller already: it names the library from the location facts)."""
     fix = source_lines(fix, context)
-    if category != "kernel-logic":
+    if category != "kernel-logic" or for_caller:
         return fix
     kind = context.get("location_kind")
     name = context.get("location_library")

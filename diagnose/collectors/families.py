@@ -137,6 +137,43 @@ def shape_facts(text: str) -> tuple[float | None, bool]:
     return best, empty
 
 
+#: a name a repro script prints its input's size under: a batch, a count of rows, tokens, queries
+_SIZE_NAME = re.compile(r"[NMB]|batch(?:_size)?|bs|numel|seq_?len|num_[a-z]+|n_[a-z]+|nq")
+#: ``N = 131072``, ``batch_size: 65536``, ``num_tokens=4096`` (not ``GB: 12``, ``x.N = 3``)
+_NAMED_SIZE = re.compile(
+    r"(?<![\w.-])([NMB]|batch(?:_size)?|bs|numel|seq_?len|num_[a-z]+|n_[a-z]+|nq)\s*[=:]\s*(\d{1,15})(?![\w.])"
+)
+#: Python's ``print("i, N", i, N)``: a line of names, then as many integers
+_PRINT_ROW = re.compile(
+    r"^[ \t]*((?:[A-Za-z_]\w*[ \t]*,[ \t]*)+[A-Za-z_]\w*)[ \t]+((?:-?\d+[ \t]+)+-?\d+)[ \t]*$", re.M
+)
+
+
+def printed_size(text: str) -> float | None:
+    """The largest value the log prints for a size-like name (see ``_SIZE_NAME``), or None.
+
+    >>> printed_size("i, N 16 65536\\ni, N 17 131072\\nTHCudaCheck FAIL ...")
+    131072.0
+    >>> printed_size("batch_size=64, lr: 0.1\\nnum_tokens: 4096")
+    4096.0
+    >>> printed_size("GPU 0: 80 GB: 12 used, epoch: 3") is None
+    True
+    """
+    head = text[:200_000]
+    best: float | None = None
+    for m in _NAMED_SIZE.finditer(head) if ("=" in head or ":" in head) else ():
+        best = max(best or 0.0, float(m.group(2)))
+    for m in _PRINT_ROW.finditer(head) if "," in head else ():
+        names = [n.strip() for n in m.group(1).split(",")]
+        values = m.group(2).split()
+        if len(names) != len(values):
+            continue
+        for name, value in zip(names, values, strict=True):
+            if _SIZE_NAME.fullmatch(name):
+                best = max(best or 0.0, float(value))
+    return best
+
+
 def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
     hits = catalogue.scan(text)
     max_elements, empty = shape_facts(text)
@@ -207,6 +244,7 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
         over_int32_elements=over_int32,
         max_bytes=max_bytes,
         over_int32_bytes=over_bytes,
+        printed_size=printed_size(text),
         subject=raw.get("subject"),
         contract=raw.get("contract"),
         contract_mode=C.contract_mode(raw.get("contract")),

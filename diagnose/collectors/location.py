@@ -242,7 +242,101 @@ _QUICK = (
     "Assertion",
     "::",
     "Non-zero status code",
+    "runtests",
+    "/test",
+    "catch2_test_",
+    "_test_unit_",
 )
+
+
+#: a launch the runtime refused.  The launch itself returns these (they are not sticky, never reported by a
+#: later call), so the error check or host frame that reports one is the code that launched
+_LAUNCH_ERROR = re.compile(
+    r"invalid configuration argument|too many resources requested for launch|cudaErrorInvalidConfiguration"
+    r"|cudaErrorLaunchOutOfResources|CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"
+)
+#: a framework's own op sources (its error checks name them) and native libraries (a sanitizer's host
+#: frames), whose ops choose their launches from the input: a refused launch there is the op's
+_FRAMEWORK_SRC: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\baten/src/(?:ATen/native|THC|THCUNN|THCS|THNN)/\S+\.(?:cuh?|cpp|h)\b"), "ATen (PyTorch)"),
+    (re.compile(r"\bpaddle/(?:phi/kernels|fluid/operators)/\S+\.(?:cuh?|cc|h)\b"), "Paddle"),
+    (re.compile(r"\btensorflow/core/kernels/\S+\.(?:cu\.cc|cc|h)\b"), "TensorFlow"),
+)
+_FRAMEWORK_LIB: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\blibtorch_cuda\w*\.so\b|\blibcaffe2_gpu\.so\b|\bat::native::"), "ATen (PyTorch)"),
+    (re.compile(r"\blibpaddle\.so\b|\bcore_(?:avx|noavx)\.so\b|\blibphi\w*\.so\b|\bphi::\w+Kernel\b"), "Paddle"),
+    (re.compile(r"\blibtensorflow_framework\.so\b|\b_pywrap_tensorflow_internal\.so\b"), "TensorFlow"),
+)
+#: a framework's Python wrapper of a built-in op as the innermost frame: the op called into native code
+_FRAMEWORK_PY: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"/torch/(?:nn/)?functional\.py$"), "ATen (PyTorch)"),
+    (re.compile(r"/paddle/(?:nn/functional|tensor)/\w+\.py$"), "Paddle"),
+)
+#: host frames of the CUDA driver and runtime and of the error-reporting helpers, passed over
+_RUNTIME_FRAME = re.compile(r"\blibcuda(?:rt)?\.so|\bc10::|\bc10_cuda_check|\bdevice_stub|^\s*\[0x")
+
+
+def _launch_site(text: str) -> tuple[str, str, int] | None:
+    """The framework op whose own launch the runtime refused, as (library, line, log line), or None: an
+    error check naming the op's source on the error's own line
+    (``THCudaCheck FAIL file=.../aten/src/ATen/native/cuda/Normalization.cuh line=467 error=9 : invalid
+    configuration argument``), the first host frame outside the runtime of a log that prints a refused
+    launch (a sanitizer's ``Host Frame:.../libpaddle.so``, torch's ``frame #3: at::native::...``), or an
+    innermost Python frame in the framework's wrapper of the op (``torch/nn/functional.py``)."""
+    if not _LAUNCH_ERROR.search(text):
+        return None
+    for m in _LAUNCH_ERROR.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        line = text[start : end if end >= 0 else len(text)]
+        for rx, lib in _FRAMEWORK_SRC:
+            if rx.search(line):
+                return lib, line, _line_of(text, start)
+    frames = ((_SAN_HOST,) if "=====" in text else ()) + ((_NATIVE_FRAME,) if "#" in text else ())
+    for rx in frames:
+        for m in rx.finditer(text):
+            where = m.group("where")
+            if _RUNTIME_FRAME.search(where):
+                continue
+            for frx, lib in _FRAMEWORK_LIB:
+                if frx.search(where):
+                    return lib, where, _line_of(text, m.start())
+            break  # the launching frame is someone else's
+    last = None
+    for frame in _PY_FRAME.finditer(text) if 'File "' in text else ():
+        last = frame
+    if last is not None:
+        for rx, lib in _FRAMEWORK_PY:
+            if rx.search(last.group("file")):
+                line_end = text.find("\n", last.end())
+                return lib, text[last.start() : line_end if line_end >= 0 else len(text)], _line_of(text, last.start())
+    return None
+
+
+#: a library's own test suite, as its runner or its paths print it → (library, whether the library is a
+#: compiler that builds and launches the kernels its tests run)
+_TEST_SUITES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
+    (re.compile(r"\bnumba\.runtests\b|\bnumba[/.]cuda[/.]tests\b"), "numba", True),
+    (re.compile(r"\btriton/python/test/|\bpython/test/(?:unit|regression)/\S+\.py\b"), "Triton", True),
+    (re.compile(r"\bjax/tests/\w+_test\.py\b|\bjax\.tests\."), "JAX", True),
+    (re.compile(r"\b(?:cub|thrust)/test(?:ing)?/\S*\.cu\b|\bcatch2_test_\w+|\bcub\.test\.\w+"), "CUB/Thrust", False),
+    (re.compile(r"\bcutlass/test/unit/|\bcutlass_test_unit_\w+"), "CUTLASS", False),
+    (re.compile(r"\bpytorch/test/test_\w+\.py\b|\btest/run_test\.py\b"), "PyTorch", False),
+    (re.compile(r"\btests/cupyx?_tests/"), "CuPy", False),
+)
+
+
+def _test_suite(text: str) -> tuple[str, bool, str, int] | None:
+    """The library whose own test suite the log runs: (library, compiler, the line, its log line)."""
+    if "test" not in text:
+        return None
+    for rx, lib, compiler in _TEST_SUITES:
+        m = rx.search(text)
+        if m:
+            start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.end())
+            return lib, compiler, text[start : end if end >= 0 else len(text)], _line_of(text, m.start())
+    return None
 
 
 def _clip(s: str) -> str:
@@ -391,6 +485,17 @@ def parse(text: str) -> LocationFacts | None:
                 lines = [_line_of(text, named.start())]
                 break
 
+    # a refused launch whose launching code is a framework's own op (its error check or host frame)
+    if kind is None:
+        site = _launch_site(text)
+        if site is not None:
+            kind, library, frame, lines = "library", site[0], _clip(site[1]), [site[2]]
+
+    # a library's own test suite: the failing code is the library's, built from its source tree
+    suite = _test_suite(text)
+    if suite is not None and kind in (None, "user"):
+        kind, library, frame, lines = "library", suite[0], _clip(suite[2]), [suite[3]]
+
     py, user = _python(text) if 'File "' in text else (None, None)
     if py is not None and kind in (None, "user"):
         pk, plib, pframe, pat = py
@@ -425,7 +530,9 @@ def parse(text: str) -> LocationFacts | None:
         user_frame=_short(user[0]) if user else None,
         source_line=source,
         offsets_only=offsets_only,
-        checkout=kind == "library" and _checkout(at_line),
+        checkout=kind == "library" and (_checkout(at_line) or (suite is not None and library == suite[0])),
+        test_suite=suite[0] if suite else None,
+        test_suite_compiler=bool(suite and suite[1]),
     )
 
 
