@@ -188,7 +188,12 @@ def test_hang_is_recorded_before_it_runs_and_finish_runs_on_sigint(tmp_path: Pat
         time.sleep(0.1)
     time.sleep(0.3)  # inside the endless loop by now
     child.proc.send_signal(signal.SIGINT)  # the runner's first signal at its wall-clock limit
-    child.wait(timeout=30)
+    try:
+        child.wait(timeout=30)
+    finally:
+        if child.proc.poll() is None:  # never leave the spinning child behind when the wait fails
+            child.proc.kill()
+            child.proc.wait()
     assert child.rc != 0
     d = json.loads(checks.read_text())
     (rec,) = d["launches"]
