@@ -50,7 +50,8 @@ A family with a category and failure mode becomes a rule (:func:`family_rules`),
 other; every family must still be checkable: each message's ``sample`` (or its template with the
 placeholders filled) must match one of its patterns — :func:`lint_catalogue` says where not.
 Matching is fast whatever the catalogue's size: one Aho-Corasick pass over the lowered text finds
-each pattern's longest literal, and only those patterns run.
+each pattern's longest literal, and only those patterns run — each first tried only where a literal that
+starts part of it stands (:mod:`diagnose.regex_anchor`).
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ import yaml
 
 from diagnose.catalogue_candidates import Candidate, parse_candidates
 from diagnose.catalogue_text import STRING_FILLERS, fill_template
+from diagnose.regex_anchor import anchor_test
 from diagnose.regex_literals import literal_options, lowered
 
 CATALOGUE_DIR = Path(__file__).resolve().parent / "data" / "catalogue"
@@ -174,6 +176,9 @@ class Catalogue:
     families: tuple[Family, ...]
     _anchors: Any = field(default=None, repr=False)  # ahocorasick.Automaton: lowered literal → [(family, pattern)]
     _always: list[tuple[Family, re.Pattern[str]]] = field(default_factory=list, repr=False)
+    # each pattern's anchor test (diagnose.regex_anchor), made the first time the pattern is a candidate;
+    # by id: the patterns are the families', which live as long as the catalogue
+    _tests: dict[int, Callable[[str], bool] | None] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         import ahocorasick
@@ -220,7 +225,12 @@ class Catalogue:
     def scan(self, text: str) -> list[Hit]:
         """Every family whose patterns match a line of ``text``: the first hit of each, in text order."""
         hits: dict[str, Hit] = {}
+        tests = self._tests
         for fam, rx in self.candidates(text):
+            key = id(rx)
+            test = tests[key] if key in tests else tests.setdefault(key, anchor_test(rx))
+            if test is not None and not test(text):
+                continue  # the rest of the pattern matches at none of its anchor's places: no match
             m = rx.search(text)
             if m is None:
                 continue

@@ -37,6 +37,7 @@ form, and that the text renders, on each of the rule's own match examples.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -188,11 +189,28 @@ _DANGLING = (
     (re.compile(r"(^|[(:][ \t]*)\0[ \t]*(?:(?:and|or|plus)[ \t]+|,[ \t]*)"), r"\1"),
 )
 
+# the space a dropped segment leaves: none before the punctuation that follows it (a value's own
+# spacing, `not supported on .target`, and an ellipsis, `at ... and`, are kept), none after an opening
+# bracket, one space elsewhere
+_DROPPED_GAP = (
+    (re.compile(r"[ \t]*\0[ \t]*(?=[,;:)]|\.(?!\.))"), ""),
+    (re.compile(r"(?<=[(\[])[ \t]*\0[ \t]*"), ""),
+    (re.compile(r"[ \t]*\0[ \t]*"), " "),
+)
+_SPACES = re.compile(r"(?<=\S)[ \t]{2,}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _sentences(text: str) -> list[str]:
+    """``_SENTENCE.split(text)`` (sentences and the space between them), split once per text: the rule
+    texts are few and rendered for every finding.  The caller only reads the list."""
+    return _SENTENCE.split(text)
+
 
 def _innermost_first(text: str, repl: Any) -> str:
     while True:
         out = OPTIONAL.sub(repl, text)
-        if out == text:
+        if out == text or "[[" not in out:  # no segment left: another pass would change nothing
             return out
         text = out
 
@@ -215,27 +233,28 @@ def render(text: str, context: Mapping[str, Any]) -> str:
             return "\0"  # dropped; the space around it is tidied below
         return m.group(1)  # kept, filled with its sentence (a value is never read as a placeholder)
 
-    text = _innermost_first(text, optional)
-    pieces = _SENTENCE.split(text)
+    if "[[" in text:  # no segment: nothing to decide (OPTIONAL needs one)
+        text = _innermost_first(text, optional)
+    pieces = _sentences(text)
     out: list[str] = []
     for i in range(0, len(pieces), 2):
         sentence = pieces[i]
         try:
-            filled = _fill(sentence, context)
+            filled = _fill(sentence, context) if "{" in sentence else sentence  # no "{": no placeholder
         except Absent:
             continue
         if out:
             out.append(pieces[i - 1] if i > 0 else " ")
         out.append(filled)
     result = "".join(out)
-    for pattern, repl in _DANGLING:
-        result = pattern.sub(repl, result)
-    # no space before the punctuation that follows a dropped segment (a value's own spacing, `not
-    # supported on .target`, and an ellipsis, `at ... and`, are kept)
-    result = re.sub(r"[ \t]*\0[ \t]*(?=[,;:)]|\.(?!\.))", "", result)
-    result = re.sub(r"(?<=[(\[])[ \t]*\0[ \t]*", "", result)  # nor after an opening bracket
-    result = re.sub(r"[ \t]*\0[ \t]*", " ", result)
-    return re.sub(r"(?<=\S)[ \t]{2,}", " ", result).strip()
+    if "\0" in result:  # a dropped segment's mark: every pattern below needs one
+        for pattern, repl in _DANGLING:
+            result = pattern.sub(repl, result)
+        for pattern, repl in _DROPPED_GAP:
+            result = pattern.sub(repl, result)
+    if "  " in result or "\t" in result:  # two blanks in a row need one of these
+        result = _SPACES.sub(" ", result)
+    return result.strip()
 
 
 def read_facts(symbols: Iterable[str], context: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -343,8 +362,14 @@ def frameworks_possible(requires: Iterable[str]) -> frozenset[str]:
 def template_symbols(rule: Any) -> list[str]:
     """The evidence symbols a rule's explanation references."""
     e = rule.explain
+    return list(_template_symbols((e.what, e.why, e.fix, e.caveats or "")))
+
+
+@functools.lru_cache(maxsize=4096)
+def _template_symbols(texts: tuple[str, ...]) -> tuple[str, ...]:
+    """:func:`template_symbols` of these texts, read once per rule text (every finding renders one)."""
     out: list[str] = []
-    for text in (e.what, e.why, e.fix, e.caveats or ""):
+    for text in texts:
         for name, fmt in placeholders(text):
             out += (fmt or "").split("/") if name == "ratio" else [name]
-    return [s for s in dict.fromkeys(out) if s]
+    return tuple(s for s in dict.fromkeys(out) if s)
