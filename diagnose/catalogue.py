@@ -57,6 +57,7 @@ starts part of it stands (:mod:`diagnose.regex_anchor`).
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -164,6 +165,9 @@ class Family:
         return self.category is not None
 
 
+_SECOND = operator.itemgetter(1)
+
+
 @dataclass(frozen=True)
 class Hit:
     family: Family
@@ -174,8 +178,9 @@ class Hit:
 @dataclass
 class Catalogue:
     families: tuple[Family, ...]
-    _anchors: Any = field(default=None, repr=False)  # ahocorasick.Automaton: lowered literal → [(family, pattern)]
+    _anchors: Any = field(default=None, repr=False)  # ahocorasick.Automaton: lowered literal → index in _entries
     _always: list[tuple[Family, re.Pattern[str]]] = field(default_factory=list, repr=False)
+    _entries: list[list[tuple[Family, re.Pattern[str]]]] = field(default_factory=list, repr=False)
     # each pattern's anchor test (diagnose.regex_anchor), made the first time the pattern is a candidate;
     # by id: the patterns are the families', which live as long as the catalogue
     _tests: dict[int, Callable[[str], bool] | None] = field(default_factory=dict, repr=False, compare=False)
@@ -194,8 +199,11 @@ class Catalogue:
                     continue
                 for anchor in options[0]:
                     table.setdefault(anchor, []).append((fam, rx))
+        # each anchor maps to the index of its patterns in _entries: the text's pass collects the indices
+        # in C (operator.itemgetter over the automaton's matches), in the order they are first found
         for anchor, entries in table.items():
-            auto.add_word(anchor, entries)
+            auto.add_word(anchor, len(self._entries))
+            self._entries.append(entries)
         if table:
             auto.make_automaton()
             self._anchors = auto
@@ -209,13 +217,9 @@ class Catalogue:
     def candidates(self, text: str) -> list[tuple[Family, re.Pattern[str]]]:
         out = list(self._always)
         if self._anchors is not None:
-            seen: set[int] = set()
             tried: set[tuple[int, int]] = set()  # a pattern filed under several anchors is tried once
-            for _, entries in self._anchors.iter(lowered(text)):
-                if id(entries) in seen:
-                    continue
-                seen.add(id(entries))
-                for fam, rx in entries:
+            for index in dict.fromkeys(map(_SECOND, self._anchors.iter(lowered(text)))):
+                for fam, rx in self._entries[index]:
                     key = (id(fam), id(rx))
                     if key not in tried:
                         tried.add(key)

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from diagnose.comparisons import (
@@ -486,8 +486,32 @@ def _memo(text: str) -> dict[Any, Any]:
     return last[1]
 
 
+def has_failure_line(text: str) -> bool:
+    """Whether ``failure_lines(text, 1)`` finds a line, without the printed results' detectors where a
+    line with a failure word answers first."""
+    memo = _memo(text)
+    found = memo.get(("answer", 1))
+    if found is not None:
+        return bool(found)
+    if next(_keyword_lines(text, memo), None) is not None:
+        return True
+    return any(not _healthy(line) for detect in _PRINTED for _, line in _detected(detect, text, 1, memo))
+
+
 def _failure_lines(text: str, limit: int, memo: dict[Any, Any]) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
+    for hit in _keyword_lines(text, memo):
+        out.append(hit)
+        if len(out) >= limit:
+            break
+    printed = [(n, line) for n, line in _printed_results(text, limit, memo) if not _healthy(line)]
+    if printed:
+        out = sorted(set(out) | set(printed))[:limit]
+    return out
+
+
+def _keyword_lines(text: str, memo: dict[Any, Any]) -> Iterator[tuple[int, str]]:
+    """The lines a failure pattern selected by their keywords matches, healthy ones left out, in order."""
     candidates = memo.get("lines")
     if candidates is None:
         candidates = memo["lines"] = sorted(_candidate_lines(text).items())
@@ -501,10 +525,4 @@ def _failure_lines(text: str, limit: int, memo: dict[Any, Any]) -> list[tuple[in
         if hit is None:
             hit = failed[start] = len(line) <= 2000 and _selected(frozenset(indices), line) and not _healthy(line)
         if hit:
-            out.append((text.count("\n", 0, start) + 1, line.strip()))
-            if len(out) >= limit:
-                break
-    printed = [(n, line) for n, line in _printed_results(text, limit, memo) if not _healthy(line)]
-    if printed:
-        out = sorted(set(out) | set(printed))[:limit]
-    return out
+            yield text.count("\n", 0, start) + 1, line.strip()

@@ -25,7 +25,7 @@ def regex_test(pattern: str, *, anchored: bool = False) -> Callable[[str], bool]
     """Whether ``pattern`` is found in a string (``re.search``; ``re.match`` when ``anchored``); a string
     that holds none of the literals every match contains is refused without running the regex."""
     rx = re.compile(pattern)
-    find = rx.match if anchored else rx.search
+    find = _anchored_first(rx, rx.match if anchored else rx.search)
     options = literal_options(rx)
     if options is None:
         return lambda s: find(s) is not None
@@ -41,6 +41,25 @@ def regex_test(pattern: str, *, anchored: bool = False) -> Callable[[str], bool]
         return find(s) is not None
 
     return folded
+
+
+def _anchored_first(rx: re.Pattern[str], find: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``find``, after the pattern's anchor test (:mod:`diagnose.regex_anchor`) where it has one: a string
+    the test refuses has no match (so no ``re.match`` either).  The test is made on the first call, so a
+    rule base loads without reading every pattern twice."""
+    test: list[Callable[[str], bool] | None] = []
+
+    def found(s: str) -> Any:
+        if not test:
+            from diagnose.regex_anchor import anchor_test  # it reads this module's lowered text
+
+            test.append(anchor_test(rx))
+        may = test[0]
+        if may is not None and not may(s):
+            return None
+        return find(s)
+
+    return found
 
 
 def may_match(rx: re.Pattern[str]) -> Callable[[str], bool]:

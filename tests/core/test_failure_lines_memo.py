@@ -1,6 +1,6 @@
 """failure_lines (diagnose/failure_lines.py) remembers what it worked out for the last log it read, since
 its callers ask about one log in turn with different limits: each answer is the one a fresh reading
-gives, in any order of limits; and its keyword pass finds the lines a plain search per keyword finds."""
+gives, in any order of limits, and so is whether it finds one; and its keyword pass finds the lines a plain search per keyword finds."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from diagnose.failure_lines import _BY_KEYWORD, _LINE_STARTS, START, _candidate_lines, failure_lines
+from diagnose.failure_lines import (
+    _BY_KEYWORD,
+    _LINE_STARTS,
+    START,
+    _candidate_lines,
+    failure_lines,
+    has_failure_line,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,6 +48,18 @@ def test_each_limit_answers_as_a_fresh_reading(order: tuple[int, ...]) -> None:
             assert failure_lines(text, limit) != got
             seen += bool(got[:-1])
     assert seen > 50
+
+
+def test_has_failure_line_is_whether_one_failure_line_is_found() -> None:
+    answers = set()
+    for text in _logs():
+        for then in (1, 3, None):  # alone, and after an answer for the same log is remembered
+            got = has_failure_line(text)
+            assert got == bool(failure_lines(_fresh(text), 1))
+            answers.add(got)
+            if then is not None:
+                failure_lines(text, then)
+    assert answers == {True, False}
 
 
 def _candidate_lines_per_keyword(text: str) -> dict[int, set[int]]:
