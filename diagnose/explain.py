@@ -330,25 +330,38 @@ def framework(context: Mapping[str, Any]) -> str | None:
     text = str(context.get("log_text") or "")[:200_000]
     types = " ".join(str(t) for t in context.get("py_exc_types") or ())
     here = f"{types} {context.get('py_exc_qualname') or ''} {context.get('py_user_file') or ''}"
-    if _JAX.search(here) or _JAX.search(text):
+    if _JAX.search(here) or _in_log(_JAX, text):
         return "jax"
-    if context.get("triton_error") or context.get("triton_lines") or _TRITON.search(here) or _TRITON.search(text):
+    if context.get("triton_error") or context.get("triton_lines") or _TRITON.search(here) or _in_log(_TRITON, text):
         return "triton"
-    if _TRITON_FRAME.search(text):
+    if _in_log(_TRITON_FRAME, text):
         return "triton"
-    if _CUPY.search(here) or _CUPY.search(text):
+    if _CUPY.search(here) or _in_log(_CUPY, text):
         return "cupy"
-    if _NUMBA.search(here) or _NUMBA.search(text):
+    if _NUMBA.search(here) or _in_log(_NUMBA, text):
         return "numba"
-    if _TORCH.search(here) or _TORCH.search(text):
+    if _TORCH.search(here) or _in_log(_TORCH, text):
         return "torch"
-    if _OTHER.search(text):
+    if _in_log(_OTHER, text):
         return None
     python = bool(context.get("py_exc_type")) or "Traceback (most recent call last)" in text
     native = context.get("compiler_tool") in ("nvcc", "ptxas", "nvrtc") or context.get("sanitizer_tool")
     if not python and (native or context.get("cuda_error")):
         return "cuda"
     return None
+
+
+def _in_log(rx: re.Pattern[str], text: str) -> bool:
+    """``rx.search(text)``, after the pattern's anchor test (a log is long; its words are few)."""
+    test = _LOG_TESTS.get(rx, False)
+    if test is False:
+        from diagnose.regex_anchor import anchor_test
+
+        test = _LOG_TESTS[rx] = anchor_test(rx)
+    return (test is None or test(text)) and rx.search(text) is not None
+
+
+_LOG_TESTS: dict[re.Pattern[str], Any] = {}
 
 
 def frameworks_possible(requires: Iterable[str]) -> frozenset[str]:

@@ -94,6 +94,8 @@ def _anchor(items: list[tuple[Any, Any]]) -> tuple[int, tuple[str, ...]] | None:
 def _leading(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
     """Literals one of which every match of the sequence ``items`` starts with (only the first item is
     read, and a run of literal items); None when there are none."""
+    while items and items[0][0] in (_C.AT, _C.ASSERT, _C.ASSERT_NOT):
+        items = items[1:]  # zero-width (a word boundary, ^, a lookaround): the next item starts the match
     if not items:
         return None
     op, arg = items[0]

@@ -46,8 +46,12 @@ def _family_texts() -> list[str]:
         (r"(?:failed to|could not) (?:load|open) (\S+)", "could not close it; failed to see", False),
         # case kept where the pattern keeps it
         (r"Error: (\d+)", "error: 5", False),
-        # a lookbehind before the anchor is left to the search itself (the test only says "may")
-        (r"(?<=x)abc\d", "yabc1", True),
+        # a lookbehind before the literal is tried with it, on the text before it
+        (r"(?<=x)abc\d", "xabc1", True),
+        (r"(?<=x)abc\d", "yabc1 xabc", False),
+        # so is a word boundary, in each branch
+        (r"(?i)\bjax(?:lib)?\b|XlaRuntimeError|\bpallas\b", "import jaxlib", True),
+        (r"(?i)\bjax(?:lib)?\b|XlaRuntimeError|\bpallas\b", "ajax pallasx", False),
         # a case fold beyond ASCII: the Kelvin sign folds to k, so the text is searched, not str.lower()ed
         ("(?i)kelvin", "\u212aelvin", True),
     ],
