@@ -92,8 +92,8 @@ def _anchor(items: list[tuple[Any, Any]]) -> tuple[int, tuple[str, ...]] | None:
 
 
 def _leading(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
-    """Literals one of which every match of the sequence ``items`` starts with (only the first item is
-    read, and a run of literal items); None when there are none."""
+    """Literals one of which every match of the sequence ``items`` starts with (read from its first item,
+    a run of literal items, and what follows an optional one); None when there are none."""
     while items and items[0][0] in (_C.AT, _C.ASSERT, _C.ASSERT_NOT):
         items = items[1:]  # zero-width (a word boundary, ^, a lookaround): the next item starts the match
     if not items:
@@ -119,6 +119,15 @@ def _leading(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
                 return None
             out += lits
         return tuple(out)
+    if op in _REPEATS:
+        low, high, sub = arg
+        if high == 0:
+            return _leading(items[1:])  # matches nothing
+        first = _leading(list(sub))
+        if low >= 1 or not first:
+            return first
+        after = _leading(items[1:])  # repeated no times: what follows starts the match
+        return (*first, *after) if after else None
     return None
 
 

@@ -118,3 +118,46 @@ def test_scan_finds_what_a_full_search_finds() -> None:
         assert got == _scan_in_full(text)
         found += bool(got)
     assert found > 10
+
+
+def test_anchor_tests_are_sound_on_the_rules_text_patterns() -> None:
+    """The same over the regexes the rules run on a log (their pre-checks use the test): their own match
+    and no-match examples, and real logs."""
+    from diagnose.rules import default_rules
+
+    rules = list(default_rules())
+    texts = [e.log for r in rules for e in (*r.match_examples, *r.no_match_examples) if e.log]
+    texts += _real_logs()[:40]
+    rejected = 0
+    for pattern in sorted({p for r in rules for p in r.text_patterns}):
+        try:
+            rx = re.compile(pattern)
+        except re.error:
+            continue
+        test = anchor_test(rx)
+        if test is None:
+            continue
+        for text in texts:
+            if not test(text):
+                rejected += 1
+                assert rx.search(text) is None, (pattern, text[:200])
+    assert rejected > 1000
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "may"),
+    [
+        # an optional item first: its literal or what follows it starts the match
+        (r"(?i)(?:is )?only supported on", "Only supported on sm_90", True),
+        (r"(?i)(?:is )?only supported on", "is supported on", False),
+        (r"(?:abc)*xyz", "xyz", True),
+        (r"(?:abc)*xyz", "abcxy", False),
+        (r"(?:abc)+xyz", "zabcxyz", True),
+    ],
+)
+def test_optional_first_items(pattern: str, text: str, may: bool) -> None:
+    rx = re.compile(pattern)
+    test = anchor_test(rx)
+    assert test is not None
+    assert test(text) is may
+    assert (rx.search(text) is not None) is may
