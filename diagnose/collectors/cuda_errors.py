@@ -84,6 +84,8 @@ _HINTS = (
     "uncorrectable ECC",
     "PTX was compiled with an unsupported toolchain",
 )
+#: whether a line holds one of _HINTS (one search of their alternation: a line is short, and there are many)
+_HINT_IN_LINE = re.compile("|".join(map(re.escape, _HINTS))).search
 # a bare runtime message is trusted anywhere only when it is this long (short ones are too generic)
 _DISTINCTIVE_LEN = 26
 
@@ -414,7 +416,7 @@ def parse(text: str) -> CudaFacts | None:
     assert_message: str | None = None
     assert_line: int | None = None
     for ln, line in enumerate(text.splitlines(), 1):
-        if len(line) > 20000 or not any(h in line for h in _HINTS):
+        if len(line) > 20000 or not _HINT_IN_LINE(line):
             continue
         if "Assertion" in line and "thread: [" in line and assert_message is None:
             m = _DEVICE_ASSERT.search(line)
