@@ -12,12 +12,9 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from diagnose.cli_rules import _load_rules, add_rules_parser, cmd_rules
-
-if TYPE_CHECKING:
-    from diagnose.kb.cli import Recorder
 
 EPILOG_CLASSIFY = """\
 inputs:
@@ -153,14 +150,11 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if jobs < 1:
         err.write("kdiag classify: --jobs must be at least 1\n")
         return 2
-    recorder: Recorder | None = None
-    if getattr(args, "record", False) or getattr(args, "db", None) or os.environ.get("KDIAG_DB"):  # kb in use
-        from diagnose.kb.cli import open_recorder
+    from diagnose.kb.cli import open_recorder
 
-        opened = open_recorder(args, rules, err, default_record=False)
-        if opened is False:
-            return 3
-        recorder = opened
+    recorder = open_recorder(args, rules, err, default_record=False)
+    if recorder is False:
+        return 3
     if jobs > 1:
         reports_iter = classify_parallel(records, jobs=jobs, rules_root=args.rules, min_confidence=args.min_confidence)
     else:
