@@ -35,22 +35,29 @@ _MIN_LITERAL = 3  # shorter literals are found too often to save a search
 
 def anchor_test(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
     """A test that is False only where ``rx.search`` finds nothing; None when the pattern has no item
-    whose matches start with literals of 3 characters or more."""
+    whose matches start with literals of 3 characters or more.  Two items may anchor it: the one with
+    the longest literals (the fewest places to try) and the first one (the longest rest of the pattern
+    to match there); the test asks both."""
     try:
         parsed = sre_parse.parse(rx.pattern, rx.flags)
-        found = _anchor(list(parsed.data))
-        if found is None:
-            return None
-        index, literals = found
+        items = list(parsed.data)
         fold = bool(parsed.state.flags & re.IGNORECASE)
-        if fold:
-            if not all(lit.isascii() for lit in literals):
-                return None  # a case fold beyond ASCII: str.lower() is not the regex's matching
-            literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
-        rest = sre_compile.compile(sre_parse.SubPattern(parsed.state, list(parsed.data)[index:]), rx.flags)
+        tests = []
+        for index, literals in _anchors(items):
+            if fold:
+                if not all(lit.isascii() for lit in literals):
+                    continue  # a case fold beyond ASCII: str.lower() is not the regex's matching
+                literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
+            rest = sre_compile.compile(sre_parse.SubPattern(parsed.state, items[index:]), rx.flags)
+            tests.append(_test(literals, fold, rest))
     except Exception:  # a construct this reading does not know: no test, the regex decides
         return None
-    return _test(literals, fold, rest)
+    if not tests:
+        return None
+    if len(tests) == 1:
+        return tests[0]
+    rare, long_rest = tests
+    return lambda text: rare(text) and long_rest(text)
 
 
 def _test(literals: tuple[str, ...], fold: bool, rest: re.Pattern[str]) -> Callable[[str], bool]:
@@ -74,21 +81,22 @@ def _test(literals: tuple[str, ...], fold: bool, rest: re.Pattern[str]) -> Calla
     return may_match
 
 
-def _anchor(items: list[tuple[Any, Any]]) -> tuple[int, tuple[str, ...]] | None:
-    """(index of the item, the literals one of which starts each of its matches): the item with the
-    longest shortest literal, the first of equals; None when no item has literals of 3 characters."""
-    best: tuple[int, tuple[str, ...]] | None = None
+def _anchors(items: list[tuple[Any, Any]]) -> list[tuple[int, tuple[str, ...]]]:
+    """(index of an item, the literals one of which starts each of its matches): the item with the
+    longest shortest literal (the first of equals), then the first item with literals of 3 characters
+    when that is another; none when no item has them."""
+    found: list[tuple[int, tuple[str, ...]]] = []
     for k, (op, _arg) in enumerate(items):
         if op is _C.LITERAL and k > 0 and items[k - 1][0] is _C.LITERAL:
             continue  # inside a run: its start is the better anchor
         lits = _leading(items[k:])
-        if not lits or min(map(len, lits)) < _MIN_LITERAL:
-            continue
-        if best is None or min(map(len, lits)) > min(map(len, best[1])):
-            best = (k, lits)
-    if best is None or _refers(items[best[0] :]):
-        return None  # a back reference to a group before the item cannot be matched without it
-    return best
+        if not lits or min(map(len, lits)) < _MIN_LITERAL or _refers(items[k:]):
+            continue  # (a back reference to a group before the item cannot be matched without it)
+        found.append((k, lits))
+    if not found:
+        return []
+    best = max(found, key=lambda f: (min(map(len, f[1])), -f[0]))
+    return [best] if best is found[0] else [best, found[0]]
 
 
 def _leading(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:

@@ -161,3 +161,14 @@ def test_optional_first_items(pattern: str, text: str, may: bool) -> None:
     assert test is not None
     assert test(text) is may
     assert (rx.search(text) is not None) is may
+
+
+def test_the_first_anchor_is_asked_too() -> None:
+    """A frequent long literal late in the pattern ("error") is not all the test asks: the rest from the
+    first anchoring item ("load...(): ... error") must match too."""
+    rx = re.compile(r"(?i)\b\w*(?:load|read)\w*\(\)\s*:\s*(?:invalid|error)")
+    test = anchor_test(rx)
+    assert test is not None
+    assert test("loader(): error") is True
+    assert test("an error, then load() again") is False
+    assert rx.search("an error, then load() again") is None
