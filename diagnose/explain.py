@@ -165,18 +165,39 @@ _PERIOD_AFTER = re.compile(r"[\"'`)\]]*\.")
 
 
 def _fill(text: str, context: Mapping[str, Any]) -> str:
-    """Every placeholder of ``text`` replaced (raises Absent when one has no value)."""
+    """Every placeholder of ``text`` replaced (raises Absent when one has no value):
+    ``PLACEHOLDER.sub`` with each placeholder's value, from the text's placeholders found once."""
+    parts, tail = _placeholders_in(text)
+    if not parts:
+        return text
+    out: list[str] = []
+    for before, m in parts:
+        out.append(before)
+        out.append(_filled(m, context))
+    out.append(tail)
+    return "".join(out)
 
-    def one(m: re.Match[str]) -> str:
-        words = (m.group(4), m.group(5)) if m.group(4) is not None else None
-        value = _value(m.group(1), m.group(2), context, nonzero=bool(m.group(3)), words=words)
-        after = _PERIOD_AFTER.match(text, m.end())
-        # a quoted message's own closing period and the sentence's: one is enough
-        if after and value.endswith(".") and (after.end() == m.end() + 1 or not value.endswith("..")):
-            value = value[:-1]
-        return value.replace("\0", "")
 
-    return PLACEHOLDER.sub(one, text)
+@functools.lru_cache(maxsize=8192)
+def _placeholders_in(text: str) -> tuple[tuple[tuple[str, re.Match[str]], ...], str]:
+    """The placeholders of a rule text, each with the text before it, and the text after the last: a
+    rule's texts are few and filled for every finding."""
+    parts = []
+    end = 0
+    for m in PLACEHOLDER.finditer(text):
+        parts.append((text[end : m.start()], m))
+        end = m.end()
+    return tuple(parts), text[end:]
+
+
+def _filled(m: re.Match[str], context: Mapping[str, Any]) -> str:
+    words = (m.group(4), m.group(5)) if m.group(4) is not None else None
+    value = _value(m.group(1), m.group(2), context, nonzero=bool(m.group(3)), words=words)
+    after = _PERIOD_AFTER.match(m.string, m.end())
+    # a quoted message's own closing period and the sentence's: one is enough
+    if after and value.endswith(".") and (after.end() == m.end() + 1 or not value.endswith("..")):
+        value = value[:-1]
+    return value.replace("\0", "")
 
 
 # the gap a dropped segment (\0) leaves: a connective or comma before it that nothing follows, an empty
