@@ -21,13 +21,26 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from diagnose.regex_literals import lowered
-
 with warnings.catch_warnings():  # the stdlib's own regex parser and compiler (deprecated names)
     warnings.simplefilter("ignore", DeprecationWarning)
     import sre_compile
     import sre_constants as _C
     import sre_parse
+
+_LAST_LOWERED: tuple[str, str] = ("", "")
+
+
+def lowered(s: str) -> str:
+    """``s.lower()``, remembered for the last string: the collectors, the catalogue and every rule's
+    regex read the same log text (also :func:`diagnose.regex_literals.lowered`)."""
+    global _LAST_LOWERED
+    last = _LAST_LOWERED
+    if last[0] is s:
+        return last[1]
+    low = s.lower()
+    _LAST_LOWERED = (s, low)
+    return low
+
 
 _REPEATS = (_C.MAX_REPEAT, _C.MIN_REPEAT) + ((_C.POSSESSIVE_REPEAT,) if hasattr(_C, "POSSESSIVE_REPEAT") else ())
 _MIN_LITERAL = 3  # shorter literals are found too often to save a search

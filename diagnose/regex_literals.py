@@ -13,6 +13,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from diagnose.regex_anchor import anchor_test, lowered
+
 with warnings.catch_warnings():  # the stdlib's own regex parser (deprecated names of re._parser, re._constants)
     warnings.simplefilter("ignore", DeprecationWarning)
     import sre_constants as _C
@@ -51,8 +53,6 @@ def _anchored_first(rx: re.Pattern[str], find: Callable[[str], Any]) -> Callable
 
     def found(s: str) -> Any:
         if not test:
-            from diagnose.regex_anchor import anchor_test  # it reads this module's lowered text
-
             test.append(anchor_test(rx))
         may = test[0]
         if may is not None and not may(s):
@@ -76,11 +76,6 @@ def may_match(rx: re.Pattern[str]) -> Callable[[str], bool]:
     return lambda s: not s.isascii() or holds(_lowered(s))
 
 
-def lowered(s: str) -> str:
-    """``s.lower()``, remembered for the last string (the collectors and the rules read one log)."""
-    return _lowered(s)
-
-
 def _holds_one_of(literals: tuple[str, ...]) -> Callable[[str], bool]:
     if len(literals) == 1:
         (only,) = literals
@@ -95,18 +90,7 @@ def _holds_one_of(literals: tuple[str, ...]) -> Callable[[str], bool]:
     return holds
 
 
-_LAST_LOWERED: tuple[str, str] = ("", "")
-
-
-def _lowered(s: str) -> str:
-    """``s.lower()``, remembered for the last string: every rule's regex reads the same log text."""
-    global _LAST_LOWERED
-    last = _LAST_LOWERED
-    if last[0] is s:
-        return last[1]
-    low = s.lower()
-    _LAST_LOWERED = (s, low)
-    return low
+_lowered = lowered  # s.lower(), remembered for the last string (diagnose.regex_anchor)
 
 
 # --- the literals every match of a regex contains -------------------------------------------------
