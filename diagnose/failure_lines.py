@@ -312,8 +312,14 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
 )  # fmt: skip
 _FLAGS = re.VERBOSE | re.MULTILINE
-#: all of them at once, for a single line
-_FAILURE_LINE = re.compile("|".join(f"(?:{p})" for _, p in _PATTERNS), _FLAGS)
+
+
+@functools.cache
+def _failure_line() -> re.Pattern[str]:
+    """All of them at once, for a single line (compiled when :func:`is_failure_line` first needs it)."""
+    return re.compile("|".join(f"(?:{p})" for _, p in _PATTERNS), _FLAGS)
+
+
 #: keyword -> the indices of the patterns it selects
 _BY_KEYWORD: dict[str, tuple[int, ...]] = {}
 for _i, (_kws, _) in enumerate(_PATTERNS):
@@ -418,7 +424,7 @@ def is_failure_line(line: str) -> bool:
     """``line`` reports a failure and is not one of the healthy look-alikes."""
     if len(line) > 2000:
         return False
-    return (bool(_FAILURE_LINE.search(line)) or bool(_printed_results(line, 1))) and not _healthy(line)
+    return (bool(_failure_line().search(line)) or bool(_printed_results(line, 1))) and not _healthy(line)
 
 
 def _zero_input_lines(text: str, limit: int) -> list[tuple[int, str]]:
