@@ -69,7 +69,7 @@ import yaml
 from diagnose.catalogue_candidates import Candidate, parse_candidates
 from diagnose.catalogue_text import STRING_FILLERS, fill_template
 from diagnose.regex_anchor import anchor_test
-from diagnose.regex_literals import literal_options, lowered
+from diagnose.regex_literals import compiled, literal_options, lowered
 
 CATALOGUE_DIR = Path(__file__).resolve().parent / "data" / "catalogue"
 CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
@@ -412,7 +412,7 @@ def _patterns(item: dict[str, Any], err: Callable[[str], object]) -> list[re.Pat
             err(f"a pattern must be a string, got {p!r}")
             continue
         try:
-            rx = re.compile(p)
+            rx = compiled(p)
         except re.error as exc:
             err(f"bad pattern {p!r}: {exc}")
             continue

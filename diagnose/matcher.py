@@ -27,6 +27,7 @@ from typing import Any
 
 from diagnose.confidence import assess
 from diagnose.evidence import SOURCES, Evidence, symbol_source
+from diagnose.regex_literals import compiled
 from diagnose.rules import FamilyCondition, Rule, RuleSet
 
 #: confidences are calibrated (diagnose.calibration): how often such an answer was right on the labelled
@@ -340,6 +341,6 @@ def _text_pattern(pattern: str) -> re.Pattern[str] | None:
     """A rule's text regex, compiled once (the rule base holds more than ``re``'s own cache keeps);
     None when it does not compile."""
     try:
-        return re.compile(pattern)
+        return compiled(pattern)  # the rule base's own compiled pattern, where it has one
     except re.error:
         return None

@@ -61,7 +61,10 @@ def anchor_test(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
                 if not all(lit.isascii() for lit in literals):
                     continue  # a case fold beyond ASCII: str.lower() is not the regex's matching
                 literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
-            rest = sre_compile.compile(sre_parse.SubPattern(parsed.state, items[index:]), rx.flags)
+            # from the first item, the rest is the pattern itself
+            rest = (
+                rx if index == 0 else sre_compile.compile(sre_parse.SubPattern(parsed.state, items[index:]), rx.flags)
+            )
             tests.append(_test(literals, fold, rest))
     except Exception:  # a construct this reading does not know: no test, the regex decides
         return None

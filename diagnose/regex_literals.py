@@ -23,10 +23,22 @@ with warnings.catch_warnings():  # the stdlib's own regex parser (deprecated nam
 _REPEATS = (_C.MAX_REPEAT, _C.MIN_REPEAT) + ((_C.POSSESSIVE_REPEAT,) if hasattr(_C, "POSSESSIVE_REPEAT") else ())
 
 
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def compiled(pattern: str) -> re.Pattern[str]:
+    """``re.compile(pattern)``, kept by the pattern's text: the rule base and the message catalogue hold
+    more patterns than ``re``'s own cache keeps, and a finding's citation reads them again."""
+    rx = _COMPILED.get(pattern)
+    if rx is None:
+        rx = _COMPILED[pattern] = re.compile(pattern)
+    return rx
+
+
 def regex_test(pattern: str, *, anchored: bool = False) -> Callable[[str], bool]:
     """Whether ``pattern`` is found in a string (``re.search``; ``re.match`` when ``anchored``); a string
     that holds none of the literals every match contains is refused without running the regex."""
-    rx = re.compile(pattern)
+    rx = compiled(pattern)
     find = _anchored_first(rx, rx.match if anchored else rx.search)
     options = literal_options(rx)
     if options is None:
