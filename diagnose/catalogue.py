@@ -50,12 +50,14 @@ A family with a category and failure mode becomes a rule (:func:`family_rules`),
 other; every family must still be checkable: each message's ``sample`` (or its template with the
 placeholders filled) must match one of its patterns — :func:`lint_catalogue` says where not.
 Matching is fast whatever the catalogue's size: one Aho-Corasick pass over the lowered text finds
-each pattern's longest literal, and only those patterns run.
+each pattern's longest literal, and only those patterns run — each first tried only where a literal that
+starts part of it stands (:mod:`diagnose.regex_anchor`).
 """
 
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -66,7 +68,8 @@ import yaml
 
 from diagnose.catalogue_candidates import Candidate, parse_candidates
 from diagnose.catalogue_text import STRING_FILLERS, fill_template
-from diagnose.regex_literals import literal_options, lowered
+from diagnose.regex_anchor import anchor_test
+from diagnose.regex_literals import compiled, literal_options, lowered
 
 CATALOGUE_DIR = Path(__file__).resolve().parent / "data" / "catalogue"
 CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
@@ -162,6 +165,9 @@ class Family:
         return self.category is not None
 
 
+_SECOND = operator.itemgetter(1)
+
+
 @dataclass(frozen=True)
 class Hit:
     family: Family
@@ -172,8 +178,12 @@ class Hit:
 @dataclass
 class Catalogue:
     families: tuple[Family, ...]
-    _anchors: Any = field(default=None, repr=False)  # ahocorasick.Automaton: lowered literal → [(family, pattern)]
+    _anchors: Any = field(default=None, repr=False)  # ahocorasick.Automaton: lowered literal → index in _entries
     _always: list[tuple[Family, re.Pattern[str]]] = field(default_factory=list, repr=False)
+    _entries: list[list[tuple[Family, re.Pattern[str]]]] = field(default_factory=list, repr=False)
+    # each pattern's anchor test (diagnose.regex_anchor), made the first time the pattern is a candidate;
+    # by id: the patterns are the families', which live as long as the catalogue
+    _tests: dict[int, Callable[[str], bool] | None] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         import ahocorasick
@@ -189,8 +199,11 @@ class Catalogue:
                     continue
                 for anchor in options[0]:
                     table.setdefault(anchor, []).append((fam, rx))
+        # each anchor maps to the index of its patterns in _entries: the text's pass collects the indices
+        # in C (operator.itemgetter over the automaton's matches), in the order they are first found
         for anchor, entries in table.items():
-            auto.add_word(anchor, entries)
+            auto.add_word(anchor, len(self._entries))
+            self._entries.append(entries)
         if table:
             auto.make_automaton()
             self._anchors = auto
@@ -204,13 +217,9 @@ class Catalogue:
     def candidates(self, text: str) -> list[tuple[Family, re.Pattern[str]]]:
         out = list(self._always)
         if self._anchors is not None:
-            seen: set[int] = set()
             tried: set[tuple[int, int]] = set()  # a pattern filed under several anchors is tried once
-            for _, entries in self._anchors.iter(lowered(text)):
-                if id(entries) in seen:
-                    continue
-                seen.add(id(entries))
-                for fam, rx in entries:
+            for index in dict.fromkeys(map(_SECOND, self._anchors.iter(lowered(text)))):
+                for fam, rx in self._entries[index]:
                     key = (id(fam), id(rx))
                     if key not in tried:
                         tried.add(key)
@@ -220,7 +229,12 @@ class Catalogue:
     def scan(self, text: str) -> list[Hit]:
         """Every family whose patterns match a line of ``text``: the first hit of each, in text order."""
         hits: dict[str, Hit] = {}
+        tests = self._tests
         for fam, rx in self.candidates(text):
+            key = id(rx)
+            test = tests[key] if key in tests else tests.setdefault(key, anchor_test(rx))
+            if test is not None and not test(text):
+                continue  # the rest of the pattern matches at none of its anchor's places: no match
             m = rx.search(text)
             if m is None:
                 continue
@@ -398,7 +412,7 @@ def _patterns(item: dict[str, Any], err: Callable[[str], object]) -> list[re.Pat
             err(f"a pattern must be a string, got {p!r}")
             continue
         try:
-            rx = re.compile(p)
+            rx = compiled(p)
         except re.error as exc:
             err(f"bad pattern {p!r}: {exc}")
             continue

@@ -28,9 +28,12 @@ and the element count of the input where the call states it (``zeros((2**31+1,),
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import re
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 #: label words of the trusted side and of the side under test
 _REF_WORDS = frozenset(
@@ -167,22 +170,43 @@ def _pair_differs(a: tuple[str, str, int, int], b: tuple[str, str, int, int]) ->
 
 
 def _side_lines(text: str) -> list[int]:
-    """Indices (from 0) of the lines that hold a side's word, found with one search per word."""
+    """Indices (from 0) of the lines that hold a side's word, found in one pass over the lowered text."""
+    return _lines_holding(text, _side_words())
+
+
+@functools.cache
+def _side_words() -> Any:
+    return _words_automaton(_REF_WORDS | _DEV_WORDS)
+
+
+def _words_automaton(words: Iterable[str]) -> Any:
+    """An automaton (pyahocorasick) of ``words``, each mapped to its length."""
+    import ahocorasick
+
+    auto = ahocorasick.Automaton()
+    for word in words:
+        auto.add_word(word, len(word))
+    auto.make_automaton()
+    return auto
+
+
+def _lines_holding(text: str, words: Any) -> list[int]:
+    """Indices (from 0) of the lines of ``text`` whose lowered text holds one of the automaton's words
+    (no word holds a newline).  The words end in the order the automaton reports them, so a line is
+    the one before's or a later one."""
     lower = text.lower()
-    starts: set[int] = set()
-    for word in _REF_WORDS | _DEV_WORDS:
-        i = lower.find(word)
-        while i >= 0:
-            start = lower.rfind("\n", 0, i) + 1
-            starts.add(start)
-            nl = lower.find("\n", i)
-            if nl < 0:
-                break
-            i = lower.find(word, nl)
+    starts: list[int] = []
+    line_end = -1
+    for end, size in words.iter(lower):
+        if end > line_end:
+            starts.append(lower.rfind("\n", max(line_end, 0), end - size + 1) + 1)
+            line_end = lower.find("\n", end)
+            if line_end < 0:
+                line_end = len(lower)
     if not starts:
         return []
     ends = [m.start() for m in re.finditer("\n", text)]
-    return sorted(bisect.bisect_left(ends, start) for start in starts)
+    return [bisect.bisect_left(ends, start) for start in starts]
 
 
 def comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
@@ -339,14 +363,28 @@ _OVER_TOLERANCE = re.compile(
 _BOUND_WORD = re.compile(r"(?i:tol|threshold|allowed|eps)")
 
 
+@functools.cache
+def _bound_words() -> Any:
+    return _words_automaton(("tol", "threshold", "allowed", "eps"))
+
+
 def over_tolerance_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     """Lines that print a measured difference above the tolerance they print beside it
     (``max abs diff: 0.51 (tol 1e-3)``); a difference within it is a pass."""
     out: list[tuple[int, str]] = []
-    if not _BOUND_WORD.search(text):
+    if text.isascii():  # the lines _BOUND_WORD finds: those whose lowered text holds one of its words
+        numbered = _lines_holding(text, _bound_words())
+        if not numbered:
+            return out
+        lines = text.split("\n")
+    elif _BOUND_WORD.search(text):  # case folding beyond ASCII: the regex on every line
+        lines = text.split("\n")
+        numbered = [i for i, line in enumerate(lines) if _BOUND_WORD.search(line)]
+    else:
         return out
-    for n, line in enumerate(text.split("\n"), 1):
-        if len(line) > 2000 or not _BOUND_WORD.search(line):
+    for i in numbered:
+        n, line = i + 1, lines[i]
+        if len(line) > 2000:
             continue
         for m in _OVER_TOLERANCE.finditer(line):
             value, bound = float(m["value"]), float(m["limit"])
@@ -465,6 +503,40 @@ def _metric_values(line: str) -> list[tuple[list[str], float]]:
     return out
 
 
+@functools.cache
+def _ref_words() -> Any:
+    return _words_automaton(_REF_PREFIXES)
+
+
+def _names_a_reference(text: str) -> bool:
+    """Whether ``_REF_ANY`` finds a word in ``text``: on ASCII text, a word of the lowered text that no
+    letter precedes (ASCII case folding is lower()'s), from one automaton pass."""
+    if not text.isascii():
+        return _REF_ANY.search(text) is not None
+    lower = text.lower()
+    for end, size in _ref_words().iter(lower):
+        start = end - size + 1
+        if start == 0 or not ("a" <= lower[start - 1] <= "z"):
+            return True
+    return False
+
+
+def _lines_matching(text: str, rx: re.Pattern[str]) -> Iterator[int]:
+    """Indices (from 0) of the lines ``rx`` matches on, in order, from one scan of the text: for a
+    pattern that neither consumes nor looks past a newline, the lines a search of each line finds."""
+    line, at = 0, 0
+    for m in rx.finditer(text):
+        start = m.start()
+        if start < at:
+            continue
+        line += text.count("\n", at, start)
+        yield line
+        end = text.find("\n", start)
+        if end < 0:
+            return
+        line, at = line + 1, end + 1
+
+
 def zero_metric_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     """A metric printed as exactly 0 where the same metric of a reference is printed non-zero on the same or
     the next line (``accuracy: 0.0 (baseline accuracy: 0.85)``, ``ref_acc = 0.91``).  A zero alone, or a
@@ -475,12 +547,13 @@ def zero_metric_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     >>> zero_metric_lines("accuracy: 0.0\\nloss: 0.85")
     []
     """
-    if "0" not in text or not _REF_ANY.search(text):
+    if "0" not in text or not _names_a_reference(text):
         return []
     lines = text.split("\n")
     out: list[tuple[int, str]] = []
-    for i, line in enumerate(lines):
-        if len(line) > 2000 or "0" not in line or not _ZERO_VALUE.search(line):
+    for i in _lines_matching(text, _ZERO_VALUE):
+        line = lines[i]
+        if len(line) > 2000:
             continue
         near = "\n".join(lines[i : i + 2])
         if len(near) > 4000 or not _REF_ANY.search(near):

@@ -37,6 +37,7 @@ form, and that the text renders, on each of the rule's own match examples.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -164,18 +165,39 @@ _PERIOD_AFTER = re.compile(r"[\"'`)\]]*\.")
 
 
 def _fill(text: str, context: Mapping[str, Any]) -> str:
-    """Every placeholder of ``text`` replaced (raises Absent when one has no value)."""
+    """Every placeholder of ``text`` replaced (raises Absent when one has no value):
+    ``PLACEHOLDER.sub`` with each placeholder's value, from the text's placeholders found once."""
+    parts, tail = _placeholders_in(text)
+    if not parts:
+        return text
+    out: list[str] = []
+    for before, m in parts:
+        out.append(before)
+        out.append(_filled(m, context))
+    out.append(tail)
+    return "".join(out)
 
-    def one(m: re.Match[str]) -> str:
-        words = (m.group(4), m.group(5)) if m.group(4) is not None else None
-        value = _value(m.group(1), m.group(2), context, nonzero=bool(m.group(3)), words=words)
-        after = _PERIOD_AFTER.match(text, m.end())
-        # a quoted message's own closing period and the sentence's: one is enough
-        if after and value.endswith(".") and (after.end() == m.end() + 1 or not value.endswith("..")):
-            value = value[:-1]
-        return value.replace("\0", "")
 
-    return PLACEHOLDER.sub(one, text)
+@functools.lru_cache(maxsize=8192)
+def _placeholders_in(text: str) -> tuple[tuple[tuple[str, re.Match[str]], ...], str]:
+    """The placeholders of a rule text, each with the text before it, and the text after the last: a
+    rule's texts are few and filled for every finding."""
+    parts = []
+    end = 0
+    for m in PLACEHOLDER.finditer(text):
+        parts.append((text[end : m.start()], m))
+        end = m.end()
+    return tuple(parts), text[end:]
+
+
+def _filled(m: re.Match[str], context: Mapping[str, Any]) -> str:
+    words = (m.group(4), m.group(5)) if m.group(4) is not None else None
+    value = _value(m.group(1), m.group(2), context, nonzero=bool(m.group(3)), words=words)
+    after = _PERIOD_AFTER.match(m.string, m.end())
+    # a quoted message's own closing period and the sentence's: one is enough
+    if after and value.endswith(".") and (after.end() == m.end() + 1 or not value.endswith("..")):
+        value = value[:-1]
+    return value.replace("\0", "")
 
 
 # the gap a dropped segment (\0) leaves: a connective or comma before it that nothing follows, an empty
@@ -188,11 +210,28 @@ _DANGLING = (
     (re.compile(r"(^|[(:][ \t]*)\0[ \t]*(?:(?:and|or|plus)[ \t]+|,[ \t]*)"), r"\1"),
 )
 
+# the space a dropped segment leaves: none before the punctuation that follows it (a value's own
+# spacing, `not supported on .target`, and an ellipsis, `at ... and`, are kept), none after an opening
+# bracket, one space elsewhere
+_DROPPED_GAP = (
+    (re.compile(r"[ \t]*\0[ \t]*(?=[,;:)]|\.(?!\.))"), ""),
+    (re.compile(r"(?<=[(\[])[ \t]*\0[ \t]*"), ""),
+    (re.compile(r"[ \t]*\0[ \t]*"), " "),
+)
+_SPACES = re.compile(r"(?<=\S)[ \t]{2,}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _sentences(text: str) -> list[str]:
+    """``_SENTENCE.split(text)`` (sentences and the space between them), split once per text: the rule
+    texts are few and rendered for every finding.  The caller only reads the list."""
+    return _SENTENCE.split(text)
+
 
 def _innermost_first(text: str, repl: Any) -> str:
     while True:
         out = OPTIONAL.sub(repl, text)
-        if out == text:
+        if out == text or "[[" not in out:  # no segment left: another pass would change nothing
             return out
         text = out
 
@@ -215,27 +254,28 @@ def render(text: str, context: Mapping[str, Any]) -> str:
             return "\0"  # dropped; the space around it is tidied below
         return m.group(1)  # kept, filled with its sentence (a value is never read as a placeholder)
 
-    text = _innermost_first(text, optional)
-    pieces = _SENTENCE.split(text)
+    if "[[" in text:  # no segment: nothing to decide (OPTIONAL needs one)
+        text = _innermost_first(text, optional)
+    pieces = _sentences(text)
     out: list[str] = []
     for i in range(0, len(pieces), 2):
         sentence = pieces[i]
         try:
-            filled = _fill(sentence, context)
+            filled = _fill(sentence, context) if "{" in sentence else sentence  # no "{": no placeholder
         except Absent:
             continue
         if out:
             out.append(pieces[i - 1] if i > 0 else " ")
         out.append(filled)
     result = "".join(out)
-    for pattern, repl in _DANGLING:
-        result = pattern.sub(repl, result)
-    # no space before the punctuation that follows a dropped segment (a value's own spacing, `not
-    # supported on .target`, and an ellipsis, `at ... and`, are kept)
-    result = re.sub(r"[ \t]*\0[ \t]*(?=[,;:)]|\.(?!\.))", "", result)
-    result = re.sub(r"(?<=[(\[])[ \t]*\0[ \t]*", "", result)  # nor after an opening bracket
-    result = re.sub(r"[ \t]*\0[ \t]*", " ", result)
-    return re.sub(r"(?<=\S)[ \t]{2,}", " ", result).strip()
+    if "\0" in result:  # a dropped segment's mark: every pattern below needs one
+        for pattern, repl in _DANGLING:
+            result = pattern.sub(repl, result)
+        for pattern, repl in _DROPPED_GAP:
+            result = pattern.sub(repl, result)
+    if "  " in result or "\t" in result:  # two blanks in a row need one of these
+        result = _SPACES.sub(" ", result)
+    return result.strip()
 
 
 def read_facts(symbols: Iterable[str], context: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -313,25 +353,38 @@ def framework(context: Mapping[str, Any]) -> str | None:
     text = str(context.get("log_text") or "")[:200_000]
     types = " ".join(str(t) for t in context.get("py_exc_types") or ())
     here = f"{types} {context.get('py_exc_qualname') or ''} {context.get('py_user_file') or ''}"
-    if _JAX.search(here) or _JAX.search(text):
+    if _JAX.search(here) or _in_log(_JAX, text):
         return "jax"
-    if context.get("triton_error") or context.get("triton_lines") or _TRITON.search(here) or _TRITON.search(text):
+    if context.get("triton_error") or context.get("triton_lines") or _TRITON.search(here) or _in_log(_TRITON, text):
         return "triton"
-    if _TRITON_FRAME.search(text):
+    if _in_log(_TRITON_FRAME, text):
         return "triton"
-    if _CUPY.search(here) or _CUPY.search(text):
+    if _CUPY.search(here) or _in_log(_CUPY, text):
         return "cupy"
-    if _NUMBA.search(here) or _NUMBA.search(text):
+    if _NUMBA.search(here) or _in_log(_NUMBA, text):
         return "numba"
-    if _TORCH.search(here) or _TORCH.search(text):
+    if _TORCH.search(here) or _in_log(_TORCH, text):
         return "torch"
-    if _OTHER.search(text):
+    if _in_log(_OTHER, text):
         return None
     python = bool(context.get("py_exc_type")) or "Traceback (most recent call last)" in text
     native = context.get("compiler_tool") in ("nvcc", "ptxas", "nvrtc") or context.get("sanitizer_tool")
     if not python and (native or context.get("cuda_error")):
         return "cuda"
     return None
+
+
+def _in_log(rx: re.Pattern[str], text: str) -> bool:
+    """``rx.search(text)``, after the pattern's anchor test (a log is long; its words are few)."""
+    test = _LOG_TESTS.get(rx, False)
+    if test is False:
+        from diagnose.regex_anchor import anchor_test
+
+        test = _LOG_TESTS[rx] = anchor_test(rx)
+    return (test is None or test(text)) and rx.search(text) is not None
+
+
+_LOG_TESTS: dict[re.Pattern[str], Any] = {}
 
 
 def frameworks_possible(requires: Iterable[str]) -> frozenset[str]:
@@ -345,8 +398,14 @@ def frameworks_possible(requires: Iterable[str]) -> frozenset[str]:
 def template_symbols(rule: Any) -> list[str]:
     """The evidence symbols a rule's explanation references."""
     e = rule.explain
+    return list(_template_symbols((e.what, e.why, e.fix, e.caveats or "")))
+
+
+@functools.lru_cache(maxsize=4096)
+def _template_symbols(texts: tuple[str, ...]) -> tuple[str, ...]:
+    """:func:`template_symbols` of these texts, read once per rule text (every finding renders one)."""
     out: list[str] = []
-    for text in (e.what, e.why, e.fix, e.caveats or ""):
+    for text in texts:
         for name, fmt in placeholders(text):
             out += (fmt or "").split("/") if name == "ratio" else [name]
-    return [s for s in dict.fromkeys(out) if s]
+    return tuple(s for s in dict.fromkeys(out) if s)

@@ -41,7 +41,7 @@ Triton autotuner skipped before it selected a best one, outputs equal within tol
 from __future__ import annotations
 
 from diagnose.evidence import Evidence
-from diagnose.failure_lines import LOW_SEVERITY, failure_lines
+from diagnose.failure_lines import LOW_SEVERITY, failure_lines, has_failure_line
 
 #: environment tags that describe the machine without saying anything failed
 _ENV_INFORMATIONAL = frozenset({"mig", "exclusive-compute-mode", "compute-mode-prohibited"})
@@ -63,7 +63,8 @@ def failure_seen(ev: Evidence, *, limit: int = 3) -> tuple[str, ...]:
 
 
 def has_failure(ev: Evidence) -> bool:
-    return bool(failure_signs(ev, limit=1))
+    """``bool(failure_signs(ev))``, the failure lines looked for only as far as one."""
+    return bool(_fact_signs(ev)) or has_failure_line(ev.log.text)
 
 
 def _fact_signs(ev: Evidence) -> list[str]:

@@ -61,6 +61,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from diagnose.collectors.cuda_errors import tables as cuda_error_tables
 from diagnose.comparisons import (
@@ -318,8 +320,14 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
 )  # fmt: skip
 _FLAGS = re.VERBOSE | re.MULTILINE
-#: all of them at once, for a single line
-_FAILURE_LINE = re.compile("|".join(f"(?:{p})" for _, p in _PATTERNS), _FLAGS)
+
+
+@functools.cache
+def _failure_line() -> re.Pattern[str]:
+    """All of them at once, for a single line (compiled when :func:`is_failure_line` first needs it)."""
+    return re.compile("|".join(f"(?:{p})" for _, p in _PATTERNS), _FLAGS)
+
+
 #: keyword -> the indices of the patterns it selects
 _BY_KEYWORD: dict[str, tuple[int, ...]] = {}
 for _i, (_kws, _) in enumerate(_PATTERNS):
@@ -377,20 +385,37 @@ _STRONG = re.compile(
 )
 
 
+@functools.cache
+def _keywords() -> Any:
+    """Every keyword of :data:`_BY_KEYWORD` in one automaton (pyahocorasick): one pass over a log finds
+    them all.  Each keyword maps to (its length, the patterns it selects)."""
+    import ahocorasick
+
+    auto = ahocorasick.Automaton()
+    for k, idx in _BY_KEYWORD.items():
+        if k != START:
+            auto.add_word(k, (len(k), idx))
+    auto.make_automaton()
+    return auto
+
+
 def _candidate_lines(text: str) -> dict[int, set[int]]:
     """Start offset of each line that holds a keyword -> the patterns its keywords select."""
     lower = text.lower()
     starts: dict[int, set[int]] = {}
-    for k, idx in _BY_KEYWORD.items():
-        if k == START:
-            continue
-        i = lower.find(k)
-        while i >= 0:
-            starts.setdefault(lower.rfind("\n", 0, i) + 1, set()).update(idx)
-            nl = lower.find("\n", i)
-            if nl < 0:
-                break
-            i = lower.find(k, nl)
+    # keywords hold no newline, and the automaton reports them in the order they end: the line of one is
+    # the line of the one before, or a later one
+    line_end = -1
+    selected: set[int] = set()
+    for end, (size, idx) in _keywords().iter(lower):
+        if end > line_end:
+            i = end - size + 1
+            start = lower.rfind("\n", max(line_end, 0), i) + 1
+            line_end = lower.find("\n", end)
+            if line_end < 0:
+                line_end = len(lower)
+            selected = starts.setdefault(start, set())
+        selected.update(idx)
     for m in _LINE_STARTS.finditer(text):
         starts.setdefault(text.rfind("\n", 0, m.start() + 1) + 1, set()).update(_BY_KEYWORD[START])
     return starts
@@ -407,7 +432,7 @@ def is_failure_line(line: str) -> bool:
     """``line`` reports a failure and is not one of the healthy look-alikes."""
     if len(line) > 2000:
         return False
-    found = _FAILURE_LINE.search(line) or _printed_results(line, 1) or _cuda_error_tails(line, 1)
+    found = _failure_line().search(line) or _printed_results(line, 1) or _cuda_error_tails(line, 1)
     return bool(found) and not _healthy(line)
 
 
@@ -425,29 +450,111 @@ def _cuda_error_tails(text: str, limit: int) -> list[tuple[int, str]]:
     return out
 
 
-def _printed_results(text: str, limit: int) -> list[tuple[int, str]]:
+def _zero_input_lines(text: str, limit: int) -> list[tuple[int, str]]:
+    return [(n, line) for n, line, _, _ in zero_input_results(text, limit)]
+
+
+#: the detectors of printed results; each answers the first ``limit`` lines of one sequence, in order
+_PRINTED = (
+    comparison_lines,
+    block_comparison_lines,
+    over_tolerance_lines,
+    path_comparison_lines,
+    flagged_row_lines,
+    zero_metric_lines,
+    _zero_input_lines,
+)
+
+
+def _printed_results(text: str, limit: int, memo: dict[Any, Any] | None = None) -> list[tuple[int, str]]:
     """Printed values that say a check failed without a failure word (:mod:`diagnose.comparisons`): a
     reference and a device value that differ, a difference above its printed tolerance, a non-zero
     result of a call on zeros."""
-    found = comparison_lines(text, limit) + block_comparison_lines(text, limit) + over_tolerance_lines(text, limit)
-    found += path_comparison_lines(text, limit) + flagged_row_lines(text, limit) + zero_metric_lines(text, limit)
-    found += [(n, line) for n, line, _, _ in zero_input_results(text, limit)]
+    found: list[tuple[int, str]] = []
+    for detect in _PRINTED:
+        found += _detected(detect, text, limit, memo)
     return sorted(set(found))
+
+
+def _detected(
+    detect: Callable[[str, int], list[tuple[int, str]]], text: str, limit: int, memo: dict[Any, Any] | None
+) -> list[tuple[int, str]]:
+    """``detect(text, limit)``, from ``memo`` where an earlier call answers it: a detector's first ``k``
+    lines are the first ``k`` of any larger limit's, and an answer shorter than its limit is all there is."""
+    if memo is None or limit < 1:
+        return detect(text, limit)
+    asked, lines = memo.get(("printed", detect), (0, []))
+    if asked >= limit or len(lines) < asked:
+        return lines[:limit]
+    lines = detect(text, limit)
+    memo[("printed", detect)] = (limit, lines)
+    return lines
 
 
 def failure_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     """The first ``limit`` failure lines of ``text``: (line number from 1, the line stripped)."""
+    memo = _memo(text)
+    found = memo.get(("answer", limit))
+    if found is None:
+        found = memo[("answer", limit)] = tuple(_failure_lines(text, limit, memo))
+    return list(found)
+
+
+#: what :func:`failure_lines` worked out for the last text it read: its callers ask about one log in
+#: turn (whether it failed, the lines an unknown report shows, the lines its hint reads), with a
+#: different ``limit`` each.  Keys: ("answer", limit) -> its answer; "lines" -> the candidate lines; "failed" ->
+#: line start -> whether that line is a failure line
+_LAST: tuple[str, dict[Any, Any]] = ("", {})
+
+
+def _memo(text: str) -> dict[Any, Any]:
+    global _LAST
+    last = _LAST
+    if last[0] is not text:
+        last = _LAST = (text, {})
+    return last[1]
+
+
+def has_failure_line(text: str) -> bool:
+    """Whether ``failure_lines(text, 1)`` finds a line, without the printed results' detectors where a
+    line with a failure word answers first."""
+    memo = _memo(text)
+    found = memo.get(("answer", 1))
+    if found is not None:
+        return bool(found)
+    if next(_keyword_lines(text, memo), None) is not None:
+        return True
+    if any(not _healthy(line) for detect in _PRINTED for _, line in _detected(detect, text, 1, memo)):
+        return True
+    return bool(_cuda_error_tails(text, 1))
+
+
+def _failure_lines(text: str, limit: int, memo: dict[Any, Any]) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
-    candidates = _candidate_lines(text)
-    for start in sorted(candidates):
-        end = text.find("\n", start)
-        line = text[start : end if end >= 0 else len(text)]
-        if len(line) <= 2000 and _selected(frozenset(candidates[start]), line) and not _healthy(line):
-            out.append((text.count("\n", 0, start) + 1, line.strip()))
-            if len(out) >= limit:
-                break
-    printed = [(n, line) for n, line in _printed_results(text, limit) if not _healthy(line)]
+    for hit in _keyword_lines(text, memo):
+        out.append(hit)
+        if len(out) >= limit:
+            break
+    printed = [(n, line) for n, line in _printed_results(text, limit, memo) if not _healthy(line)]
     printed += [hit for hit in _cuda_error_tails(text, limit) if hit not in out]
     if printed:
         out = sorted(set(out) | set(printed))[:limit]
     return out
+
+
+def _keyword_lines(text: str, memo: dict[Any, Any]) -> Iterator[tuple[int, str]]:
+    """The lines a failure pattern selected by their keywords matches, healthy ones left out, in order."""
+    candidates = memo.get("lines")
+    if candidates is None:
+        candidates = memo["lines"] = sorted(_candidate_lines(text).items())
+    failed: dict[int, bool] = memo.setdefault("failed", {})
+    for start, indices in candidates:
+        hit = failed.get(start)
+        if hit is False:
+            continue
+        end = text.find("\n", start)
+        line = text[start : end if end >= 0 else len(text)]
+        if hit is None:
+            hit = failed[start] = len(line) <= 2000 and _selected(frozenset(indices), line) and not _healthy(line)
+        if hit:
+            yield text.count("\n", 0, start) + 1, line.strip()

@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -26,6 +27,7 @@ from typing import Any
 
 from diagnose.confidence import assess
 from diagnose.evidence import SOURCES, Evidence, symbol_source
+from diagnose.regex_literals import compiled
 from diagnose.rules import FamilyCondition, Rule, RuleSet
 
 #: confidences are calibrated (diagnose.calibration): how often such an answer was right on the labelled
@@ -320,9 +322,8 @@ def cite(rule: Rule, evidence: Evidence) -> tuple[Cited, ...]:
         for n in facts.lines:
             picked.setdefault(n, key)
     for pattern in rule.text_patterns:
-        try:
-            rx = re.compile(pattern)
-        except re.error:
+        rx = _text_pattern(pattern)
+        if rx is None:
             continue
         for i, line in enumerate(text_lines, 1):
             if rx.search(line):
@@ -333,3 +334,13 @@ def cite(rule: Rule, evidence: Evidence) -> tuple[Cited, ...]:
         text = text_lines[n - 1] if 0 < n <= len(text_lines) else ""
         out.append(Cited(line=n, text=text.rstrip()[:300], source=picked[n]))
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=8192)
+def _text_pattern(pattern: str) -> re.Pattern[str] | None:
+    """A rule's text regex, compiled once (the rule base holds more than ``re``'s own cache keeps);
+    None when it does not compile."""
+    try:
+        return compiled(pattern)  # the rule base's own compiled pattern, where it has one
+    except re.error:
+        return None

@@ -13,6 +13,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from diagnose.regex_anchor import anchor_test, lowered
+
 with warnings.catch_warnings():  # the stdlib's own regex parser (deprecated names of re._parser, re._constants)
     warnings.simplefilter("ignore", DeprecationWarning)
     import sre_constants as _C
@@ -21,11 +23,23 @@ with warnings.catch_warnings():  # the stdlib's own regex parser (deprecated nam
 _REPEATS = (_C.MAX_REPEAT, _C.MIN_REPEAT) + ((_C.POSSESSIVE_REPEAT,) if hasattr(_C, "POSSESSIVE_REPEAT") else ())
 
 
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def compiled(pattern: str) -> re.Pattern[str]:
+    """``re.compile(pattern)``, kept by the pattern's text: the rule base and the message catalogue hold
+    more patterns than ``re``'s own cache keeps, and a finding's citation reads them again."""
+    rx = _COMPILED.get(pattern)
+    if rx is None:
+        rx = _COMPILED[pattern] = re.compile(pattern)
+    return rx
+
+
 def regex_test(pattern: str, *, anchored: bool = False) -> Callable[[str], bool]:
     """Whether ``pattern`` is found in a string (``re.search``; ``re.match`` when ``anchored``); a string
     that holds none of the literals every match contains is refused without running the regex."""
-    rx = re.compile(pattern)
-    find = rx.match if anchored else rx.search
+    rx = compiled(pattern)
+    find = _anchored_first(rx, rx.match if anchored else rx.search)
     options = literal_options(rx)
     if options is None:
         return lambda s: find(s) is not None
@@ -43,6 +57,23 @@ def regex_test(pattern: str, *, anchored: bool = False) -> Callable[[str], bool]
     return folded
 
 
+def _anchored_first(rx: re.Pattern[str], find: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``find``, after the pattern's anchor test (:mod:`diagnose.regex_anchor`) where it has one: a string
+    the test refuses has no match (so no ``re.match`` either).  The test is made on the first call, so a
+    rule base loads without reading every pattern twice."""
+    test: list[Callable[[str], bool] | None] = []
+
+    def found(s: str) -> Any:
+        if not test:
+            test.append(anchor_test(rx))
+        may = test[0]
+        if may is not None and not may(s):
+            return None
+        return find(s)
+
+    return found
+
+
 def may_match(rx: re.Pattern[str]) -> Callable[[str], bool]:
     """A cheap test that is False only where ``rx`` cannot match the string (none of the literals every
     match contains is in it); always True when the pattern has no such literals.  For a caller that
@@ -57,30 +88,21 @@ def may_match(rx: re.Pattern[str]) -> Callable[[str], bool]:
     return lambda s: not s.isascii() or holds(_lowered(s))
 
 
-def lowered(s: str) -> str:
-    """``s.lower()``, remembered for the last string (the collectors and the rules read one log)."""
-    return _lowered(s)
-
-
 def _holds_one_of(literals: tuple[str, ...]) -> Callable[[str], bool]:
     if len(literals) == 1:
         (only,) = literals
         return lambda s: only in s
-    return lambda s: any(lit in s for lit in literals)
+
+    def holds(s: str) -> bool:  # a loop, not any() over a generator: this runs for every rule and log
+        for lit in literals:  # noqa: SIM110
+            if lit in s:
+                return True
+        return False
+
+    return holds
 
 
-_LAST_LOWERED: tuple[str, str] = ("", "")
-
-
-def _lowered(s: str) -> str:
-    """``s.lower()``, remembered for the last string: every rule's regex reads the same log text."""
-    global _LAST_LOWERED
-    last = _LAST_LOWERED
-    if last[0] is s:
-        return last[1]
-    low = s.lower()
-    _LAST_LOWERED = (s, low)
-    return low
+_lowered = lowered  # s.lower(), remembered for the last string (diagnose.regex_anchor)
 
 
 # --- the literals every match of a regex contains -------------------------------------------------

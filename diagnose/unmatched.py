@@ -151,7 +151,9 @@ def parse_kinds(items: Any) -> tuple[Kind, ...]:
 
 @functools.lru_cache(maxsize=1)
 def default_kinds() -> tuple[Kind, ...]:
-    return parse_kinds(yaml.safe_load(DATA.read_text(encoding="utf-8")))
+    # libyaml's loader where PyYAML has it (the same data, read many times faster), else PyYAML's own
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return parse_kinds(yaml.load(DATA.read_text(encoding="utf-8"), Loader=loader))
 
 
 def kind_of(ev: Evidence, kinds: tuple[Kind, ...] | None = None) -> Kind | None:

@@ -106,6 +106,8 @@ _HINTS = (
     "failed to synchronize",
     "invocation",
 )
+#: whether a line holds one of _HINTS (one search of their alternation: a line is short, and there are many)
+_HINT_IN_LINE = re.compile("|".join(map(re.escape, _HINTS))).search
 # a bare runtime message is trusted anywhere only when it is this long (short ones are too generic)
 _DISTINCTIVE_LEN = 26
 
@@ -477,7 +479,7 @@ def parse(text: str) -> CudaFacts | None:
     assert_line: int | None = None
     thrust = "thrust::" in text and bool(_THRUST_EXCEPTION.search(text))
     for ln, line in enumerate(text.splitlines(), 1):
-        if len(line) > 20000 or not any(h in line for h in _HINTS):
+        if len(line) > 20000 or not _HINT_IN_LINE(line):
             continue
         if "Assertion" in line and "thread: [" in line and assert_message is None:
             m = _DEVICE_ASSERT.search(line)

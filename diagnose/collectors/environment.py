@@ -445,7 +445,10 @@ def _setup(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
 
 
 def parse(text: str) -> EnvFacts | None:
-    if not any(n in text for n in _ALL_NEEDLES):
+    for needle in _ALL_NEEDLES:  # a loop, not any() over a generator: there are many needles
+        if needle in text:
+            break
+    else:
         return None
     tag = _Tags(text)
     for name, needles in _SIMPLE:

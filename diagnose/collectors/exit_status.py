@@ -82,6 +82,8 @@ _HINTS = (
     "timed out after",
     "core dumped",
 )
+#: whether a line holds one of _HINTS (one search of their alternation: a line is short, and there are many)
+_HINT_IN_LINE = re.compile("|".join(map(re.escape, _HINTS))).search
 
 
 def signal_name(number: int) -> str | None:
@@ -133,7 +135,7 @@ def parse(text: str) -> ExitFacts | None:
     timed_out = oom_killed = core_dumped = False
     lines: list[int] = []
     for ln, line in enumerate(text.splitlines(), 1):
-        if len(line) > 20000 or not any(h in line for h in _HINTS):
+        if len(line) > 20000 or not _HINT_IN_LINE(line):
             continue
         hit = False
         m = _ALONE.match(line) or _JOB_REPORT.search(line) or _FATAL.search(line)

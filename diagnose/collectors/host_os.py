@@ -36,7 +36,7 @@ _WINDOWS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     ((".dll", ".exe", ".lib"), re.compile(r"\b[\w.+-]+\.(?:dll|DLL|exe|EXE)\b|\b\w+\\\w+\.lib\b")),
     (("%",), re.compile(r"%[A-Z][A-Z0-9_]*%")),  # %CUDA_PATH%, %PATH%
     (
-        ("win", "\\windows\\"),
+        ("win_amd64", "win_arm64", "win32", "win64", "windll", "\\windows\\system32"),
         re.compile(r"\bwin_amd64\b|\bwin_arm64\b|\bwin32\b|\bwin64\b|\bWinDLL\b|\\[Ww]indows\\[Ss]ystem32\b"),
     ),
     (
@@ -44,7 +44,7 @@ _WINDOWS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
         re.compile(r"is not recognized as an internal or external command|\(or one of its dependencies\)"),
     ),
     (
-        ("ps ", "windowserror", "windows "),
+        (":\\", "windowserror", "windows 1", "windows server"),
         re.compile(r"\bPS [A-Za-z]:\\|\bWindowsError\b|\bWindows (?:10|11|Server)\b"),
     ),
 )

@@ -35,7 +35,10 @@ True
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
+from typing import Any
 
 from diagnose.collectors import compile_cause
 from diagnose.facts import LocationFacts
@@ -376,9 +379,29 @@ def _short(path: str) -> str:
     return path
 
 
-def _crash(text: str) -> tuple[str, str, int] | None:
+@functools.cache
+def _key_automaton() -> Any:
+    """Every plain substring of _CRASH and _KERNEL_LIBS in one automaton (pyahocorasick)."""
+    import ahocorasick
+
+    auto = ahocorasick.Automaton()
+    for key in {k for keys, _rx, _tool in _CRASH for k in keys} | {k for *_, keys in _KERNEL_LIBS for k in keys}:
+        auto.add_word(key, key)
+    auto.make_automaton()
+    return auto
+
+
+def _keys_in(text: str) -> set[str]:
+    """Which of those substrings ``text`` holds, from one pass over it."""
+    return set(map(_SECOND, _key_automaton().iter(text)))
+
+
+_SECOND = operator.itemgetter(1)
+
+
+def _crash(text: str, present: set[str]) -> tuple[str, str, int] | None:
     for keys, rx, tool in _CRASH:
-        m = rx.search(text) if any(k in text for k in keys) else None
+        m = rx.search(text) if not present.isdisjoint(keys) else None
         if m:
             name = tool or m.group(1)
             line_start = text.rfind("\n", 0, m.start()) + 1
@@ -418,7 +441,8 @@ def _python(text: str) -> tuple[tuple[str, str, str, int] | None, tuple[str, int
 def parse(text: str) -> LocationFacts | None:
     if not text or not any(k in text for k in _QUICK):
         return None
-    crash = _crash(text)
+    present = _keys_in(text)
+    crash = _crash(text, present)
     if crash is not None:
         tool, banner, at = crash
         return LocationFacts(
@@ -476,7 +500,7 @@ def parse(text: str) -> LocationFacts | None:
     # kernel names and library sources named anywhere else (an error message, an assertion's path)
     if kind is None:
         for rx, k, lib, keys in _KERNEL_LIBS:
-            named = rx.search(text) if any(key in text for key in keys) else None
+            named = rx.search(text) if not present.isdisjoint(keys) else None
             if named:
                 kind, library = k, lib
                 line_start = text.rfind("\n", 0, named.start()) + 1

@@ -1,0 +1,173 @@
+"""A necessary test before a regex search: where a literal that starts part of every match stands, the
+rest of the pattern must match from there.
+
+A pattern is a sequence of items; when one item's every match starts with one of a few literals (a run
+of literal characters, or an alternation whose branches each start with one), every match of the whole
+pattern holds, at an occurrence of such a literal, a match of the items from that one to the end.  So
+:func:`anchor_test` answers a test that finds the literals with ``str.find`` and tries the rest of the
+pattern only there (``rest.match(text, i)``: anchored, no scan), many times cheaper than a search with
+a leading word pattern or a case-folded alternation.  It is False only where the pattern cannot match;
+a caller still runs the pattern itself on every text it lets through, so the answer is the pattern's.
+
+>>> test = anchor_test(re.compile(r"(?i)(?P<subject>\\w+)\\s+must\\s+be\\s+(?P<need>\\d+)"))
+>>> test("x must be 4"), test("x must be four"), test("nothing here")
+(True, False, False)
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+with warnings.catch_warnings():  # the stdlib's own regex parser and compiler (deprecated names)
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import sre_compile
+    import sre_constants as _C
+    import sre_parse
+
+_LAST_LOWERED: tuple[str, str] = ("", "")
+
+
+def lowered(s: str) -> str:
+    """``s.lower()``, remembered for the last string: the collectors, the catalogue and every rule's
+    regex read the same log text (also :func:`diagnose.regex_literals.lowered`)."""
+    global _LAST_LOWERED
+    last = _LAST_LOWERED
+    if last[0] is s:
+        return last[1]
+    low = s.lower()
+    _LAST_LOWERED = (s, low)
+    return low
+
+
+_REPEATS = (_C.MAX_REPEAT, _C.MIN_REPEAT) + ((_C.POSSESSIVE_REPEAT,) if hasattr(_C, "POSSESSIVE_REPEAT") else ())
+_MIN_LITERAL = 3  # shorter literals are found too often to save a search
+
+
+def anchor_test(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
+    """A test that is False only where ``rx.search`` finds nothing; None when the pattern has no item
+    whose matches start with literals of 3 characters or more.  Two items may anchor it: the one with
+    the longest literals (the fewest places to try) and the first one (the longest rest of the pattern
+    to match there); the test asks both."""
+    try:
+        parsed = sre_parse.parse(rx.pattern, rx.flags)
+        items = list(parsed.data)
+        fold = bool(parsed.state.flags & re.IGNORECASE)
+        tests = []
+        for index, literals in _anchors(items):
+            if fold:
+                if not all(lit.isascii() for lit in literals):
+                    continue  # a case fold beyond ASCII: str.lower() is not the regex's matching
+                literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
+            # from the first item, the rest is the pattern itself
+            rest = (
+                rx if index == 0 else sre_compile.compile(sre_parse.SubPattern(parsed.state, items[index:]), rx.flags)
+            )
+            tests.append(_test(literals, fold, rest))
+    except Exception:  # a construct this reading does not know: no test, the regex decides
+        return None
+    if not tests:
+        return None
+    if len(tests) == 1:
+        return tests[0]
+    rare, long_rest = tests
+    return lambda text: rare(text) and long_rest(text)
+
+
+def _test(literals: tuple[str, ...], fold: bool, rest: re.Pattern[str]) -> Callable[[str], bool]:
+    match = rest.match
+
+    def may_match(text: str) -> bool:
+        if fold:
+            if not text.isascii():  # case folding beyond ASCII: the rest of the pattern, searched
+                return rest.search(text) is not None
+            hay = lowered(text)
+        else:
+            hay = text
+        for lit in literals:
+            i = hay.find(lit)
+            while i >= 0:
+                if match(text, i) is not None:
+                    return True
+                i = hay.find(lit, i + 1)
+        return False
+
+    return may_match
+
+
+def _anchors(items: list[tuple[Any, Any]]) -> list[tuple[int, tuple[str, ...]]]:
+    """(index of an item, the literals one of which starts each of its matches): the item with the
+    longest shortest literal (the first of equals), then the first item with literals of 3 characters
+    when that is another; none when no item has them."""
+    found: list[tuple[int, tuple[str, ...]]] = []
+    for k, (op, _arg) in enumerate(items):
+        if op is _C.LITERAL and k > 0 and items[k - 1][0] is _C.LITERAL:
+            continue  # inside a run: its start is the better anchor
+        lits = _leading(items[k:])
+        if not lits or min(map(len, lits)) < _MIN_LITERAL or _refers(items[k:]):
+            continue  # (a back reference to a group before the item cannot be matched without it)
+        found.append((k, lits))
+    if not found:
+        return []
+    best = max(found, key=lambda f: (min(map(len, f[1])), -f[0]))
+    return [best] if best is found[0] else [best, found[0]]
+
+
+def _leading(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
+    """Literals one of which every match of the sequence ``items`` starts with (read from its first item,
+    a run of literal items, and what follows an optional one); None when there are none."""
+    while items and items[0][0] in (_C.AT, _C.ASSERT, _C.ASSERT_NOT):
+        items = items[1:]  # zero-width (a word boundary, ^, a lookaround): the next item starts the match
+    if not items:
+        return None
+    op, arg = items[0]
+    if op is _C.LITERAL:
+        run = []
+        for op2, arg2 in items:
+            if op2 is not _C.LITERAL:
+                break
+            run.append(chr(arg2))
+        return ("".join(run),)
+    if op is _C.SUBPATTERN:
+        _group, add_flags, del_flags, sub = arg
+        if add_flags or del_flags:
+            return None  # its own case rules
+        return _leading(list(sub))
+    if op is _C.BRANCH:
+        out: list[str] = []
+        for branch in arg[1]:
+            lits = _leading(list(branch))
+            if not lits:
+                return None
+            out += lits
+        return tuple(out)
+    if op in _REPEATS:
+        low, high, sub = arg
+        if high == 0:
+            return _leading(items[1:])  # matches nothing
+        first = _leading(list(sub))
+        if low >= 1 or not first:
+            return first
+        after = _leading(items[1:])  # repeated no times: what follows starts the match
+        return (*first, *after) if after else None
+    return None
+
+
+def _refers(items: Any) -> bool:
+    """Whether ``items`` hold a back reference (``\\1``, ``(?(1)...)``) anywhere."""
+    for op, arg in items:
+        if op in (_C.GROUPREF, _C.GROUPREF_EXISTS):
+            return True
+        if op is _C.SUBPATTERN and _refers(arg[3]):
+            return True
+        if op is _C.BRANCH and any(_refers(b) for b in arg[1]):
+            return True
+        if op in _REPEATS and _refers(arg[2]):
+            return True
+        if op in (_C.ASSERT, _C.ASSERT_NOT) and _refers(arg[1]):
+            return True
+        if op is getattr(_C, "ATOMIC_GROUP", None) and _refers(arg):
+            return True
+    return False

@@ -1,0 +1,87 @@
+"""failure_lines (diagnose/failure_lines.py) remembers what it worked out for the last log it read, since
+its callers ask about one log in turn with different limits: each answer is the one a fresh reading
+gives, in any order of limits, and so is whether it finds one; and its keyword pass finds the lines a plain search per keyword finds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.failure_lines import (
+    _BY_KEYWORD,
+    _LINE_STARTS,
+    START,
+    _candidate_lines,
+    failure_lines,
+    has_failure_line,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _logs() -> list[str]:
+    """The public corpus's logs and the failure-line fixtures (each with its .source.yaml)."""
+    logs = []
+    for path in sorted((ROOT / "corpus" / "public").glob("*.yaml")):
+        logs += [str(c["log"]) for c in yaml.safe_load(path.read_text()) or [] if isinstance(c, dict) and c.get("log")]
+    logs += [p.read_text(errors="replace") for p in sorted((ROOT / "tests" / "fixtures").rglob("*.log"))]
+    return logs
+
+
+def _fresh(text: str) -> str:
+    """An equal string that is another object: nothing remembered for ``text`` applies to it."""
+    return (text + " ")[:-1]
+
+
+@pytest.mark.parametrize("order", [(1, 3, 10), (10, 3, 1), (3, 1, 10, 3)])
+def test_each_limit_answers_as_a_fresh_reading(order: tuple[int, ...]) -> None:
+    logs = _logs()
+    assert len(logs) > 100
+    seen = 0
+    for text in logs:
+        for limit in order:
+            got = failure_lines(text, limit)
+            assert got == failure_lines(_fresh(text), limit)
+            got.append((0, "a caller's own list"))  # callers may change what they get
+            assert failure_lines(text, limit) != got
+            seen += bool(got[:-1])
+    assert seen > 50
+
+
+def test_has_failure_line_is_whether_one_failure_line_is_found() -> None:
+    answers = set()
+    for text in _logs():
+        for then in (1, 3, None):  # alone, and after an answer for the same log is remembered
+            got = has_failure_line(text)
+            assert got == bool(failure_lines(_fresh(text), 1))
+            answers.add(got)
+            if then is not None:
+                failure_lines(text, then)
+    assert answers == {True, False}
+
+
+def _candidate_lines_per_keyword(text: str) -> dict[int, set[int]]:
+    """The candidate lines by one str.find loop per keyword (what the automaton pass replaces)."""
+    lower = text.lower()
+    starts: dict[int, set[int]] = {}
+    for k, idx in _BY_KEYWORD.items():
+        if k == START:
+            continue
+        i = lower.find(k)
+        while i >= 0:
+            starts.setdefault(lower.rfind("\n", 0, i) + 1, set()).update(idx)
+            nl = lower.find("\n", i)
+            if nl < 0:
+                break
+            i = lower.find(k, nl)
+    for m in _LINE_STARTS.finditer(text):
+        starts.setdefault(text.rfind("\n", 0, m.start() + 1) + 1, set()).update(_BY_KEYWORD[START])
+    return starts
+
+
+def test_keyword_pass_finds_the_lines_of_a_search_per_keyword() -> None:
+    texts = [*_logs(), "error error\nno\n\nERROR: x fatal\nterminate", "errorfatal", "", "\n\n"]
+    for text in texts:
+        assert _candidate_lines(text) == _candidate_lines_per_keyword(text)
