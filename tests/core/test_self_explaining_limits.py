@@ -12,6 +12,7 @@ import pytest
 from corpus_logs import classify_text, corpus_log, decided
 
 from diagnose.failure_lines import failure_lines
+from diagnose.report import next_check
 
 
 def _case(case_id: str) -> str:
@@ -170,11 +171,16 @@ def test_healthy_lines_stay_healthy(line: str) -> None:
 
 
 def test_an_impossible_reduction_is_not_called_healthy() -> None:
-    """holdout10 jax-max-negative-zero-xla-gpu-miscompile: no rule decides, but the log shows a failure."""
+    """holdout10 jax-max-negative-zero-xla-gpu-miscompile: no rule decides, but the log shows a failure, and the
+    check compares with the CPU at the size where the result turns."""
     report = classify_text(_case("jax-max-negative-zero-xla-gpu-miscompile"))
     assert report.category == "unknown"
+    check = next_check(report) or ""
+    assert "CPU" in check and "smallest size" in check
 
 
 def test_a_debugger_frame_in_a_kernel_is_not_called_healthy() -> None:
+    """holdout10 cmssw-ecal-gpu-unpacker-hang-corrupted-tower-header: the check asks where the threads wait."""
     report = classify_text(_case("cmssw-ecal-gpu-unpacker-hang-corrupted-tower-header"))
     assert report.category == "unknown"
+    assert "info cuda threads" in (next_check(report) or "")
