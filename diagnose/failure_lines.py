@@ -16,8 +16,9 @@ any one report's wording:
   pytest's ``E   AssertionError`` explanation lines, a C++ ``terminate called`` / ``what():`` / ``std::bad_alloc``,
   ``Check failed:`` (glog CHECK), XLA's ``RET_CHECK failure``, C ``assert()`` / Rust ``assertion ... failed``,
   ggml's ``GGML_ASSERT: file:line: cond`` (no "failed"), an unhandled exception;
-- a process that died: signals (``SIGSEGV``, ``Segmentation fault``, ``Aborted``), a line ending in
-  ``Aborting.``, cuda-gdb's ``CUDA Exception: Warp Misaligned Address``, the signal handlers'
+- a process that died or stopped: signals (``SIGSEGV``, ``Segmentation fault``, ``Aborted``), a line ending in
+  ``Aborting.``, cuda-gdb's ``CUDA Exception: Warp Misaligned Address`` and its backtrace frame inside a kernel
+  (``#0  kern<<<(54,1,1),(32,1,1)>>> () at k.cu:172``), the signal handlers'
   reports (Open MPI's ``*** Process received signal ***`` block, ``Signal code: Integer divide-by-zero``),
   glibc's heap checks
   (``free(): invalid pointer``, ``double free or corruption``, ``stack smashing detected``), a non-zero
@@ -29,14 +30,18 @@ any one report's wording:
   text alone (``after cub_::DeviceRadixSort::SortPairs(1): invalid argument``);
 - a compute-sanitizer record of an error kind its documentation lists (``Invalid __global__ read``,
   ``Misaligned Shared or Local Address``, ``Leaked 64 bytes``, ``Program hit ... (error 1)``, ...);
-- a compiler diagnostic quoted without its ``error:`` (nvcc's ``no instance of overloaded function ...``);
+- a compiler diagnostic quoted without its ``error:`` (nvcc's ``no instance of overloaded function ...``,
+  libNVVM's IR parse error ``<unnamed> (81, 19): parse expected comma after load's type``);
+- a figure stated over a device's limit, at any severity (NCCL's INFO ``ncclMaxSharedMem 82240 exceeds
+  device/fn maxSharedMem 79856``), unless the line says what was done instead (clamped, fell back);
 - a failed statement (``cudaMemcpy failed: invalid argument``, ``Build failed.``), a library check's report
   (RAPIDS' ``RMM failure at: file:193: ...``, ``cuDF failure at: file:12: ...``), a linker error;
 - a test framework's failure report (``FAILED``, ``3 failed``, ``test_x failure``, gtest's ``file:12: Failure``,
   numpy/torch testing's ``Mismatched elements: 3 / 1024``, ``Not equal to tolerance``, ``Tensor-likes are not
   close``);
 - a hang: ``timed out``, a watchdog that fired, a collective timeout, a detected deadlock;
-- a printed NaN, a run that says its own output is wrong, a result printed beside the value the text says
+- a printed NaN, a reduction printed with an infinite result (``jnp.max(v[:8193]) -> -inf``), a run that says
+  its own output is wrong, a result printed beside the value the text says
   was expected (``expected 2 but got 1``); a printed array alone says nothing about what it should be;
 - a check that says the values differ (``Mismatch of dbias at 0``, ``Result verification failed at element 3``,
   CUTLASS's ``Disposition: Incorrect``), and printed values that say it without a word
@@ -81,6 +86,11 @@ _NCCL_WARN_FAILURE = (
     r"\bNCCL\ WARN\b(?!.*\b(?:open|load|find|dlopen)\b.*(?:\.so\b|[Pp]lugin))"
     r".*\b(?:[Ff]ail\w*|[Ee]rror|timed\ out|[Tt]imeout|[Aa]bort\w*|[Uu]nable|[Cc]annot|[Cc]ould\ not"
     r"|[Ii]nvalid|[Uu]nhandled|refused|truncated|[Mm]ismatch|not\ (?:supported|found|available)|[Nn]o\ .{0,60}found)"
+)
+#: a figure over a device's limit, unless the line says what it did instead (clamped, fell back)
+_LIMIT_EXCEEDED = (
+    r"\b(?![^\n]*\b(?:clamp\w*|fall(?:ing|s)?\ back|instead|capp\w*|reduc\w*|using)\b)"
+    r"\d+\ (?:bytes\ |B\ )?exceeds?\ (?:the\ )?(?:current\ )?(?:device|GPU|gpu|hardware|arch)\b[^\n]{0,60}?\d"
 )
 #: (keywords, pattern): the shapes that mark a line as a failure.  Every match of a pattern contains
 #: one of its keywords, lower-cased (``START`` marks patterns found by :data:`_LINE_STARTS` instead):
@@ -196,6 +206,15 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # cuda-gdb's report of a hardware exception (CUDA_EXCEPTION_1..N: "CUDA Exception: Warp Misaligned
     # Address", "received signal CUDA_EXCEPTION_14, Warp Illegal Address.")
     (("cuda exception", "cuda_exception_"), r"\bCUDA\ Exception:\ +[A-Z] | \bCUDA_EXCEPTION_\d+\b,"),
+    # a debugger stopped inside a kernel: cuda-gdb's backtrace frame of a device function names the launch
+    # (``#0  kern<<<(54,1,1),(32,1,1)>>> () at k.cu:172``); nobody pastes one from a run that went well
+    ((">>>",), r"^\s*\#\d+\s+(?:0x[0-9a-fA-F]+\ in\ )?\S+<<<\(\d+,\s*\d+,\s*\d+\),\s*\(\d+,\s*\d+,\s*\d+\)>>>"),
+    # --- compilers' IR parsers: libNVVM's ``<module> (81, 19): parse expected comma after load's type`` (LLVM's
+    # own tools print ``<stdin>:81:19: error: ...``, an error severity above) ---
+    (("): parse ",), r"\S\ \(\d+,\ \d+\):\ parse\ \S"),
+    # a figure stated over a device's or hardware's limit, at any severity (NCCL prints its
+    # ``ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856`` at INFO before the launch fails)
+    (("exceed",), _LIMIT_EXCEEDED),
     (("error", "exception"), r"(?:Error|Exception)\("),  # an exception's repr: AssertionError('...')
     (("exception", "***"), r"\bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*"),
     # --- compute-sanitizer / cuda-memcheck error records (its documentation's error kinds), after its prefix ---
@@ -272,6 +291,13 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("deadlock",), r"\bdeadlock(?:ed|\ detected)\b"),
     # --- results ---
     (("nan",), r"\bNaN\b | (?:^\s*|[\[(,:=]\s*)[-+]?nan(?=[\s\]),]|$)"),  # a NaN printed as a result: [nan, 1.0]
+    # a reduction printed with an infinite result (``jnp.max(v[:8193]) -> -inf``, ``torch.sum(x) = inf``): a max,
+    # min, sum or norm of finite data is finite, so the printed call says its own result is wrong
+    (
+        ("inf",),
+        r"\b(?:a?max|a?min|sum|mean|norm|prod|std|var|logsumexp|reduce_\w+)\((?:[^()\n]|\([^()\n]*\)){0,80}\)"
+        r"\s*(?:->|=>|==?|:|is)\s*[-+]?inf(?:inity)?\b",
+    ),
     (
         ("internal:", "invalid_argument:", "resource_exhausted:", "fail", "unimplemented:",
          "out_of_range:", "data_loss:", "deadline_exceeded:"),  # an XLA/absl status (jaxlib, TF): INTERNAL: ...
@@ -381,7 +407,7 @@ _NOT_ABOUT_RUN = re.compile(r"\b(?:PASSED|XFAIL|XPASS|SKIPPED|xfailed|xpassed)\b
 #: words that mark a failure even on a warning-level line (NCCL prints its errors at WARN)
 _STRONG = re.compile(
     r"Segmentation fault|core dumped|terminate called|\bFAILED\b|\b(?:fatal|Fatal|FATAL)\b"
-    r"|" + _NCCL_WARN_FAILURE
+    r"|" + _NCCL_WARN_FAILURE + "|" + _LIMIT_EXCEEDED
 )
 
 
