@@ -12,6 +12,7 @@ from pathlib import Path
 
 from corpus_logs import classify_text, corpus_log, decided
 
+from diagnose.collectors import collect
 from diagnose.collectors.compile_cause import arch_gate
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "compiler"
@@ -33,6 +34,8 @@ def test_compile_error_decides_over_the_image_it_failed_to_build() -> None:
     # holdout10 xmrig-nvrtc-funnelshift-undefined-sm30 (xmrig/xmrig-nvidia#246)
     log = corpus_log("holdout10", "xmrig-nvrtc-funnelshift-undefined-sm30")
     assert decided(log) == ("runtime-assumption", "arch-feature-unavailable", "nvcc-intrinsic-needs-newer-arch")
+    compiler = collect(log).compiler
+    assert compiler is not None and compiler.first_error_file == "CryptonightR.cu"  # not its "Program compile log: "
     note = _caused_by(log, "cudart-kernel-image-invalid")
     assert note is not None and "line 5" in note and "line 2" in note
 
