@@ -56,3 +56,8 @@ def test_ggml_prints_the_failing_statement_two_lines_under_the_error() -> None:
 )
 def test_other_invalid_arguments_are_not_called_a_copy(text: str) -> None:
     assert decided(text)[2] != RULE
+
+
+def test_a_virtual_memory_access_call_is_not_a_memset() -> None:
+    # cuMemSetAccess (driver API, virtual memory management) rejects its arguments for other reasons
+    assert decided("cuMemSetAccess failed: CUDA_ERROR_INVALID_VALUE\n")[2] != RULE
