@@ -53,15 +53,19 @@ def _family(rule: Rule) -> str:
     return rule.id
 
 
-def _compile_failure(rule: Rule) -> bool:
-    return "compiler" in rule.requires or ("family" in rule.tags and bool(COMPILER_TOOLS & set(rule.tags)))
+def _compile_failure(rule: Rule, evidence: Evidence) -> bool:
+    """A finding about a failed compile: a compiler rule on a log with compile errors (not a resource report of
+    a compile that worked), or a family of a compiler's error messages."""
+    if "compiler" in rule.requires:
+        return evidence.compiler is not None and (evidence.compiler.error_count or 0) > 0
+    return "family" in rule.tags and bool(COMPILER_TOOLS & set(rule.tags))
 
 
 def _image_load(rule: Rule) -> bool:
     return _family(rule) in IMAGE_LOAD
 
 
-def _context_creation(rule: Rule) -> bool:
+def _context_creation(rule: Rule, evidence: Evidence | None = None) -> bool:
     return _family(rule) in CONTEXT_CREATION
 
 
@@ -72,7 +76,7 @@ def _no_device(rule: Rule) -> bool:
 @dataclass(frozen=True)
 class Chain:
     name: str
-    causes: Callable[[Rule], bool]
+    causes: Callable[[Rule, Evidence], bool]
     follows: Callable[[Rule], bool]
     cause_text: str  # what the cause is, for the note on the consequence
 
@@ -115,7 +119,7 @@ def order(rules: Sequence[Rule], findings: Sequence[Finding], evidence: Evidence
     out = list(findings)
     changed = False
     for chain in CHAINS:
-        causes = [f for f in out if chain.causes(by_id[f.rule])]
+        causes = [f for f in out if chain.causes(by_id[f.rule], evidence)]
         if not causes:
             continue
         cause = causes[0]  # the best-ranked cause

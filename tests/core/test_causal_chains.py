@@ -80,3 +80,9 @@ def test_context_chain_holds_for_jax_wording() -> None:
 def test_no_device_alone_keeps_its_answer() -> None:
     text = "RuntimeError: Unable to initialize backend 'cuda': No visible GPU devices.\n"
     assert decided(text)[1] == "no-gpu-visible"
+
+
+def test_a_compile_that_worked_causes_nothing() -> None:
+    # ptxas -v's resource report of a compile that succeeded (a real ptxas run, see its .source.yaml)
+    report = (FIXTURES / "ptxas-register-spills.log").read_text()
+    assert decided(report + LOAD_FAILED)[2] == "cudart-kernel-image-invalid"
