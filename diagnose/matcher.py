@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from diagnose import causal
 from diagnose.confidence import assess
 from diagnose.evidence import SOURCES, Evidence, symbol_source
 from diagnose.regex_literals import compiled
@@ -185,6 +186,7 @@ class Matcher:
         ranked = sorted((r for _, r in matched), key=lambda r: (r.priority, r.specificity, conf[r.id][0]), reverse=True)
         kept = _dedupe(ranked)
         findings = [_finding(r, evidence, context, conf[r.id]) for r in kept]
+        findings = causal.order(kept, findings, evidence)  # a symptom ranks below the earlier line that caused it
         # "could not check" names the evidence that would have decided between this diagnosis and its
         # candidates: sources missing for skipped rules of the same failure modes (all, when none fit)
         modes = {f.failure_mode for f in findings}

@@ -33,6 +33,8 @@ True
 ('sm_60', 'atomicAdd(double *, double)')
 >>> arch_gate('identifier "__hmax" is undefined', [])
 ('sm_80', '__hmax')
+>>> arch_gate('identifier "__funnelshift_l" is undefined', [])
+('sm_32', '__funnelshift_l')
 >>> clash('cannot overload functions distinguished by return type alone',
 ...       ["  __attribute__((device)) inline void atomicAdd(float2 *addr, float2 val) {"])
 'atomicAdd'
@@ -114,6 +116,10 @@ _IDENTIFIERS: dict[str, str] = {
     **dict.fromkeys(("__reduce_or_sync", "__reduce_xor_sync"), "sm_80"),
     **dict.fromkeys(("__match_any_sync", "__match_all_sync", "__nanosleep"), "sm_70"),
     **dict.fromkeys(("__dp4a", "__dp2a_lo", "__dp2a_hi"), "sm_61"),
+    # sm_32_intrinsics.h declares these under `__CUDA_ARCH__ >= 320` (CUDA 13.0.88)
+    **dict.fromkeys(("__funnelshift_l", "__funnelshift_lc", "__funnelshift_r", "__funnelshift_rc"), "sm_32"),
+    **dict.fromkeys(("__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"), "sm_32"),
+    **dict.fromkeys(("__stcg", "__stcs", "__stwb", "__stwt"), "sm_32"),
 }
 _NO_INSTANCE = re.compile(r"no instance of (?:overloaded )?function \"(?P<fn>\w+)\" matches the argument list")
 _UNDEFINED = re.compile(r"identifier [\"'](?P<fn>\w+)[\"'] is undefined")

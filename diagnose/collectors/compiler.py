@@ -158,6 +158,7 @@ def _scan_edg(sc: _Scan) -> None:
         if rest and head.isdigit():
             file = rest.strip()
         file = _BUILDKIT.sub("", file)  # docker build's step prefix: "#7 392.3 kernels.cu"
+        file = file.rpartition(": ")[2]  # a caller's label before the program log: "Program compile log: k.cu"
         sev = "fatal" if m.group("sev") == "catastrophic error" else m.group("sev")
         tool = "host-compiler" if m.group("msvc") else ("nvrtc" if sc.nvrtc else "nvcc")
         sc.add(m.start(), tool, sev, m.group("msg"), file, m.group("line"))

@@ -470,6 +470,25 @@ def _api_call(line: str) -> str | None:
     return None
 
 
+#: ggml's CUDA error report (ggml-cuda.cu, ggml_cuda_error): "CUDA error: <text>", then
+#: "  current device: N, in function F at FILE:LINE", then the failing statement
+_GGML_WHERE = re.compile(r"^\s*current device: -?\d+, in function \S+ at \S+:\d+")
+
+
+def _ggml_statement(text: str, line: int) -> tuple[int, str] | None:
+    r"""(line, API call) of the statement ggml prints two lines under its "CUDA error:" line.
+
+    >>> _ggml_statement("CUDA error: invalid argument\n  current device: 0, in function f at a.cu:4\n"
+    ...                 "  cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, stream)\n", 1)
+    (3, 'cudaMemcpyAsync')
+    """
+    rows = text.splitlines()[line : line + 2]
+    if len(rows) < 2 or not _GGML_WHERE.match(rows[0]):
+        return None
+    call = _api_call(rows[1])
+    return (line + 2, call) if call else None
+
+
 def parse(text: str) -> CudaFacts | None:
     """CUDA errors named in ``text``, or ``None`` when there are none."""
     if not any(h in text for h in _HINTS):
@@ -498,7 +517,10 @@ def parse(text: str) -> CudaFacts | None:
     first = hits[0]
     code, message = tables().by_name.get(first.name, (None, None))
     call = first.api_call or next((h.api_call for h in hits if h.name == first.name and h.api_call), None)
-    lines = sorted({h.line for h in hits} | ({assert_line} if assert_line else set()))
+    stmt = _ggml_statement(text, first.line) if call is None else None
+    if stmt is not None:
+        call = stmt[1]
+    lines = sorted({h.line for h in hits} | ({assert_line} if assert_line else set()) | ({stmt[0]} if stmt else set()))
     return CudaFacts(
         lines=tuple(lines),
         error=first.name,

@@ -133,6 +133,7 @@ def test_family_rules_are_looked_up_not_tried_one_by_one() -> None:
     trying every rule in turn (on the corpus logs and the tools' own message samples)."""
     import yaml
 
+    from diagnose import causal
     from diagnose.catalogue import default_catalogue
     from diagnose.matcher import _dedupe, _finding, _rank, decide
     from diagnose.rules import default_rules
@@ -150,7 +151,8 @@ def test_family_rules_are_looked_up_not_tried_one_by_one() -> None:
         ev = collect(text)
         present, context = ev.present(), ev.context()
         every = [r for r in rules if frozenset(r.requires) <= present and r.matches(context)]
-        expected = decide(_dedupe(sorted((_finding(r, ev) for r in every), key=_rank, reverse=True))).findings
+        kept = _dedupe(sorted((_finding(r, ev) for r in every), key=_rank, reverse=True))
+        expected = decide(causal.order(every, kept, ev)).findings
         got = matcher.diagnose(ev).findings
         assert [(f.rule, f.confidence) for f in got] == [(f.rule, f.confidence) for f in expected], text[:200]
         with_family += any(r.id in family_ids for r in every)
