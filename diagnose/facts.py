@@ -219,6 +219,8 @@ class SanitizerFacts(Facts):
     host_frame: str | None = None  # the first host frame outside the CUDA driver and runtime
     allocation_address: str | None = None  # the nearest allocation's start: "0x7cc43a800000"
     allocation_size_bytes: int | None = None  # its size
+    # an address after the allocation by exactly one power of two (>= 2^33) plus an offset inside it: 2^k
+    allocation_high_bit_bytes: int | None = None
     accesses: tuple[str, ...] = ()  # racecheck: the two (or more) accesses of the first hazard
     leaked_bytes: int | None = None  # bytes leaked, summed over the reports (or the LEAK SUMMARY's)
     unwritten_bytes: int | None = None  # initcheck unused memory: "Not written 80 bytes at offset 0x14"

@@ -103,6 +103,26 @@ def _bare_shapes(head: str) -> Iterator[re.Match[str]]:
 _STRIDE_CONTEXT = re.compile(r"strided?\b|strided\(", re.I)
 
 
+#: the label of a limit, not of a tensor: a device-properties listing (``grid dim: (2147483647,65535,65535)``,
+#: ``Max dimension size of a thread block (x,y,z): (1024, 1024, 64)``) or a stated maximum; a launch's
+#: grid or block dimensions count blocks and threads, not a tensor's elements
+_LIMIT_LABEL = re.compile(
+    r"\b(?:max(?:imum)?|limits?|allowed|supported)\b|\b(?:grid|block|threads?)[ _]?(?:dim(?:ension)?s?|size)\b"
+    r"|\bmax_?(?:grid|threads?|block)",  # cudaDeviceProp's field names: maxGridSize, maxThreadsDim
+    re.I,
+)
+
+
+def _is_limit(head: str, m: re.Match[str]) -> bool:
+    """Whether the tuple ``m`` is printed under a limit's label on its line (see ``_LIMIT_LABEL``).
+
+    >>> _is_limit("x: torch.Size([4, 1024])", next(_named_shapes("x: torch.Size([4, 1024])")))
+    False
+    """
+    start = head.rfind("\n", 0, m.start()) + 1
+    return _LIMIT_LABEL.search(head, start, m.start(1)) is not None
+
+
 def _is_stride(head: str, m: re.Match[str]) -> bool:
     """Whether the bare tuple ``m`` is printed as strides (its element product is no size at all).
 
@@ -122,12 +142,22 @@ def shape_facts(text: str) -> tuple[float | None, bool]:
     (0.0, True)
     >>> shape_facts("no shapes here (PCI:0000:06:00)\\n[0, 1, 2]")
     (None, False)
+
+    A device-properties listing prints limits, not sizes (CUDA-CenterPoint's ``GetDeviceInfo``, the CUDA
+    samples' deviceQuery):
+
+    >>> shape_facts("block dim: (1024,1024,64)\\ngrid dim: (2147483647,65535,65535)")
+    (None, False)
+    >>> shape_facts("maxThreadsDim: (1024, 1024, 64)\\nmaxGridSize: (2147483647, 65535, 65535)")
+    (None, False)
     """
     head = text[:200_000]
     best: float | None = None
     empty = False
     for scan, named in ((_named_shapes, True), (_bare_shapes, False)):
         for m in scan(head):
+            if _is_limit(head, m):
+                continue
             dims = m.group(1)
             n = 1.0
             for d in dims.split(","):

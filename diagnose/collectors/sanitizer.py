@@ -72,6 +72,10 @@ except where said:
 ``allocation_address``,    ``and is N bytes after the nearest allocation at 0x... of size M bytes`` (the
 ``allocation_size_bytes``  same report as ``allocation_relation``); initcheck's ``Unused __global__
                            memory in allocation 0x... of size M bytes``
+``allocation_high_bit_bytes`` 2^k (k >= 33) when the address is a byte of the nearest allocation plus exactly
+                           2^k: one high address bit set, the mark of another address region (a peer GPU's
+                           or another virtual-memory reservation's mapping), not of a wrapped 32-bit index
+                           (which lands *before* the buffer it indexes)
 ``accesses``               the accesses racecheck pairs in the first hazard: ``write at raceWAW.cu:20``,
                            ``read by thread (32,0,0) at warp_error.cu:56`` (kernel+offset without -lineinfo);
                            a long path keeps its last two components
@@ -299,11 +303,41 @@ def parse(text: str) -> SanitizerFacts | None:
         host_frame=first_host,
         allocation_address=alloc_rec.allocation_address if alloc_rec else _unused_alloc(recs)[0],
         allocation_size_bytes=alloc_rec.allocation_size if alloc_rec else _unused_alloc(recs)[1],
+        allocation_high_bit_bytes=_high_bit_past(alloc_rec),
         accesses=tuple(race.accesses) if race else (),
         leaked_bytes=leaked or None,
         unwritten_bytes=next((r.unwritten for r in recs if r.unwritten is not None), None),
         records=records,
     )
+
+
+#: the smallest displacement read as one high address bit: past what any 32-bit index of 2-byte elements reaches
+HIGH_BIT_MIN = 1 << 33
+
+
+def _high_bit_past(rec: Rec | None) -> int | None:
+    """2^k when the address is after the nearest allocation by exactly 2^k (k >= 33) plus an offset inside
+    the allocation (the NCCL report of ggml-org/llama.cpp#24489: 0x1bc00031d0 = 0x13c0000000 + 2^35 + 0x31d0,
+    next to a 2 MiB allocation).
+
+    >>> r = Rec(tool="memcheck", kind="invalid-global-write", line=1, message="", address="0x1bc00031d0",
+    ...         relation="after", allocation_address="0x13c0000000", allocation_size=2097152)
+    >>> _high_bit_past(r) == 2**35
+    True
+    >>> _high_bit_past(Rec(tool="memcheck", kind="invalid-global-write", line=1, message="", address="0x1bc02031d0",
+    ...         relation="after", allocation_address="0x13c0000000", allocation_size=2097152)) is None
+    True
+    """
+    if rec is None or rec.relation != "after" or not rec.address or not rec.allocation_address:
+        return None
+    try:
+        offset = int(rec.address, 16) - int(rec.allocation_address, 16)
+    except ValueError:
+        return None
+    if offset < HIGH_BIT_MIN or not rec.allocation_size:
+        return None
+    bit = 1 << (offset.bit_length() - 1)
+    return bit if offset - bit < rec.allocation_size else None
 
 
 #: below this, an address is a null pointer plus an offset (an empty tensor's data pointer, a failed
