@@ -43,9 +43,7 @@ def test_held_out_cases_and_rule_examples_are_not_learned_from(authored: CC.Resu
     assert any(s.startswith(C.HELD_OUT) for s in suites)
     learned = [c for c in authored.cases if c.top_rule is not None and C.calibration_suite(c.suite)]
     assert len(authored.decisions()) == len(learned) > 100
-    assert not any(
-        c.suite.startswith(("holdout4/", "captured/")) or c.suite == "rule-examples" for c in learned
-    )
+    assert not any(c.suite.startswith(("holdout4/", "captured/")) or c.suite == "rule-examples" for c in learned)
     assert not C.calibration_suite("holdout4/issues.yaml")
     assert C.calibration_suite("holdout6/issues.yaml")
     assert not C.calibration_suite("rule-examples")
