@@ -134,7 +134,7 @@ def test_one_high_bit_past_an_allocation_is_no_int32_wrap() -> None:
     assert all(mode != "int32-index-overflow" for _, mode in candidates(NCCL))
     assert r.to_dict()["fix"] is not None
     assert "cuMemSetAccess" in r.to_dict()["fix"] and "Upgrade NCCL" not in r.to_dict()["fix"]
-    assert r.diagnosis.confidence < 0.8
+    assert r.diagnosis.confidence < 0.9  # one labelled case behind the rule: never the top band
 
 
 def test_a_wrap_before_the_buffer_stays_a_wrap() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -105,6 +106,14 @@ class Child:
         return json.loads((self.out / name).read_text())
 
 
+def _as_the_runner_starts_children() -> None:
+    """The signal state kdiag's runner gives a child (``diagnose/runner/reaper.py``): default SIGINT and SIGTERM,
+    nothing blocked, whatever the test process that starts it inherited or set."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
+
+
 def start(name: str, code: str, *args: str, base: Path | None = None, interpret: bool = True) -> Child:
     base = base or Path(tempfile.mkdtemp(prefix="kdiag-triton-checks-"))
     out = base / name
@@ -117,6 +126,7 @@ def start(name: str, code: str, *args: str, base: Path | None = None, interpret:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        preexec_fn=_as_the_runner_starts_children,
     )
     return Child(name, out, proc)
 
