@@ -299,11 +299,16 @@ def _kb_listed(s: Any) -> tuple[str, str] | None:
     return None
 
 
+def _kb_listed_record(s: dict, key: tuple[str, str], origin: str) -> InputRecord:
+    """One entry of a flat KernelBench result list, as the record its (problem, sample) names."""
+    return next(_kb_records(key[0], [{**s, "sample_id": key[1]}], origin))
+
+
 def _kb_list_records(data: list[Any], name: str) -> Iterator[InputRecord]:
     for i, s in enumerate(data):
         key = _kb_listed(s)
-        assert key is not None
-        yield next(_kb_records(key[0], [{**s, "sample_id": key[1]}], f"{name}[{i}]"))
+        if key is not None:  # read_kernelbench checked every entry
+            yield _kb_listed_record(s, key, f"{name}[{i}]")
 
 
 def _search_round(data: Any) -> list[dict] | None:
@@ -391,7 +396,7 @@ def read_large_json(path: Path, fh: BinaryIO, name: str) -> Iterator[InputRecord
             if isinstance(key, int):
                 listed = _kb_listed(value)
                 if listed is not None:
-                    yield from _kb_records(listed[0], [{**value, "sample_id": listed[1]}], f"{name}[{key}]")
+                    yield _kb_listed_record(value, listed, f"{name}[{key}]")
                     continue
                 yield record_from_mapping(value, default_id=f"{path.stem}[{key}]", origin=f"{name}[{key}]")
                 continue
