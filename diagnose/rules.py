@@ -35,7 +35,6 @@ import functools
 from collections.abc import Iterable
 from pathlib import Path
 
-from diagnose import rule_engine_tables
 from diagnose.family_rules import FamilyCondition, _catalogue_rules, family_rule  # noqa: F401 (re-exported)
 from diagnose.rule_file import parse_rule_file
 from diagnose.rule_model import (  # noqa: F401  (re-exported: the rule base's public names)
@@ -118,7 +117,6 @@ def _kept(base: Path) -> tuple[str | None, RuleSet | None]:
         key = rule_cache.content_key(base)
     except OSError:
         return None, None
-    rule_engine_tables.install()  # before rule-engine's first import (reading the cache imports it)
     kept = rule_cache.read(key)
     if kept is None:
         return key, None

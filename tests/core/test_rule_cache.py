@@ -10,12 +10,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+import rule_engine
 
 from diagnose import rule_cache
 from diagnose.catalogue import load_catalogue
 from diagnose.classify import classify_record
+from diagnose.collectors import collect
 from diagnose.inputs import InputRecord
 from diagnose.matcher import Matcher
+from diagnose.ruleexpr import LazyExpression
 from diagnose.rules import DEFAULT_RULES_DIR, _load, load_rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,15 +51,23 @@ def test_read_back_equals_the_loaded_rule_base(fresh, kept):
     assert got == rules  # every field but the compiled expression and its pre-check
     assert got.root == rules.root
     for a, b in zip(got.rules, rules.rules, strict=True):
-        assert type(a.compiled) is type(b.compiled)
         assert str(a.compiled) == str(b.compiled)  # rule-engine's text, or the family's condition
         assert (a.precheck is None) == (b.precheck is None)  # derived again from the expression
+        if isinstance(a.compiled, LazyExpression):
+            assert a.compiled._rule is None  # not parsed until tried
+            assert isinstance(b.compiled, rule_engine.Rule)
+        else:
+            assert a.compiled == b.compiled  # a message family's condition
 
 
 def test_read_back_catalogue_scans_like_the_loaded_one(fresh, kept):
     _, cat = fresh
     _, got = kept
-    assert got.families == cat.families
+    assert got.families == cat.families  # each pattern equal: its text, flags and compiled code
+    # one object per pattern, as loaded: the automaton's entries are the families' own patterns
+    ids = {id(rx) for fam in got.families for rx in fam.patterns}
+    assert {id(rx) for entries in got._entries for _, rx in entries} <= ids
+    assert {id(rx) for _, rx in got._always} <= ids
     texts = [m.sample or m.text for f in cat.families for m in f.messages] + [p.read_text() for p in LOGS]
     for text in texts:
         assert [(h.family.id, h.line, h.groups) for h in got.scan(text)] == [
@@ -70,6 +81,15 @@ def test_read_back_rule_base_classifies_like_the_loaded_one(fresh, kept):
     for path in LOGS:
         rec = InputRecord(id=path.name, text=path.read_text())
         assert classify_record(rec, b).to_dict() == classify_record(rec, a).to_dict()
+
+
+def test_each_expression_and_precheck_answers_as_loaded(fresh, kept):
+    contexts = [collect(p.read_text()).context() for p in LOGS]
+    for a, b in zip(kept[0].rules, fresh[0].rules, strict=True):
+        for ctx in contexts:
+            if b.precheck is not None:
+                assert bool(a.precheck(ctx)) == bool(b.precheck(ctx)), a.id
+            assert a.compiled.matches(ctx) == b.compiled.matches(ctx), a.id
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -124,6 +144,17 @@ def test_a_corrupt_or_foreign_file_is_passed_over(tmp_path, monkeypatch, fresh):
     rule_cache.store("other", *fresh)
     (tmp_path / "rules-other.pickle").rename(path)
     assert rule_cache.read(key) is None
+
+
+def test_the_last_few_are_kept(tmp_path, monkeypatch, fresh):
+    monkeypatch.setenv("KDIAG_CACHE_DIR", str(tmp_path))
+    keys = [f"k{i}" for i in range(rule_cache.KEEP + 2)]
+    for i, key in enumerate(keys):
+        assert rule_cache.store(key, *fresh)
+        os.utime(tmp_path / f"rules-{key}.pickle", ns=(i * 10**9, i * 10**9))  # written one after another
+    assert sorted(p.name for p in tmp_path.glob("rules-*.pickle")) == sorted(
+        f"rules-{k}.pickle" for k in keys[-rule_cache.KEEP :]
+    )
 
 
 def test_an_unwritable_cache_is_no_error(tmp_path, monkeypatch, fresh):
