@@ -220,12 +220,11 @@ def read(key: str) -> tuple[Any, Any] | None:
                 gc.enable()
         if tag != FORMAT or stored_key != key:
             return None
-        rules = tuple(
-            dataclasses.replace(r, precheck=LazyPrecheck(r.compiled)) if r.precheck == DERIVED else r
-            for r in ruleset.rules
-        )
+        for rule in ruleset.rules:
+            if rule.precheck == DERIVED:  # a rule just built here, not yet seen by anyone
+                rule.__dict__["precheck"] = LazyPrecheck(rule)
         _remember_patterns(catalogue)
-        return dataclasses.replace(ruleset, rules=rules), catalogue
+        return ruleset, catalogue
     except Exception:  # corrupt or of another shape: loaded from the files instead
         return None
 

@@ -69,13 +69,15 @@ class LazyExpression:
 
 
 class LazyPrecheck:
-    """A rule's pre-check (diagnose.prefilter) derived the first time it is called, from its
-    :class:`LazyExpression`; for a rule that had one when the rule base was stored."""
+    """A rule's pre-check (diagnose.prefilter) derived the first time it is called, from the rule's
+    :class:`LazyExpression`; for a rule that had one when the rule base was stored.  Once derived, it
+    is the rule's ``precheck`` itself (kept in the rule's ``__dict__``, as ``functools.cached_property``
+    keeps a value on a frozen dataclass): a record's candidate rules are not called through this."""
 
-    __slots__ = ("_check", "expression")
+    __slots__ = ("_check", "rule")
 
-    def __init__(self, expression: LazyExpression) -> None:
-        self.expression = expression
+    def __init__(self, rule: Any) -> None:
+        self.rule = rule
         self._check: Any = None
 
     def __call__(self, context: Any) -> bool:
@@ -84,7 +86,8 @@ class LazyPrecheck:
             from diagnose.prefilter import compile_precheck
 
             # the same derivation as at load; were there none now, the rule is evaluated in full
-            check = self._check = compile_precheck(self.expression.statement) or _always
+            check = self._check = compile_precheck(self.rule.compiled.statement) or _always
+            self.rule.__dict__["precheck"] = check
         return bool(check(context))
 
 

@@ -18,7 +18,7 @@ from diagnose.classify import classify_record
 from diagnose.collectors import collect
 from diagnose.inputs import InputRecord
 from diagnose.matcher import Matcher
-from diagnose.ruleexpr import LazyExpression
+from diagnose.ruleexpr import LazyExpression, LazyPrecheck
 from diagnose.rules import DEFAULT_RULES_DIR, _load, load_rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,21 +33,34 @@ def fresh():
 
 
 @pytest.fixture(scope="module")
-def kept(fresh, tmp_path_factory):
-    """The same, stored and read back."""
+def stored(fresh, tmp_path_factory):
+    """The cache folder the fresh rule base is stored in, and its key."""
     directory = tmp_path_factory.mktemp("cache")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KDIAG_CACHE_DIR", str(directory))
         key = rule_cache.content_key(DEFAULT_RULES_DIR)
         assert rule_cache.store(key, *fresh)
+    return directory, key
+
+
+def _read(stored):
+    directory, key = stored
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KDIAG_CACHE_DIR", str(directory))
         got = rule_cache.read(key)
     assert got is not None
     return got
 
 
-def test_read_back_equals_the_loaded_rule_base(fresh, kept):
+@pytest.fixture(scope="module")
+def kept(stored):
+    """The fresh rule base and catalogue, stored and read back."""
+    return _read(stored)
+
+
+def test_read_back_equals_the_loaded_rule_base(fresh, stored):
     rules, _ = fresh
-    got, _ = kept
+    got, _ = _read(stored)  # a reading of its own: nothing in it tried yet
     assert got == rules  # every field but the compiled expression and its pre-check
     assert got.root == rules.root
     for a, b in zip(got.rules, rules.rules, strict=True):
@@ -55,6 +68,7 @@ def test_read_back_equals_the_loaded_rule_base(fresh, kept):
         assert (a.precheck is None) == (b.precheck is None)  # derived again from the expression
         if isinstance(a.compiled, LazyExpression):
             assert a.compiled._rule is None  # not parsed until tried
+            assert b.precheck is None or isinstance(a.precheck, LazyPrecheck)
             assert isinstance(b.compiled, rule_engine.Rule)
         else:
             assert a.compiled == b.compiled  # a message family's condition
@@ -90,6 +104,8 @@ def test_each_expression_and_precheck_answers_as_loaded(fresh, kept):
             if b.precheck is not None:
                 assert bool(a.precheck(ctx)) == bool(b.precheck(ctx)), a.id
             assert a.compiled.matches(ctx) == b.compiled.matches(ctx), a.id
+        if b.precheck is not None:  # derived on the first call, then the rule's own
+            assert not isinstance(a.precheck, LazyPrecheck) and a.precheck is not None
 
 
 def _copy(tmp_path: Path) -> Path:
