@@ -53,8 +53,12 @@ def cache_dir() -> Path | None:
     if env is not None:
         return Path(env) if env.strip() else None
     xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "kdiag"
+    if xdg:
+        return Path(xdg) / "kdiag"
+    try:
+        return Path.home() / ".cache" / "kdiag"
+    except RuntimeError:  # no home folder to be found: no cache
+        return None
 
 
 def content_key(rules_root: Path) -> str:
@@ -65,12 +69,12 @@ def content_key(rules_root: Path) -> str:
 
     h = hashlib.blake2b(digest_size=20)
     for part in (FORMAT, sys.version, yaml.__version__, str(rules_root)):
-        h.update(part.encode() + b"\0")
+        h.update(os.fsencode(part) + b"\0")
     files: list[str] = []
     for d in _CODE_DIRS:
         files += sorted(str(d / f) for f in os.listdir(d) if f.endswith(".py"))
     for root in (_DATA_DIR, rules_root):
-        for dirpath, dirnames, filenames in os.walk(root):
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=True):  # as the loader's rglob does
             dirnames[:] = sorted(n for n in dirnames if n != "__pycache__")
             files += [os.path.join(dirpath, f) for f in sorted(filenames)]
     engine = importlib.util.find_spec("rule_engine")  # its version (the expressions are parsed by it)
@@ -79,7 +83,7 @@ def content_key(rules_root: Path) -> str:
     for path in files:
         with open(path, "rb") as fh:
             data = fh.read()
-        h.update(path.encode() + b"\0" + len(data).to_bytes(8, "little"))
+        h.update(os.fsencode(path) + b"\0" + len(data).to_bytes(8, "little"))
         h.update(data)
     return h.hexdigest()
 

@@ -115,7 +115,7 @@ def _kept(base: Path) -> tuple[str | None, RuleSet | None]:
         return None, None
     try:
         key = rule_cache.content_key(base)
-    except OSError:
+    except Exception:  # a file that cannot be read: loaded from the files, and not kept
         return None, None
     kept = rule_cache.read(key)
     if kept is None:

@@ -179,3 +179,16 @@ def test_an_unwritable_cache_is_no_error(tmp_path, monkeypatch, fresh):
     monkeypatch.setenv("KDIAG_CACHE_DIR", str(blocker / "sub"))  # a folder under a file cannot be made
     assert not rule_cache.store("k", *fresh)
     assert load_rules() == fresh[0]
+
+
+def test_where_it_is_kept(tmp_path, monkeypatch):
+    monkeypatch.delenv("KDIAG_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert rule_cache.cache_dir() == tmp_path / "kdiag"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    assert rule_cache.cache_dir() is None  # nowhere to keep it: loaded from the files each time
