@@ -13,7 +13,7 @@ Where: ``$KDIAG_CACHE_DIR`` (set and empty: no cache), else ``$XDG_CACHE_HOME/kd
 ``~/.cache/kdiag``; the last few rule bases written are kept (several checkouts may share it).  Only a
 rule base that loaded without a problem is stored.  A cache that cannot be read or written, is
 corrupt, or holds anything but a rule base is passed over in silence: the rule base is loaded from
-its files as if there were no cache.  The unpickler builds only kdiag's own classes and the few
+its files as if there were no cache.  The unpickler takes names only from kdiag's own modules and the few
 standard ones a rule base holds.
 
 What is stored differently: a rule's rule-engine expression is stored as its text and read back as a
