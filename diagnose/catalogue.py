@@ -56,7 +56,6 @@ starts part of it stands (:mod:`diagnose.regex_anchor`).
 
 from __future__ import annotations
 
-import functools
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -205,6 +204,26 @@ class Catalogue:
             auto.add_word(anchor, len(self._entries))
             self._entries.append(entries)
         if table:
+            auto.make_automaton()
+            self._anchors = auto
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (diagnose.rule_cache) without the automaton, which is built again from its anchors, and
+        without the anchor tests, which are keyed by the patterns' ids in this process."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_anchors", "_tests")}
+        # in the order they were added (each one's value is its index in _entries)
+        state["_anchor_words"] = sorted(self._anchors.items(), key=_SECOND) if self._anchors is not None else []
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        words = state.pop("_anchor_words")
+        self.__dict__.update(state, _anchors=None, _tests={})
+        if words:
+            import ahocorasick
+
+            auto = ahocorasick.Automaton()
+            for anchor, index in words:
+                auto.add_word(anchor, index)
             auto.make_automaton()
             self._anchors = auto
 
@@ -507,9 +526,22 @@ class CatalogueError(Exception):
         super().__init__("\n".join(str(p) for p in problems))
 
 
-@functools.cache
+_DEFAULT: list[Catalogue] = []  # the bundled catalogue, once loaded (or read with the rule base: use_default)
+
+
 def default_catalogue() -> Catalogue:
-    return load_catalogue()
+    """The bundled catalogue, loaded once."""
+    if not _DEFAULT:
+        _DEFAULT.append(load_catalogue())
+    return _DEFAULT[0]
+
+
+def use_default(catalogue: Catalogue) -> Catalogue:
+    """Make ``catalogue`` (the bundled one, as the rule cache kept it) the default, unless one is loaded
+    already; the default either way."""
+    if not _DEFAULT:
+        _DEFAULT.append(catalogue)
+    return _DEFAULT[0]
 
 
 def lint_catalogue(catalogue: Catalogue) -> Iterator[CatalogueProblem]:

@@ -6,6 +6,7 @@ import difflib
 import functools
 from typing import Any
 
+from diagnose import rule_engine_tables
 from diagnose.evidence import rule_types
 
 
@@ -21,9 +22,77 @@ def _context() -> Any:
 
 def compile_expression(expr: str) -> Any:
     """Build a rule-engine Rule over the Evidence types (raises rule_engine errors)."""
+    rule_engine_tables.install()  # before rule-engine's first import: its parser tables read, not computed
     import rule_engine
 
     return rule_engine.Rule(expr, context=_context())
+
+
+class LazyExpression:
+    """A rule's compiled ``when`` that is parsed the first time it is used: the rule base read back from
+    the rule cache (diagnose.rule_cache), whose expressions all parsed when it was stored, so that a
+    run pays only for the rules it tries.  Answers like the rule-engine Rule it stands for."""
+
+    __slots__ = ("_rule", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._rule: Any = None
+
+    def rule(self) -> Any:
+        """The rule-engine Rule (parsed on the first call)."""
+        rule = self._rule
+        if rule is None:
+            rule = self._rule = compile_expression(self.text)
+        return rule
+
+    @property
+    def statement(self) -> Any:
+        return self.rule().statement
+
+    def matches(self, thing: Any) -> bool:
+        return bool(self.rule().matches(thing))
+
+    def evaluate(self, thing: Any) -> Any:
+        return self.rule().evaluate(thing)
+
+    def __getattr__(self, name: str) -> Any:  # anything else a rule-engine Rule has
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.rule(), name)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"<LazyExpression text={self.text!r}>"
+
+
+class LazyPrecheck:
+    """A rule's pre-check (diagnose.prefilter) derived the first time it is called, from the rule's
+    :class:`LazyExpression`; for a rule that had one when the rule base was stored.  Once derived, it
+    is the rule's ``precheck`` itself (kept in the rule's ``__dict__``, as ``functools.cached_property``
+    keeps a value on a frozen dataclass): a record's candidate rules are not called through this."""
+
+    __slots__ = ("_check", "rule")
+
+    def __init__(self, rule: Any) -> None:
+        self.rule = rule
+        self._check: Any = None
+
+    def __call__(self, context: Any) -> bool:
+        check = self._check
+        if check is None:
+            from diagnose.prefilter import compile_precheck
+
+            # the same derivation as at load; were there none now, the rule is evaluated in full
+            check = self._check = compile_precheck(self.rule.compiled.statement) or _always
+            self.rule.__dict__["precheck"] = check
+        return bool(check(context))
+
+
+def _always(context: Any) -> bool:
+    return True
 
 
 def describe_engine_error(exc: Exception, expr: str) -> str:

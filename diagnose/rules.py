@@ -83,6 +83,56 @@ def load_rules(
     base = Path(root) if root is not None else DEFAULT_RULES_DIR
     if not base.exists():
         raise RuleLoadError([RuleProblem(str(base), 0, "rules directory does not exist")])
+    bundled = base.resolve() == DEFAULT_RULES_DIR.resolve()
+    # the bundled rule base as it comes (what every command loads) is kept between runs (diagnose.rule_cache)
+    key = None
+    if (
+        bundled
+        and base.is_dir()
+        and not include_deprecated
+        and not extra
+        and catalogue is not False
+        and calibrate is not False
+    ):
+        key, kept = _kept(base)
+        if kept is not None:
+            return kept
+    ruleset = _load(base, include_deprecated=include_deprecated, extra=extra, catalogue=catalogue, calibrate=calibrate)
+    if key is not None:
+        from diagnose import rule_cache
+        from diagnose.catalogue import default_catalogue
+
+        rule_cache.store(key, ruleset, default_catalogue())
+    return ruleset
+
+
+def _kept(base: Path) -> tuple[str | None, RuleSet | None]:
+    """The content key of the bundled rule base under ``base`` and the rule set kept under it, if any."""
+    from diagnose import rule_cache
+    from diagnose.catalogue import use_default
+
+    if rule_cache.cache_dir() is None:
+        return None, None
+    try:
+        key = rule_cache.content_key(base)
+    except Exception:  # a file that cannot be read: loaded from the files, and not kept
+        return None, None
+    kept = rule_cache.read(key)
+    if kept is None:
+        return key, None
+    ruleset, catalogue = kept
+    use_default(catalogue)
+    return key, ruleset
+
+
+def _load(
+    base: Path,
+    *,
+    include_deprecated: bool,
+    extra: Iterable[Path],
+    catalogue: bool | None,
+    calibrate: bool | None,
+) -> RuleSet:
     paths = [base] if base.is_file() else rule_files(base)
     paths += list(extra)
     rules: list[Rule] = []

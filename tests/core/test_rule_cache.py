@@ -1,0 +1,194 @@
+"""The bundled rule base kept between runs (diagnose.rule_cache): what is read back is what loads from
+the files, it is keyed by content alone, and a cache that is off, corrupt or foreign is passed over."""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import shutil
+from pathlib import Path
+
+import pytest
+import rule_engine
+
+from diagnose import rule_cache
+from diagnose.catalogue import load_catalogue
+from diagnose.classify import classify_record
+from diagnose.collectors import collect
+from diagnose.inputs import InputRecord
+from diagnose.matcher import Matcher
+from diagnose.ruleexpr import LazyExpression, LazyPrecheck
+from diagnose.rules import DEFAULT_RULES_DIR, _load, load_rules
+
+ROOT = Path(__file__).resolve().parents[2]
+LOGS = sorted((ROOT / "examples" / "logs").glob("*.log"))
+
+
+@pytest.fixture(scope="module")
+def fresh():
+    """The bundled rule base and catalogue loaded from their files, no cache involved."""
+    rules = _load(DEFAULT_RULES_DIR, include_deprecated=False, extra=(), catalogue=None, calibrate=None)
+    return rules, load_catalogue()
+
+
+@pytest.fixture(scope="module")
+def stored(fresh, tmp_path_factory):
+    """The cache folder the fresh rule base is stored in, and its key."""
+    directory = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KDIAG_CACHE_DIR", str(directory))
+        key = rule_cache.content_key(DEFAULT_RULES_DIR)
+        assert rule_cache.store(key, *fresh)
+    return directory, key
+
+
+def _read(stored):
+    directory, key = stored
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KDIAG_CACHE_DIR", str(directory))
+        got = rule_cache.read(key)
+    assert got is not None
+    return got
+
+
+@pytest.fixture(scope="module")
+def kept(stored):
+    """The fresh rule base and catalogue, stored and read back."""
+    return _read(stored)
+
+
+def test_read_back_equals_the_loaded_rule_base(fresh, stored):
+    rules, _ = fresh
+    got, _ = _read(stored)  # a reading of its own: nothing in it tried yet
+    assert got == rules  # every field but the compiled expression and its pre-check
+    assert got.root == rules.root
+    for a, b in zip(got.rules, rules.rules, strict=True):
+        assert str(a.compiled) == str(b.compiled)  # rule-engine's text, or the family's condition
+        assert (a.precheck is None) == (b.precheck is None)  # derived again from the expression
+        if isinstance(a.compiled, LazyExpression):
+            assert a.compiled._rule is None  # not parsed until tried
+            assert b.precheck is None or isinstance(a.precheck, LazyPrecheck)
+            assert isinstance(b.compiled, rule_engine.Rule)
+        else:
+            assert a.compiled == b.compiled  # a message family's condition
+
+
+def test_read_back_catalogue_scans_like_the_loaded_one(fresh, kept):
+    _, cat = fresh
+    _, got = kept
+    assert got.families == cat.families  # each pattern equal: its text, flags and compiled code
+    # one object per pattern, as loaded: the automaton's entries are the families' own patterns
+    ids = {id(rx) for fam in got.families for rx in fam.patterns}
+    assert {id(rx) for entries in got._entries for _, rx in entries} <= ids
+    assert {id(rx) for _, rx in got._always} <= ids
+    texts = [m.sample or m.text for f in cat.families for m in f.messages] + [p.read_text() for p in LOGS]
+    for text in texts:
+        assert [(h.family.id, h.line, h.groups) for h in got.scan(text)] == [
+            (h.family.id, h.line, h.groups) for h in cat.scan(text)
+        ]
+
+
+def test_read_back_rule_base_classifies_like_the_loaded_one(fresh, kept):
+    assert LOGS
+    a, b = Matcher(fresh[0]), Matcher(kept[0])
+    for path in LOGS:
+        rec = InputRecord(id=path.name, text=path.read_text())
+        assert classify_record(rec, b).to_dict() == classify_record(rec, a).to_dict()
+
+
+def test_each_expression_and_precheck_answers_as_loaded(fresh, kept):
+    contexts = [collect(p.read_text()).context() for p in LOGS]
+    for a, b in zip(kept[0].rules, fresh[0].rules, strict=True):
+        for ctx in contexts:
+            if b.precheck is not None:
+                assert bool(a.precheck(ctx)) == bool(b.precheck(ctx)), a.id
+            assert a.compiled.matches(ctx) == b.compiled.matches(ctx), a.id
+        if b.precheck is not None:  # derived on the first call, then the rule's own
+            assert not isinstance(a.precheck, LazyPrecheck) and a.precheck is not None
+
+
+def _copy(tmp_path: Path) -> Path:
+    rules = tmp_path / "rules"
+    shutil.copytree(DEFAULT_RULES_DIR, rules)
+    return rules
+
+
+def test_key_is_content_not_time(tmp_path):
+    rules = _copy(tmp_path)
+    key = rule_cache.content_key(rules)
+    some = next(rules.rglob("*.yaml"))
+    os.utime(some, (1, 1))
+    assert rule_cache.content_key(rules) == key  # touched: the same content
+    some.write_text(some.read_text() + "\n# one more line\n")
+    assert rule_cache.content_key(rules) != key  # edited: another key
+    (rules / "new.yaml").write_text("id: x\n")
+    assert rule_cache.content_key(rules) != key
+
+
+def test_load_rules_stores_then_reads_the_same(tmp_path, monkeypatch, fresh):
+    monkeypatch.setenv("KDIAG_CACHE_DIR", str(tmp_path))
+    first = load_rules()
+    stored = list(tmp_path.glob("rules-*.pickle"))
+    assert len(stored) == 1
+    assert rule_cache.read(stored[0].name[len("rules-") : -len(".pickle")]) is not None
+    second = load_rules()
+    assert first == second == fresh[0]
+
+
+def test_no_cache_when_the_variable_is_empty(tmp_path, monkeypatch):
+    monkeypatch.setenv("KDIAG_CACHE_DIR", "")
+    assert rule_cache.cache_dir() is None
+    assert not rule_cache.store("k", None, None)
+    assert rule_cache.read("k") is None
+
+
+def test_a_corrupt_or_foreign_file_is_passed_over(tmp_path, monkeypatch, fresh):
+    monkeypatch.setenv("KDIAG_CACHE_DIR", str(tmp_path))
+    key = rule_cache.content_key(DEFAULT_RULES_DIR)
+    path = tmp_path / f"rules-{key}.pickle"
+    path.write_bytes(b"not a pickle")
+    assert rule_cache.read(key) is None
+    assert load_rules() == fresh[0]  # loaded from the files, and stored again
+    assert rule_cache.read(key) is not None
+    # a pickle that would call something else than a rule base's classes is refused before it runs
+    buf = io.BytesIO()
+    pickle.dump((rule_cache.FORMAT, key, os.getcwd, None), buf)
+    path.write_bytes(buf.getvalue())
+    assert rule_cache.read(key) is None
+    # one kept under another key is not taken for this one
+    rule_cache.store("other", *fresh)
+    (tmp_path / "rules-other.pickle").rename(path)
+    assert rule_cache.read(key) is None
+
+
+def test_the_last_few_are_kept(tmp_path, monkeypatch, fresh):
+    monkeypatch.setenv("KDIAG_CACHE_DIR", str(tmp_path))
+    keys = [f"k{i}" for i in range(rule_cache.KEEP + 2)]
+    for i, key in enumerate(keys):
+        assert rule_cache.store(key, *fresh)
+        os.utime(tmp_path / f"rules-{key}.pickle", ns=(i * 10**9, i * 10**9))  # written one after another
+    assert sorted(p.name for p in tmp_path.glob("rules-*.pickle")) == sorted(
+        f"rules-{k}.pickle" for k in keys[-rule_cache.KEEP :]
+    )
+
+
+def test_an_unwritable_cache_is_no_error(tmp_path, monkeypatch, fresh):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("KDIAG_CACHE_DIR", str(blocker / "sub"))  # a folder under a file cannot be made
+    assert not rule_cache.store("k", *fresh)
+    assert load_rules() == fresh[0]
+
+
+def test_where_it_is_kept(tmp_path, monkeypatch):
+    monkeypatch.delenv("KDIAG_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert rule_cache.cache_dir() == tmp_path / "kdiag"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    assert rule_cache.cache_dir() is None  # nowhere to keep it: loaded from the files each time
