@@ -32,7 +32,6 @@ import importlib.util
 import io
 import os
 import pickle
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -99,47 +98,15 @@ DERIVED = "derived-from-the-expression"
 
 
 class _Pickler(pickle.Pickler):
-    """A rule-engine expression is stored as its text (read back as a LazyExpression), a regex as its
-    compiled form where that is exact (:func:`_compiled_form`); each object once, as pickle does."""
+    """A rule-engine expression is stored as its text (read back as a LazyExpression); each object once,
+    as pickle does (a regex is stored as its text and flags, and compiled again when read back)."""
 
     def reducer_override(self, obj: Any) -> Any:
         from diagnose.ruleexpr import LazyExpression
 
         if isinstance(obj, LazyExpression) or type(obj).__module__.startswith("rule_engine."):
             return LazyExpression, (str(obj.text),)
-        if isinstance(obj, re.Pattern):
-            form = _compiled_form(obj)
-            if form is not None:
-                return _regex, form
-        return NotImplemented  # the usual pickling (a regex: compiled again from its text)
-
-
-def _regex(*form: Any) -> re.Pattern[str]:
-    """The pattern :func:`_compiled_form` describes (the C engine checks the code it is given)."""
-    import _sre
-
-    return _sre.compile(*form)
-
-
-def _compiled_form(rx: re.Pattern[str]) -> tuple[Any, ...] | None:
-    """What ``re`` hands its C engine for ``rx`` (this Python's own compiler output, which the key's Python
-    version pins), when building from it gives a pattern equal to ``rx`` — same flags, same compiled
-    code; else None.  Reading it back skips the regex parser and compiler, written in Python, which
-    were most of the time left in reading a rule base back."""
-    try:
-        import _sre
-        from re import _compiler, _parser  # type: ignore[attr-defined]
-
-        parsed = _parser.parse(rx.pattern, rx.flags)
-        code = [int(c) for c in _compiler._code(parsed, rx.flags)]  # plain ints (the opcodes are an int subclass)
-        groupindex = dict(parsed.state.groupdict)
-        indexgroup: list[str | None] = [None] * parsed.state.groups
-        for name, i in groupindex.items():
-            indexgroup[i] = name
-        form = (rx.pattern, rx.flags | parsed.state.flags, code, parsed.state.groups - 1, groupindex, tuple(indexgroup))
-        return form if _sre.compile(*form) == rx else None
-    except Exception:  # another Python's internals: the pattern is pickled as usual
-        return None
+        return NotImplemented
 
 
 def store(key: str, ruleset: Any, catalogue: Any) -> bool:
