@@ -104,6 +104,17 @@ def test_fit_shrinks_sizes_that_must_stay_equal_together_when_the_reference_brea
     assert got is not None and loose.input_shape == (4096,) and loose.batch_size == 512
 
 
+def test_a_reference_that_cannot_run_hides_no_compile_failure_of_the_kernel() -> None:
+    from diagnose import facts as F
+    from diagnose.run.runfacts import kernel_verdict
+
+    ended: Any = types.SimpleNamespace(exit_code=0, signal=None, timed_out=False)
+    # a --size that breaks the reference's broadcast: nothing to compare against, so no-result ...
+    assert kernel_verdict(ended, F.RunFacts(reference_failed=True), []) == "no-result"
+    # ... unless the kernel itself does not compile for the target GPU: that is its failure either way
+    assert kernel_verdict(ended, F.RunFacts(reference_failed=True, compile_failed=True), []) == "fail"
+
+
 def test_size_check_names_the_constants_a_reference_has(tmp_path: Path) -> None:
     ref = tmp_path / "ref.py"
     ref.write_text("batch_size = 16\ndim = 1 << 10\nM = dim * 2 + batch_size\nscale = 0.5\nflag = True\nname = 'x'\n")
