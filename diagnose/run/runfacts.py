@@ -166,8 +166,8 @@ def numerics_facts(sizes: tuple[SizeResult, ...] | list[SizeResult]) -> F.Numeri
 
 
 def kernel_verdict(outcome: Outcome, facts: F.RunFacts, sizes: list[SizeResult]) -> str:
-    if facts.reference_failed:
-        return "no-result"
+    if facts.reference_failed and not facts.compile_failed:
+        return "no-result"  # nothing to compare against; a kernel that does not compile fails without one
     clean = outcome.exit_code == 0 and outcome.signal is None and not outcome.timed_out
     over_smem = (facts.compiled_shared_bytes or 0) > (facts.smem_limit_bytes or float("inf"))
     flagged = (

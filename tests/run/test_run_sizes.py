@@ -61,6 +61,60 @@ def test_fit_halves_the_largest_constant_until_the_inputs_fit() -> None:
     assert cuda.n == 1 << 30
 
 
+def test_fit_keeps_a_declared_multiple_of_1024_and_halves_a_power_of_two_first() -> None:
+    torch = pytest.importorskip("torch")
+    from harness import sizes as H
+
+    ref: Any = types.ModuleType("ref")  # KernelBench's 23_Softmax: 4096 x 393216 (3 * 2**17) float32, 6 GiB
+    ref.batch_size, ref.dim = 4096, 393216
+    ref.get_inputs = lambda: [torch.rand(ref.batch_size, ref.dim)]
+    got = H.fit(ref, set(), 8 << 20)
+    assert got is not None and got["bytes"] <= 8 << 20
+    assert (ref.batch_size, ref.dim) == (512, 3072)  # not dim=1536: a kernel that picks BLOCK=1024 when dim % 1024 == 0
+    assert ref.dim % 1024 == 0  # runs the code path the declared size runs
+    assert H.fit(ref, set(), 8 << 20) is None  # fits now: nothing more to do
+    ref.batch_size, ref.dim = 4096, 393216
+    got = H.fit(ref, set(), 128 << 10)  # the interpreter's retry budget: the batch gives way, dim stays 3072
+    assert got is not None and (ref.batch_size, ref.dim) == (8, 3072)
+
+
+def test_fit_shrinks_sizes_that_must_stay_equal_together_when_the_reference_breaks() -> None:
+    torch = pytest.importorskip("torch")
+    from harness import sizes as H
+
+    ref: Any = types.ModuleType("ref")  # KernelBench's 100_HingeLoss: (B, 32768) * (B,) broadcasts only if B == 32768
+    ref.batch_size, ref.input_shape, ref.dim = 32768, (32768,), 1
+
+    class Model(torch.nn.Module):
+        def forward(self, predictions, targets):
+            return torch.mean(torch.clamp(1 - predictions * targets, min=0))
+
+    ref.Model = Model
+    ref.get_inputs = lambda: [torch.rand(ref.batch_size, *ref.input_shape), torch.randint(0, 2, (ref.batch_size,))]
+    ref.get_init_inputs = lambda: []
+    got = H.fit(ref, set(), 8 << 20)
+    assert got is not None and got["declared"] == {"batch_size": 32768, "input_shape": [32768]}
+    assert got["ran"] == {"batch_size": 1024, "input_shape": [1024]} and ref.input_shape == (1024,)
+    assert H.reference_runs(ref) is True and got["bytes"] <= 8 << 20
+    loose: Any = types.ModuleType("loose")  # independent sizes: fitted as before, the largest halved, tuples kept
+    loose.batch_size, loose.input_shape = 32768, (4096,)
+    loose.Model = torch.nn.Identity
+    loose.get_inputs = lambda: [torch.rand(loose.batch_size, *loose.input_shape)]
+    got = H.fit(loose, set(), 8 << 20)
+    assert got is not None and loose.input_shape == (4096,) and loose.batch_size == 512
+
+
+def test_a_reference_that_cannot_run_hides_no_compile_failure_of_the_kernel() -> None:
+    from diagnose import facts as F
+    from diagnose.run.runfacts import kernel_verdict
+
+    ended: Any = types.SimpleNamespace(exit_code=0, signal=None, timed_out=False)
+    # a --size that breaks the reference's broadcast: nothing to compare against, so no-result ...
+    assert kernel_verdict(ended, F.RunFacts(reference_failed=True), []) == "no-result"
+    # ... unless the kernel itself does not compile for the target GPU: that is its failure either way
+    assert kernel_verdict(ended, F.RunFacts(reference_failed=True, compile_failed=True), []) == "fail"
+
+
 def test_size_check_names_the_constants_a_reference_has(tmp_path: Path) -> None:
     ref = tmp_path / "ref.py"
     ref.write_text("batch_size = 16\ndim = 1 << 10\nM = dim * 2 + batch_size\nscale = 0.5\nflag = True\nname = 'x'\n")
