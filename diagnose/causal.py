@@ -8,6 +8,11 @@ Some failures are the consequence of an earlier one in the same log, whatever to
 - **context creation failure → no usable device**: creating the CUDA context fails (out of memory,
   cuInit), and the framework then reports that it found no device ("no supported devices found for
   platform CUDA", "No visible GPU devices").  The context failure says why.
+- **refused launch → memory error**: the runtime refuses a launch (invalid configuration, too many
+  resources: compute-sanitizer's ``Program hit cudaErrorInvalidConfiguration ... on CUDA API call to
+  cudaLaunchKernel``, a framework's launch check), and a later kernel then reads or writes out of bounds.  The
+  kernel that never ran left its output unwritten, and the launch code's sizes are wrong for this input:
+  the refused launch is the earlier, deciding failure; the access report follows from the same input.
 
 When both ends of a chain matched and the cause is printed first (or on the same line), the
 consequence's findings rank below the cause's: the earlier, cause-bearing line decides, and the
@@ -73,6 +78,31 @@ def _no_device(rule: Rule) -> bool:
     return rule.failure_mode == "no-gpu-visible" and not _context_creation(rule)
 
 
+#: CUDA statuses of a launch the runtime refused before the kernel ran
+REFUSED_LAUNCH = frozenset({"cudaErrorInvalidConfiguration", "cudaErrorLaunchOutOfResources"})
+
+
+def _refused_launch(rule: Rule, evidence: Evidence) -> bool:
+    """A finding about a launch the runtime refused (a CUDA rule, not one that reads a sanitizer record)."""
+    cuda = evidence.cuda
+    return (
+        cuda is not None
+        and cuda.error in REFUSED_LAUNCH
+        and "cuda" in rule.requires
+        and "sanitizer" not in rule.requires
+        and rule.category != "kernel-logic"
+    )
+
+
+#: the sanitizer rules that decide from a record of one out-of-bounds, null or misaligned access
+ACCESS_REPORT = ("sanitizer-oob-", "sanitizer-null-", "sanitizer-misaligned-")
+
+
+def _access_report(rule: Rule) -> bool:
+    """A finding that blames the kernel for a memory access a sanitizer recorded (not the API error it printed)."""
+    return rule.category == "kernel-logic" and _family(rule).startswith(ACCESS_REPORT)
+
+
 @dataclass(frozen=True)
 class Chain:
     name: str
@@ -84,6 +114,7 @@ class Chain:
 CHAINS: tuple[Chain, ...] = (
     Chain("compile-then-load", _compile_failure, _image_load, "the compile error"),
     Chain("context-then-no-device", _context_creation, _no_device, "the failed context creation"),
+    Chain("refused-launch-then-access", _refused_launch, _access_report, "the refused launch"),
 )
 
 

@@ -32,7 +32,10 @@ library's own code** (invalid configuration, too many resources, at a site :mod:
 places in a library or framework op, outside the library's own test suite) says at most
 :data:`LIBRARY_LAUNCH_CEILING` when the log prints no input size, and always for too many resources: the
 library chose the launch, so the size (or, for registers, this GPU's budget) decides between its launch
-computation and an input or device past its contract.  Ranking is
+computation and an input or device past its contract.  A **library's device assertion with no caller in
+the log** (an input check inside a library kernel, ATen's ``index out of bounds``, and not one Python frame)
+says at most :data:`CALLER_UNSEEN_CEILING`: the check names a bad index, not whether the application's
+code built it or its input carried it.  Ranking is
 unchanged (rules rank by priority and specificity first); the adjusted value is what the report
 prints and what the abstention threshold sees.
 """
@@ -52,6 +55,7 @@ MAX_DOWN = -0.25
 FLOOR, CEILING = 0.05, 0.99
 BARE_STATUS_CEILING = 0.6
 LIBRARY_LAUNCH_CEILING = 0.45
+CALLER_UNSEEN_CEILING = 0.8
 
 #: CUDA statuses that the kernel's code, its launch code and its input all produce alike
 SEVERAL_OWNERS = frozenset(
@@ -174,6 +178,16 @@ def library_launch(context: Mapping[str, Any]) -> str | None:
     return f"a launch {library} chose was refused and the log prints no input size: its launch or the input"
 
 
+def caller_unseen(context: Mapping[str, Any]) -> str | None:
+    """Why a library kernel's device assertion leaves its cause open (see the module's docstring), or None."""
+    if not context.get("cuda_device_assert") or context.get("location_kind") != "library":
+        return None
+    if context.get("py_frame_count"):
+        return None
+    library = context.get("location_library") or "a library"
+    return f"an input check in {library}'s kernel fired and no frame shows which code called it with that index"
+
+
 def _sanitizer_record(reads: frozenset[str], context: Mapping[str, Any]) -> bool:
     """A sanitizer record of the failing access in the kernel it names: a defect in that kernel, whoever wrote
     it (a library's kernel is the library's bug, "upgrade or report upstream"), so no library penalty."""
@@ -212,6 +226,10 @@ def assess(rule: Any, context: Mapping[str, Any]) -> tuple[float, str | None]:
     if why_open:
         value = LIBRARY_LAUNCH_CEILING
         moves.append((0.0, f"at most {LIBRARY_LAUNCH_CEILING:.2f}: {why_open}"))
+    why_caller = caller_unseen(context) if value > CALLER_UNSEEN_CEILING else None
+    if why_caller:
+        value = CALLER_UNSEEN_CEILING
+        moves.append((0.0, f"at most {CALLER_UNSEEN_CEILING:.2f}: {why_caller}"))
     if not moves:
         return value, None
     return value, f"{rule.confidence:.2f} calibrated; " + "; ".join(f"{d:+.2f} {why}" if d else why for d, why in moves)

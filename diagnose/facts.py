@@ -155,7 +155,11 @@ class CompilerFacts(Facts):
     library_header: str | None = None  # the library whose own header holds the first error ("CuPy")
     needs_arch: str | None = None  # "sm_60": an error names an intrinsic/overload that exists from this arch on
     gated_symbol: str | None = None  # that intrinsic, with its argument types: "atomicAdd(double *, double)"
+    build_arch: str | None = None  # with needs_arch: the lowest arch a printed command line builds for ("sm_35")
     toolkit_clash: str | None = None  # a CUDA-declared name the code redefines or overloads in conflict
+    undefined_api: str | None = None  # the first error's undeclared name is a library's or a removed CUDA API's
+    api_owner: str | None = None  # whose API: "NVBit", "CUB", "CUDA runtime"
+    api_removed_in: str | None = None  # "CUDA 12.0": the toolkit release that removed it (documented)
     diagnostics: tuple[Diagnostic, ...] = ()  # record: not visible to rules
 
 

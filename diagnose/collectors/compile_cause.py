@@ -19,8 +19,11 @@ fault away from the user's kernel:
   whose candidates are one toolkit declaration and one of the project's): the code compiled with
   older toolkits.
 
-The architecture table follows the CUDA C++ Programming Guide (atomic functions, half and bfloat16
-intrinsics, warp functions): https://docs.nvidia.com/cuda/cuda-c-programming-guide/
+Which names are arch-gated comes from the toolkit's own headers: ``diagnose/data/cuda_arch_gates.json``
+(made by ``scripts/gen-cuda-arch-gates`` from the declarations under ``#if ... __CUDA_ARCH__ >= N`` guards of
+an installed toolkit's ``include/`` and ``include/crt/``), plus a few gates that older releases had and newer
+ones lifted (half-precision ``__hmax`` was sm_80 only before CUDA 12; the CUDA C++ Programming Guide of each
+release lists them): https://docs.nvidia.com/cuda/cuda-c-programming-guide/
 
 >>> library_of_header(r"...\cupy/carray.cuh")
 'CuPy'
@@ -35,6 +38,19 @@ True
 ('sm_80', '__hmax')
 >>> arch_gate('identifier "__funnelshift_l" is undefined', [])
 ('sm_32', '__funnelshift_l')
+>>> arch_gate('identifier "atomicExch_block" is undefined', [])  # sm_60_atomic_functions.h
+('sm_60', 'atomicExch_block')
+>>> arch_gate('identifier "__cluster_barrier_wait" is undefined', [])  # crt/sm_90_rt.h
+('sm_90', '__cluster_barrier_wait')
+>>> arch_gate('no instance of overloaded function "atomicMax" matches the argument list',
+...           ["            argument types are: (long long *, long long)"])  # sm_32_atomic_functions.h
+('sm_32', 'atomicMax(long long *, long long)')
+>>> arch_gate('identifier "atomicExch" is undefined', []) is None  # declared for every arch
+True
+>>> lowest_build_arch("nvcc -gencode arch=compute_35,code=sm_35 -gencode arch=compute_60,code=sm_60 -c a.cu")
+'sm_35'
+>>> lowest_build_arch("nvrtc: --gpu-architecture=compute_30") , lowest_build_arch("no arch here")
+('sm_30', None)
 >>> clash('cannot overload functions distinguished by return type alone',
 ...       ["  __attribute__((device)) inline void atomicAdd(float2 *addr, float2 val) {"])
 'atomicAdd'
@@ -48,7 +64,10 @@ True
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from pathlib import Path
 
 _TOOLKIT_HEADERS = (
     "__nv_nvrtc_builtin_header",
@@ -121,6 +140,37 @@ _IDENTIFIERS: dict[str, str] = {
     **dict.fromkeys(("__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"), "sm_32"),
     **dict.fromkeys(("__stcg", "__stcs", "__stwb", "__stwt"), "sm_32"),
 }
+_GATES_FILE = Path(__file__).resolve().parent.parent / "data" / "cuda_arch_gates.json"
+
+
+@functools.cache
+def _header_gates() -> tuple[dict[str, str], dict[str, tuple[tuple[str, str], ...]]]:
+    """(identifier -> first arch, name -> ((first parameter type, first arch), ...)) from the toolkit's headers."""
+    try:
+        data = json.loads(_GATES_FILE.read_text())
+        idents = {str(k): str(v["arch"]) for k, v in data.get("identifiers", {}).items()}
+        overloads = {str(k): tuple((str(t), str(a)) for t, a in v) for k, v in data.get("overloads", {}).items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}, {}
+    return idents, overloads
+
+
+def _base_type(text: str) -> str:
+    """A parameter or argument type without qualifiers and spacing: "const __half2" -> "__half2"."""
+    words = [w for w in re.sub(r"\*", " * ", text).split() if w not in ("const", "volatile")]
+    if "int" in words and sum(w not in ("int", "*") for w in words) > 0:
+        words.remove("int")  # "unsigned short int" is "unsigned short"
+    return " ".join(words) if words else text.strip()
+
+
+def _header_overload(fn: str, args: str | None) -> str | None:
+    """The first arch of ``fn``'s guarded overload whose first parameter the first argument type fits."""
+    if not args:
+        return None
+    first = _base_type(args.strip("()").split(",")[0])
+    return next((arch for t, arch in _header_gates()[1].get(fn, ()) if _base_type(t) == first), None)
+
+
 _NO_INSTANCE = re.compile(r"no instance of (?:overloaded )?function \"(?P<fn>\w+)\" matches the argument list")
 _UNDEFINED = re.compile(r"identifier [\"'](?P<fn>\w+)[\"'] is undefined")
 _ARG_TYPES = re.compile(r"argument types are: (?P<args>\([^\n]*\))")
@@ -162,6 +212,16 @@ def library_of_header(path: str | None) -> str | None:
     return m.group(1) if m else None
 
 
+_BUILD_ARCH = re.compile(r"(?:-arch[= ]|--gpu-architecture[= ]|\barch=|\bcode=)(?:sm|compute)_(?P<n>\d{2,3})[a-z]?\b")
+
+
+def lowest_build_arch(text: str) -> str | None:
+    """The lowest architecture a printed nvcc/NVRTC command line builds for (``-arch=sm_35``,
+    ``-gencode arch=compute_35,code=sm_35``, ``--gpu-architecture=compute_30``), or None."""
+    found = [int(m.group("n")) for m in _BUILD_ARCH.finditer(text)]
+    return f"sm_{min(found)}" if found else None
+
+
 def arch_gate(message: str, after: list[str]) -> tuple[str, str] | None:
     """(first arch, symbol) when ``message`` (with the lines printed ``after`` it) names an intrinsic or
     overload the CUDA headers declare only from some architecture on."""
@@ -171,10 +231,14 @@ def arch_gate(message: str, after: list[str]) -> tuple[str, str] | None:
         for fn, types, arch in _OVERLOADS:
             if fn == m.group("fn") and (types is None or (args is not None and types.search(args))):
                 return arch, f"{fn}{args or '(...)'}"
-        return None
+        name = m.group("fn")
+        first = _header_overload(name, args) or _header_gates()[0].get(name)
+        return (first, f"{name}{args or '(...)'}") if first else None
     m = _UNDEFINED.search(message)
-    if m and m.group("fn") in _IDENTIFIERS:
-        return _IDENTIFIERS[m.group("fn")], m.group("fn")
+    if m:
+        name = m.group("fn")
+        first = _IDENTIFIERS.get(name) or _header_gates()[0].get(name)
+        return (first, name) if first else None
     return None
 
 

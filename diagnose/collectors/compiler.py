@@ -51,7 +51,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from diagnose.collectors import compile_cause
+from diagnose.collectors import compile_api, compile_cause
 from diagnose.collectors.compile_cause import in_toolkit_header
 from diagnose.facts import CompilerFacts, Diagnostic
 
@@ -298,12 +298,25 @@ def parse(text: str) -> CompilerFacts | None:
 
 def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
     """What the front end's errors say about their cause (:mod:`diagnose.collectors.compile_cause`)."""
-    out: dict[str, Any] = dict.fromkeys(("library_header", "needs_arch", "gated_symbol", "toolkit_clash"))
+    out: dict[str, Any] = dict.fromkeys(
+        (
+            "library_header",
+            "needs_arch",
+            "gated_symbol",
+            "toolkit_clash",
+            "undefined_api",
+            "api_owner",
+            "api_removed_in",
+        )
+    )
     edg = [d for d in errors[:_MAX_CAUSE] if d.tool in ("nvcc", "nvrtc")]
     if not edg:
         return out
     lines = text.splitlines()
     out["library_header"] = compile_cause.library_of_header(edg[0].file)
+    api = compile_api.undefined_api(edg[0].message)  # the first error: later ones are often its cascade
+    if api:
+        out["undefined_api"], out["api_owner"], out["api_removed_in"] = api
     for d in edg:
         if d.file and in_toolkit_header(d.file):
             continue  # the toolkit's own lines: an error there is about what surrounds them
@@ -311,6 +324,7 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
         gate = compile_cause.arch_gate(d.message, after)
         if gate and out["needs_arch"] is None:
             out["needs_arch"], out["gated_symbol"] = gate
+            out["build_arch"] = compile_cause.lowest_build_arch(text)
         if out["toolkit_clash"] is None:
             out["toolkit_clash"] = compile_cause.clash(d.message, after)
     return out

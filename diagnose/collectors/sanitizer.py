@@ -327,6 +327,13 @@ def _high_bit_past(rec: Rec | None) -> int | None:
     >>> _high_bit_past(Rec(tool="memcheck", kind="invalid-global-write", line=1, message="", address="0x1bc02031d0",
     ...         relation="after", allocation_address="0x13c0000000", allocation_size=2097152)) is None
     True
+
+    An allocation at least half as large as the bit says nothing: every address just past its end is a byte of it
+    plus that bit (929 bytes past a 23,404,478,464-byte allocation, tensorflow/tensorflow#104077).
+
+    >>> _high_bit_past(Rec(tool="memcheck", kind="invalid-global-write", line=1, message="", address="0x7ef7470403a0",
+    ...         relation="after", allocation_address="0x7ef1d4000000", allocation_size=23404478464)) is None
+    True
     """
     if rec is None or rec.relation != "after" or not rec.address or not rec.allocation_address:
         return None
@@ -337,6 +344,8 @@ def _high_bit_past(rec: Rec | None) -> int | None:
     if offset < HIGH_BIT_MIN or not rec.allocation_size:
         return None
     bit = 1 << (offset.bit_length() - 1)
+    if rec.allocation_size * 2 > bit:
+        return None  # the address is not far past the end: the bit is the allocation's own size, not a region's
     return bit if offset - bit < rec.allocation_size else None
 
 
