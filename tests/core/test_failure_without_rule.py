@@ -12,8 +12,10 @@ from __future__ import annotations
 import pytest
 from corpus_logs import classify_text, corpus_log
 
+from diagnose.collectors import collect
 from diagnose.failure_lines import is_failure_line
 from diagnose.sentinels import sentinel_pid_lines
+from diagnose.unmatched import hint_for
 
 
 def _case(case_id: str) -> str:
@@ -97,3 +99,45 @@ def test_an_all_ones_pid_needs_a_pid_field_nearby() -> None:
 )
 def test_printed_values_without_a_failure_word_stay_no_failure(case_id: str) -> None:
     assert classify_text(_case(case_id)).status == "no-failure"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "word"),
+    [
+        # holdout11 cupy-thrust-sort-swallowed-oom-corrupts-output; CPython 3.13's other wording of the hook
+        (_case("cupy-thrust-sort-swallowed-oom-corrupts-output"), "swallowed-exception", "-X dev"),
+        (
+            "Exception ignored while calling deallocator <function Stream.__del__ at 0x7f0c>:\n",
+            "swallowed-exception",
+            "-X dev",
+        ),
+        # holdout11 nvitop-pids-scrambled-after-driver-update; nvidia-smi's CSV query with a "pid" header
+        (_case("nvitop-pids-scrambled-after-driver-update"), "impossible-process-id", "nvidia-ml-py"),
+        ("pid, used_memory [MiB]\n4294967295, 0 MiB\n", "impossible-process-id", "nvidia-ml-py"),
+        # holdout11 kur-nvml-device-utilization-unsupported and xinference-gb10-nvml-memory-info-not-supported:
+        # two tools' wordings of one failed query (pynvml's NVMLError_NotSupported has a rule of its own)
+        (_case("kur-nvml-device-utilization-unsupported"), "monitoring-query-failed", "nvidia-smi -q"),
+        (_case("xinference-gb10-nvml-memory-info-not-supported"), "monitoring-query-failed", "nvidia-smi -q"),
+        # holdout11 vllm-gemma2-flashinfer-unsupported-max-frags-z-sm86; FlashInfer's DISPATCH_HEAD_DIM wording
+        # with a value no rule reads (include/flashinfer/utils.cuh)
+        (_case("vllm-gemma2-flashinfer-unsupported-max-frags-z-sm86"), "dispatch-unsupported-value", "dispatch"),
+        # holdout11 warp-fem-lookup-fp64-overload-mismatch; Warp's codegen wording for a builtin
+        # (warp/_src/codegen.py: "Couldn't find function overload for '{name}' that matched inputs with types: ...")
+        (_case("warp-fem-lookup-fp64-overload-mismatch"), "jit-type-overload-missing", "float64"),
+        (
+            'warp.codegen.WarpCodegenError: Error while parsing function "k" at k.py:9:\n'
+            "Couldn't find function overload for 'length' that matched inputs with types: [vec3d]\n",
+            "jit-type-overload-missing",
+            "float64",
+        ),
+        # holdout11 cutlass-ex23-operand-reduction-rowmajor-miscompare and the apex size-boundary case
+        (_case("cutlass-ex23-operand-reduction-rowmajor-miscompare"), "wrong-result", "racecheck"),
+        (_case("apex-fused-layernorm-batch-65536-wrong-result"), "wrong-result", "65535"),
+    ],
+)
+def test_the_check_of_an_unknown_follows_the_messages_form(text: str, kind: str, word: str) -> None:
+    report = classify_text(text)
+    assert report.status == "unknown"
+    hint = hint_for(collect(text))
+    assert hint is not None and hint.kind == kind
+    assert word in hint.check and "capture" not in hint.check
