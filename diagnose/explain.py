@@ -374,6 +374,11 @@ def framework(context: Mapping[str, Any]) -> str | None:
     return None
 
 
+def names_other_framework(context: Mapping[str, Any]) -> bool:
+    """The log names a framework kdiag keys no text for (TensorFlow, Paddle): :func:`framework` is None for it."""
+    return framework(context) is None and _in_log(_OTHER, str(context.get("log_text") or "")[:200_000])
+
+
 def _in_log(rx: re.Pattern[str], text: str) -> bool:
     """``rx.search(text)``, after the pattern's anchor test (a log is long; its words are few)."""
     test = _LOG_TESTS.get(rx, False)

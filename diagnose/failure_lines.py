@@ -49,6 +49,10 @@ any one report's wording:
   printed beside it, a call on an all-zero array whose result is not all zeros, one call printed compiled
   (``jax.jit(f)(x)``) and plain with different results, a row the program flags (``*****``), a metric at
   exactly 0 beside the same metric of a reference;
+- an exception raised and swallowed (CPython's unraisable hook: ``Exception ignored in: ...``), Numba's typing
+  message without its head (``Unknown attribute 'to_device' of type Module(...)``), a ``Fail to <verb> ...:
+  <reason>`` statement, a reference check that ``miscompared``, an all-ones sentinel printed as a process id
+  (:mod:`diagnose.sentinels`);
 - a load or an initialisation said not to work (``could not load NVML library``, ``Impossible to initialize
   nvidia nvml``, ``libcudnn.so.8 ... dont load``).
 
@@ -79,6 +83,7 @@ from diagnose.comparisons import (
     zero_input_results,
     zero_metric_lines,
 )
+from diagnose.sentinels import sentinel_pid_lines
 
 #: NCCL prints warnings and errors at one level, WARN: an NCCL WARN line that names a failure, other
 #: than its probing for optional libraries and plugins (``NCCL WARN Failed to open libibverbs.so[.1]``)
@@ -184,6 +189,12 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     (("error", "exception"), r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
     (("terminate", "what():"), r"terminate\ called | \bwhat\(\):"),
+    # CPython's unraisable-exception hook (Python/errors.c, PyErr_WriteUnraisable; Cython's noexcept functions
+    # report through it): "Exception ignored in: <obj>", 3.13's "Exception ignored while calling ...", and
+    # ctypes' "Exception ignored on calling ctypes callback function": raised, then swallowed
+    (("exception ignored",), r"^\s*Exception\ ignored\ (?:in\b|on\ calling\b|while\ \w+ing\b)"),
+    # Numba's typing errors (numba/core/errors.py UntypedAttributeError), also pasted without the TypingError head
+    (("unknown attribute",), r"^\s*Unknown\ attribute\ '\w+'\ (?:of\ type\b|(?:of\ )?module\b)"),
     (("std::", "c10::"), r"\bstd::(?:bad_\w+|\w+_error)\b | \bc10::\w*Error\b"),
     (("exception",), r"\b[Uu]n(?:handled|caught)\ exception\b | \bexception\ (?:was\ )?(?:thrown|raised)\b"),
     # glog / absl CHECK ("Check failed: x == y"), XLA's TF_RET_CHECK ("RET_CHECK failure (file:12) x")
@@ -271,6 +282,11 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"\b(?:Failed|failed)\ (?:to|with|because|due\ to|while|when)\b | \b(?:Failed|failed|FAILED)\s*[:(!]"
         r" | \S\s+(?:failed|FAILED)[.!]?\s*$",  # ... failed: invalid argument / Build failed.
     ),
+    # "Fail to <verb> ...: <reason>" as a message's head (xinference's "Fail to get GPU info: Not Supported",
+    # TensorRT-LLM's and Paddle's "Fail to ..." checks): a capitalised statement with the reason after a colon
+    (("fail to", "fails to"), r"(?:^|[\]:|>-]\s)\s*Fails?\ to\ [a-z]\w*\b[^\n:]{0,100}:\s*[A-Za-z]"),
+    # a reference check's verdict: CUTLASS examples' "results miscompared", "miscompare at index 3"
+    (("miscompar",), r"\b(?:[Rr]esults?|[Oo]utputs?|[Vv]alues?)\ miscompared?\b | \b[Mm]iscompares?\ (?:at|in|on|found)\b"),
     (
         ("occurred",),  # a statement, not "if an error occurred"
         r"(?:^\s*|[.:;!]\s+)(?:[Aa]n\ |[Tt]he\ )?(?:[Ee]rror|[Ee]xception)\ (?:has\ )?occurred\b"
@@ -331,7 +347,7 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r" | \b(?:does|do|did)(?:\ not|n't)\ match\ (?:the\ )?(?:reference|expected|CPU|cpu|host|golden|baseline)\b"
         r" | \b(?:[Rr]esults?|[Oo]utputs?|[Vv]alues?|[Aa]nswers?|[Cc]hecksums?|[Ss]ums?)\ (?:is|are|was|were)\ (?:incorrect|wrong"
         r"|not\ (?:correct|equal|close))\b"
-        r" | ^\s*(?:Failed|FAILED|Fail|FAIL|Incorrect|INCORRECT)[.!]?\s*$ | \bDisposition:\s*(?:Failed|Incorrect)\b"
+        r" | ^\s*(?:Failed|FAILED|Fail|FAIL|Failure|Incorrect|INCORRECT)[.!]?\s*$ | \bDisposition:\s*(?:Failed|Incorrect)\b"
         r" | \b(?:[Vv]erification|[Vv]alidation|[Cc]heck|[Cc]omparison)\ failed\b"
         r" | \b(?:failed|FAILED)\ at\ (?:element|index|position|row|column|offset|i|idx)\b",
     ),
@@ -489,6 +505,7 @@ _PRINTED = (
     flagged_row_lines,
     zero_metric_lines,
     _zero_input_lines,
+    sentinel_pid_lines,
 )
 
 

@@ -19,6 +19,14 @@ whose check is chosen by framework alone.
 ['__launch_bounds__', '-maxrregcount']
 >>> foreign_advice("Cap registers with `__launch_bounds__(256)`.", "torch")
 []
+
+A third kind is one framework's packaging given for another's log (``pip install -U "jax[cuda12]"`` for
+a message TensorFlow printed): :func:`foreign_packaging`.
+
+>>> foreign_packaging('Install the cuDNN it wants (`pip install -U "jax[cuda12]"`).', None)
+['jax[cuda12]']
+>>> foreign_packaging('Install the cuDNN it wants (`pip install -U "jax[cuda12]"`).', "jax")
+[]
 """
 
 from __future__ import annotations
@@ -46,6 +54,15 @@ FOREIGN: dict[str, tuple[re.Pattern[str], ...]] = {
     "triton": (_CUDA_C_BUILD,),
 }
 SEVERITY = "error"
+#: one framework's own packaging: advice that installs it does nothing for a log of another framework (a
+#: cuDNN or driver message that TensorFlow prints too is not answered by ``pip install "jax[cuda12]"``)
+PACKAGING: dict[str, re.Pattern[str]] = {
+    "jax": re.compile(r"\bjax\[cuda\d*(?:[_-]\w+)?\]|\bpip3?\ install\b[^`\n]*\bjaxlib\b", re.VERBOSE),
+    "torch": re.compile(r"download\.pytorch\.org/whl|\bpip3?\ install\ (?:-U\ )?torch\b", re.VERBOSE),
+    "cupy": re.compile(r"\bcupy-cuda\d+x?\b"),
+}
+#: framework -> the frameworks whose install brings its own (a torch wheel pins the Triton it runs)
+_PINS: dict[str, tuple[str, ...]] = {"triton": ("torch",)}
 
 
 def foreign_advice(text: str, framework: str | None) -> list[str]:
@@ -56,15 +73,40 @@ def foreign_advice(text: str, framework: str | None) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def foreign_packaging(text: str, framework: str | None) -> list[str]:
+    """The installs of a framework other than ``framework`` that ``text`` advises (each once, in order)."""
+    found: list[str] = []
+    for fw, rx in PACKAGING.items():
+        if fw != framework and fw not in _PINS.get(framework or "", ()):
+            found += [m.group(0) for m in rx.finditer(text or "")]
+    return list(dict.fromkeys(found))
+
+
 def check_rule_language(rule: Rule, contexts: Sequence[tuple[int, Mapping[str, Any]]]) -> list[RuleProblem]:
     """On each match example, the fix for its framework and the caveats give no advice foreign to it."""
     e = rule.explain
     out = []
     for line, ctx in contexts:
         fw = X.framework(ctx)
+        fix = dict(e.fixes).get(fw or "", e.fix)
+        key = f"fix{'.' + fw if fw and fw in dict(e.fixes) else ''}"
+        # a log kdiag names no framework for may still be that framework's (a bare jaxlib message); one that
+        # names another (TensorFlow, Paddle) is not
+        named = fw or ("another framework" if X.names_other_framework(ctx) else None)
+        leaked = foreign_packaging(X.render(fix, ctx), fw) if named else []
+        if leaked:
+            out.append(
+                RuleProblem(
+                    rule.path,
+                    line,
+                    f"explain.{key} installs {', '.join(leaked)} on a match example written in "
+                    f"{named}: give that install in the framework's own fix "
+                    "(fix: {default: ..., jax: ...}) and keep the default to what any program can do",
+                    severity=SEVERITY,
+                )
+            )
         if fw not in FOREIGN:
             continue
-        fix = dict(e.fixes).get(fw, e.fix)
         for key, text in ((f"fix{'.' + fw if fw in dict(e.fixes) else ''}", fix), ("caveats", e.caveats or "")):
             found = foreign_advice(X.render(text, ctx), fw)
             if found:
