@@ -283,9 +283,17 @@ def write_text(result: Result, out: TextIO) -> None:
         names = ", ".join(k["id"] for k in d["not_replayed"])
         out.write(f"not replayed (runnable, no recorded evidence): {len(d['not_replayed'])}: {names}\n")
     if d["misses"]:
+        from diagnose.calibration import HELD_OUT
+
+        # a held-out set's misses are counted, not listed: reading them is learning from the set
+        held = [m for m in d["misses"] if str(m["id"]).startswith(HELD_OUT)]
         out.write(f"\nmisses ({len(d['misses'])}):\n")
         for m in d["misses"]:
-            out.write(f"  {m['id']:<64} label {m['label']:<44} kdiag {m['got']}\n")
+            if m not in held:
+                out.write(f"  {m['id']:<64} label {m['label']:<44} kdiag {m['got']}\n")
+        if held:
+            sets = ", ".join(sorted({str(m["id"]).split("/")[0] + "/" for m in held}))
+            out.write(f"  and {len(held)} in held-out sets ({sets}), not listed (--format json lists them)\n")
     if d["baseline"] is None or result.baseline is None:
         out.write("\nno baseline to compare with (kdiag corpus check --update-baseline writes one)\n")
         return

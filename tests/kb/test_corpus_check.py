@@ -76,3 +76,19 @@ def test_update_baseline_writes_what_check_compares(tmp_path: Path) -> None:
     base = json.loads((corpus / CC.BASELINE_NAME).read_text())
     assert len(base["cases"]) == 32
     assert "0 changed, 0 regression(s), 0 new case(s)" in out.getvalue()
+
+
+def test_the_text_report_counts_a_held_out_sets_misses_without_listing_them(result: CC.Result) -> None:
+    from diagnose.calibration import HELD_OUT
+
+    out = io.StringIO()
+    CC.write_text(result, out)
+    text = out.getvalue()
+    misses = text.split("\nmisses (", 1)[1].split("\nagainst the baseline", 1)[0]
+    listed = [line.split()[0] for line in misses.splitlines()[1:] if line.startswith("  ") and "label" in line]
+    held = [c for c in result.cases if not c.right and c.suite.startswith(HELD_OUT)]
+    assert held, "the held-out sets have misses to hide"
+    assert listed and not any(i.startswith(HELD_OUT) for i in listed)
+    assert f"and {len(held)} in held-out sets" in misses
+    # the JSON form keeps every miss, for programs
+    assert len(result.to_dict()["misses"]) == len(listed) + len(held)
