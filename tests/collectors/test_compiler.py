@@ -41,6 +41,15 @@ EXPECTED: dict[str, dict[str, object]] = {
     "nvcc-undefined-identifier": dict(
         tool="nvcc", error_count=1, first_error='identifier "factor" is undefined', first_error_file="scale.cu"
     ),
+    "nvcc-removed-cuda-api": dict(
+        tool="nvcc", error_count=4, first_error="texture is not a template", first_error_file="legacy.cu"
+    ),
+    "nvcc-cub-member-missing": dict(
+        tool="nvcc",
+        error_count=1,
+        first_error='namespace "cub" has no member "DeviceTopKMaxPairs"',
+        first_error_file="topk.cu",
+    ),
     "nvcc-type-error": dict(
         tool="nvcc",
         error_count=1,
