@@ -5,7 +5,8 @@ already says the run failed.  The patterns follow the families of how tools prin
 any one report's wording:
 
 - a logging severity of error or above: ``error:``, ``ERROR:``, ``[ERROR]``, glog/absl ``E1203`` and
-  ``F1203`` lines (also inside a prefix, ``[rank0]:[E1203 ...]``), c10's ``[E ProcessGroupNCCL.cpp:475]``,
+  ``F1203`` lines (also inside a prefix, ``[rank0]:[E1203 ...]``; a FATAL one also without its date,
+  ``F external/.../cuda_dnn.cc:1011] ...``, or after TensorFlow's date, ``2021-...: F tensorflow/...]``), c10's ``[E ProcessGroupNCCL.cpp:475]``,
   TensorRT's ``[E]`` and ``Error Code 10: Internal Error (...)``, ONNX Runtime's ``[E:onnxruntime:...]``,
   ``ERROR 05-05 17:03:35`` / ``- ERROR -`` / ``| ERROR |`` (Python logging, loguru), ``level=error``
   (logfmt), ``CRITICAL:``, fatal-error reports (``LLVM Fatal Error while ...``, ``FATAL ERROR in ...``);
@@ -15,9 +16,10 @@ any one report's wording:
   ``...Error`` (``pynvml.NVMLError_NotSupported: ...``, ``triton.runtime.errors.OutOfResources: ...``),
   pytest's ``E   AssertionError`` explanation lines, a C++ ``terminate called`` / ``what():`` / ``std::bad_alloc``,
   ``Check failed:`` (glog CHECK), XLA's ``RET_CHECK failure``, C ``assert()`` / Rust ``assertion ... failed``,
-  ggml's ``GGML_ASSERT: file:line: cond`` (no "failed"), an unhandled exception;
+  ggml's ``GGML_ASSERT: file:line: cond`` (no "failed"), an unhandled exception, an exception printed as its
+  repr alone on a line (``OutOfResources(576, 512, 'tensor memory')``, ``RuntimeError('...')``);
 - a process that died or stopped: signals (``SIGSEGV``, ``Segmentation fault``, ``Aborted``), a line ending in
-  ``Aborting.``, cuda-gdb's ``CUDA Exception: Warp Misaligned Address`` and its backtrace frame inside a kernel
+  ``Aborting.``, cuda-gdb's ``CUDA Exception: Warp Misaligned Address`` (or the exception's name alone) and its backtrace frame inside a kernel
   (``#0  kern<<<(54,1,1),(32,1,1)>>> () at k.cu:172``), the signal handlers'
   reports (Open MPI's ``*** Process received signal ***`` block, ``Signal code: Integer divide-by-zero``),
   glibc's heap checks
@@ -97,6 +99,10 @@ _LIMIT_EXCEEDED = (
     r"\b(?![^\n]*\b(?:clamp\w*|fall(?:ing|s)?\ back|instead|capp\w*|reduc\w*|using)\b)"
     r"\d+\ (?:bytes\ |B\ )?exceeds?\ (?:the\ )?(?:current\ )?(?:device|GPU|gpu|hardware|arch)\b[^\n]{0,60}?\d"
 )
+#: glog's FATAL severity letter before a source position, with no date: "F path/file.cc:12] "
+_FATAL_NO_DATE = (
+    r"^\s*(?:\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?:\s+)?F\ [\w./+-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|cuh):\d+\]\ "
+)
 #: (keywords, pattern): the shapes that mark a line as a failure.  Every match of a pattern contains
 #: one of its keywords, lower-cased (``START`` marks patterns found by :data:`_LINE_STARTS` instead):
 #: a line is matched only against the patterns of the keywords it holds, since Python's regex engine
@@ -112,6 +118,10 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("error",), r"\b(?:Error|ERROR)\ (?:at|in)\ \S+?(?::\d+|:\s|\ \()"),
     (("error",), r"\berror\ [A-Z]{1,3}\d{3,5}\s*:"),  # MSVC, MSBuild: error C2065: / error MSB3721:  # CMake Error at CMakeLists.txt:3 (message):
     ((START,), r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d"),  # glog/absl E/F lines, also in a prefix: [rank0]:[E1203
+    # a glog/absl FATAL line pasted without its date and thread ("F external/.../cuda_dnn.cc:1011] msg"), and
+    # TensorFlow's own prefix of it ("2021-09-01 10:00:00.123456: F tensorflow/core/.../x.cc:12] msg"): the
+    # process aborts after it (glog's LOG(FATAL), absl's LOG(FATAL), tsl's logging.cc)
+    ((START,), _FATAL_NO_DATE),
     (("[e", "[f"), r"\[[EF]\]"),  # TensorRT's logger: [E] [TRT] ...
     (("[e", "[f"), r"\[[EF]\ [\w.-]+:\d+\]"),  # c10 logging: [E ProcessGroupNCCL.cpp:475]
     (("[e:", "[f:"), r"\[[EF]:[\w.-]+:"),  # ONNX Runtime's logger: [E:onnxruntime:Default, file.cc:12 Fn]
@@ -217,6 +227,21 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # cuda-gdb's report of a hardware exception (CUDA_EXCEPTION_1..N: "CUDA Exception: Warp Misaligned
     # Address", "received signal CUDA_EXCEPTION_14, Warp Illegal Address.")
     (("cuda exception", "cuda_exception_"), r"\bCUDA\ Exception:\ +[A-Z] | \bCUDA_EXCEPTION_\d+\b,"),
+    # the exception's name alone, as cuda-gdb's exception table (CUDA-GDB manual, "Exception Codes") and
+    # tools that relay it print it: "Warp Misaligned Address", "Lane Illegal Address", "Device Hardware Stack
+    # Overflow", "Warp Illegal Instruction", "Cluster Out-of-range Address"
+    (
+        ("warp ", "lane ", "device illegal", "device hardware", "cluster out", "cluster target"),
+        r"(?:^|[:,]\s*|\bexception\s+)(?:Lane|Warp|Device|Cluster)\ (?:Illegal\ (?:Address|Instruction)"
+        r"|Misaligned\ (?:Address|PC)|Out-of-range\ Address|Invalid\ (?:Address\ Space|PC)"
+        r"|(?:User|Hardware)\ Stack\ Overflow|Syscall\ Error|Target\ Block\ Not\ Present)\b",
+    ),
+    # an exception printed as its repr, alone on its line: Triton's "OutOfResources(576, 512, 'tensor memory')"
+    # (triton/runtime/errors.py), Python's "RuntimeError('CUDA error: ...')", "CompilationError(...)"
+    (
+        ("error(", "exception(", "outofresources(", "failure("),
+        r"^\s*(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Failure)|OutOfResources)\((?:['\"\d-]|[a-z_]\w*=)[^\n]*\)[,;]?\s*$",
+    ),
     # a debugger stopped inside a kernel: cuda-gdb's backtrace frame of a device function names the launch
     # (``#0  kern<<<(54,1,1),(32,1,1)>>> () at k.cu:172``); nobody pastes one from a run that went well
     ((">>>",), r"^\s*\#\d+\s+(?:0x[0-9a-fA-F]+\ in\ )?\S+<<<\(\d+,\s*\d+,\s*\d+\),\s*\(\d+,\s*\d+,\s*\d+\)>>>"),
@@ -376,7 +401,7 @@ for _i, (_kws, _) in enumerate(_PATTERNS):
     for _k in _kws:
         _BY_KEYWORD[_k] = (*_BY_KEYWORD.get(_k, ()), _i)
 #: failure lines recognised by their start, with no keyword: glog E/F lines, pytest's ``E   `` lines
-_LINE_STARTS = re.compile(r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d|^E {2,}\S", re.MULTILINE)
+_LINE_STARTS = re.compile(r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d|^E {2,}\S|" + _FATAL_NO_DATE, re.MULTILINE)
 
 
 @functools.cache
