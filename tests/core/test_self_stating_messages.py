@@ -1,0 +1,59 @@
+"""Messages that state their own cause are answered with it: a library's version check of the cuDNN it was
+compiled against, NVML's driver-not-loaded status as libnvidia-container relays it, and a compute-capability
+requirement written "X or higher required".
+
+Each is tested on a development case (corpus/holdout12; the thread named in the case's ``source``) and on
+another wording of the same family from the tool's own sources."""
+
+from __future__ import annotations
+
+import pytest
+from corpus_logs import classify_text, corpus_log
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "mode"),
+    [
+        # onnx/onnx-caffe2#288: Caffe2's CheckCuDNNVersions (caffe2/core/common_cudnn.h)
+        (corpus_log("holdout12", "onnx-caffe2-cudnn-compiled-runtime-mismatch"), "environment", "version-skew"),
+        # the same check with other numbers (a cuDNN 7.6 build finding 7.1 at run time)
+        (
+            "RuntimeError: [enforce fail at common_cudnn.h:120] version_match || backwards_compatible_7 || "
+            "patch_compatible. cuDNN compiled (7605) and runtime (7102) versions mismatch",
+            "environment",
+            "version-skew",
+        ),
+        # HonuRobotics/dockwater#10: libnvidia-container's NVML error, lower-cased
+        (corpus_log("holdout12", "dockwater-container-nvml-driver-not-loaded"), "environment", "driver-not-loaded"),
+        # the same status from another nvidia-container-cli step (libnvidia-container src/error.c, error_set_nvml)
+        (
+            "docker: Error response from daemon: OCI runtime create failed: container_linux.go:345: starting "
+            'container process caused "process_linux.go:430: container init caused \\"process_linux.go:413: '
+            'running prestart hook 1 caused \\\\\\"error running hook: exit status 1, stdout: , stderr: '
+            'nvidia-container-cli: detection error: nvml error: driver not loaded\\\\\\\\n\\\\\\"\\"": unknown.',
+            "environment",
+            "driver-not-loaded",
+        ),
+        # NVIDIA/TransformerEngine#1159: transformer_engine/pytorch/fp8.py check_fp8_support
+        (
+            corpus_log("holdout12", "transformer-engine-fp8-needs-cc89-rtx3090"),
+            "runtime-assumption",
+            "arch-feature-unavailable",
+        ),
+        # the same module's MXFP8 check
+        (
+            "AssertionError: Device compute capability 10.0 or higher required for MXFP8 execution.",
+            "runtime-assumption",
+            "arch-feature-unavailable",
+        ),
+    ],
+)
+def test_a_message_that_names_its_cause_is_answered(text: str, category: str, mode: str) -> None:
+    report = classify_text(text)
+    assert (report.category, report.failure_mode) == (category, mode)
+
+
+def test_a_toolkit_version_requirement_is_not_an_arch_requirement() -> None:
+    # transformer_engine/pytorch/fp8.py check_fp8_support: the CUDA toolkit check beside the capability check
+    report = classify_text("AssertionError: Cuda version 12.1 or higher required for FP8 execution on Ada.")
+    assert report.failure_mode != "arch-feature-unavailable"
