@@ -1,6 +1,6 @@
 """Messages that state their own cause are answered with it: a library's version check of the cuDNN it was
 compiled against, NVML's driver-not-loaded status as libnvidia-container relays it, and a compute-capability
-requirement written "X or higher required".
+requirement written "X or higher required", Taichi's bounds check naming the kernel, the field and the indices.
 
 Each is tested on a development case (corpus/holdout12; the thread named in the case's ``source``) and on
 another wording of the same family from the tool's own sources."""
@@ -45,6 +45,19 @@ from corpus_logs import classify_text, corpus_log
             "AssertionError: Device compute capability 10.0 or higher required for MXFP8 execution.",
             "runtime-assumption",
             "arch-feature-unavailable",
+        ),
+        # taichi-dev/taichi#8695: Taichi's debug-mode bounds check (taichi/transforms/check_out_of_bound.cpp)
+        (
+            corpus_log("holdout12", "taichi-euler-fluid-example-negative-index-read"),
+            "kernel-logic",
+            "oob-global-access",
+        ),
+        # the same assert as older releases raise it (llvm_program.cpp check_runtime_error: "Assertion failure: ")
+        (
+            "RuntimeError: [llvm_program.cpp:taichi::lang::LlvmProgramImpl::check_runtime_error@436] Assertion "
+            "failure: (kernel=substep_c76_0) Accessing field (S3place<f32>) of size (128,) with indices (128,)",
+            "kernel-logic",
+            "oob-global-access",
         ),
     ],
 )
