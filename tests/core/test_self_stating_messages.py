@@ -1,6 +1,7 @@
 """Messages that state their own cause are answered with it: a library's version check of the cuDNN it was
 compiled against, NVML's driver-not-loaded status as libnvidia-container relays it, and a compute-capability
-requirement written "X or higher required", Taichi's bounds check naming the kernel, the field and the indices.
+requirement written "X or higher required", Taichi's bounds check naming the kernel, the field and the indices, an attention kernel's list of
+head sizes, a Triton language method the installed Triton lacks.
 
 Each is tested on a development case (corpus/holdout12; the thread named in the case's ``source``) and on
 another wording of the same family from the tool's own sources."""
@@ -59,6 +60,19 @@ from corpus_logs import classify_text, corpus_log
             "kernel-logic",
             "oob-global-access",
         ),
+        # Dao-AILab/flash-attention#1290: FlashAttention-3's head-size check (hopper/flash_api.cpp)
+        (corpus_log("holdout12", "flash-attn-hopper-unsupported-head-size"), "runtime-assumption", "shape-unsupported"),
+        # vLLM's check of the same contract (vllm/attention/backends, get_supported_head_sizes)
+        (
+            "ValueError: Head size 208 is not supported by PagedAttention. Supported head sizes are: "
+            "[64, 80, 96, 112, 120, 128, 192, 256].",
+            "runtime-assumption",
+            "shape-unsupported",
+        ),
+        # hiyouga/LlamaFactory#5784: a released kernel calls a tl.tensor method the installed Triton lacks
+        (corpus_log("holdout12", "liger-swiglu-tensor-cast-old-triton"), "environment", "version-skew"),
+        # the module-level spelling of the same skew (CPython's module_getattro on triton.language)
+        ("AttributeError: module 'triton.language' has no attribute 'cast'", "environment", "version-skew"),
     ],
 )
 def test_a_message_that_names_its_cause_is_answered(text: str, category: str, mode: str) -> None:
