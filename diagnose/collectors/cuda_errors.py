@@ -215,7 +215,9 @@ _LEGACY = re.compile(r"cuda runtime error \((?P<code>\d+)\) : (?P<msg>.*?)(?: at
 _THC = re.compile(r"THCudaCheck FAIL file=\S+ line=\d+ error=(?P<code>\d+) : (?P<msg>.*?)\s*$")
 _CAFFE = re.compile(r"Check failed: error == cudaSuccess \((?P<code>\d+) vs\. 0\)\s*(?P<msg>.*?)\s*$")
 _OLD_TRITON = re.compile(r"CUDA: Error- (?P<what>[a-z ]+)")
-_TORCH = re.compile(r"(?P<hip>CUDA|HIP) error: (?P<msg>.+)")
+#: PyTorch's "CUDA error: <message>" (HIP's on ROCm), and libnvidia-container's lower-case "cuda error: <message>"
+#: (src/error.c, after its own stage prefix: "nvidia-container-cli: initialization error: cuda error: unknown error")
+_TORCH = re.compile(r"(?P<hip>CUDA|HIP|cuda) error: (?P<msg>.+)")
 _TRITON = re.compile(r"Triton Error \[(?:CUDA|HIP)\]: (?P<msg>.+)")
 _DEVICE_ASSERT = re.compile(r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] (?P<msg>Assertion .*? failed\.)")
 #: cuda-gdb's hardware exceptions (its manual's table of CUDA_EXCEPTION_1..N, printed as "CUDA Exception:
@@ -443,6 +445,8 @@ def _line_hits(line: str, ln: int, thrust: bool = False) -> list[_Hit]:
             if name:
                 if m["hip"] == "HIP":
                     form = "hip"
+                elif m["hip"] == "cuda":
+                    form = "raw"
                 elif "AcceleratorError" in line:
                     form = "torch-accelerator"
                 else:

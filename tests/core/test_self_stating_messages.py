@@ -1,7 +1,8 @@
 """Messages that state their own cause are answered with it: a library's version check of the cuDNN it was
 compiled against, NVML's driver-not-loaded status as libnvidia-container relays it, and a compute-capability
 requirement written "X or higher required", Taichi's bounds check naming the kernel, the field and the indices, an attention kernel's list of
-head sizes, a Triton language method the installed Triton lacks.
+head sizes, a Triton language method the installed Triton lacks, the container hook failing to initialise CUDA
+on the host.
 
 Each is tested on a development case (corpus/holdout12; the thread named in the case's ``source``) and on
 another wording of the same family from the tool's own sources."""
@@ -73,6 +74,8 @@ from corpus_logs import classify_text, corpus_log
         (corpus_log("holdout12", "liger-swiglu-tensor-cast-old-triton"), "environment", "version-skew"),
         # the module-level spelling of the same skew (CPython's module_getattro on triton.language)
         ("AttributeError: module 'triton.language' has no attribute 'cast'", "environment", "version-skew"),
+        # NVIDIA/libnvidia-container#103: the container hook's CUDA initialisation on the host failed
+        (corpus_log("holdout12", "nvidia-container-cli-cuda-unknown-error-restart"), "environment", "driver-state"),
     ],
 )
 def test_a_message_that_names_its_cause_is_answered(text: str, category: str, mode: str) -> None:
@@ -84,3 +87,19 @@ def test_a_toolkit_version_requirement_is_not_an_arch_requirement() -> None:
     # transformer_engine/pytorch/fp8.py check_fp8_support: the CUDA toolkit check beside the capability check
     report = classify_text("AssertionError: Cuda version 12.1 or higher required for FP8 execution on Ada.")
     assert report.failure_mode != "arch-feature-unavailable"
+
+
+def test_the_container_hooks_cuda_message_is_read_after_its_stage_prefix() -> None:
+    # libnvidia-container's "initialization error:" is the CLI's stage, not cudaErrorInitializationError
+    from diagnose.collectors.cuda_errors import parse
+
+    facts = parse("nvidia-container-cli: initialization error: cuda error: unknown error")
+    assert facts is not None and facts.error == "cudaErrorUnknown"
+
+
+def test_a_specific_driver_message_after_the_hooks_prefix_keeps_its_own_family() -> None:
+    # cuGetErrorString of CUDA_ERROR_SYSTEM_NOT_READY after the same prefix: still the host's environment, and
+    # the fabric-manager family (more specific than the hook's) decides it
+    report = classify_text("nvidia-container-cli: initialization error: cuda error: system not yet initialized")
+    assert report.category == "environment"
+    assert report.diagnosis is not None and report.diagnosis.rule != "container-cli-cuda-init-failed"
