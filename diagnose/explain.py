@@ -329,7 +329,7 @@ def explain_finding(rule: Any, evidence: Any, context: Mapping[str, Any] | None 
 _JAX = re.compile(r"\bjax(?:lib)?\b|XlaRuntimeError|\bpallas\b", re.IGNORECASE)
 _TRITON = re.compile(r"\btriton\b|@triton\.jit|\btl\.(?:load|store|dot|arange)\b|Triton Error \[CUDA\]")
 _CUPY = re.compile(r"\bcupyx?\b", re.IGNORECASE)
-_NUMBA = re.compile(r"\bnumba\b", re.IGNORECASE)
+_NUMBA = re.compile(r"\bnumba\b|\bcudapy::", re.IGNORECASE)  # cudapy:: starts Numba's kernel names
 # c10's wording of a CUDA error raised as a Python exception (`RuntimeError: CUDA error: ...`), and the
 # THC checks of older releases
 _TORCH = re.compile(

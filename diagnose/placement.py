@@ -32,6 +32,10 @@ _LINE_POINTER = re.compile(r"`[^`\n]*\b(?:file|FILE|kernel)\.(?:cu|cuh|py):LINE\
 _NO_LINE = (
     "source line (this log prints none, only offsets: rebuild with line information, `nvcc -lineinfo`, to get one)"
 )
+#: Numba's kernels (its mangled names start with ``cudapy::``, numba/cuda/dispatcher.py) get their line table
+#: from the decorator, not from nvcc
+_NUMBA = re.compile(r"\bcudapy::|\bnumba\b", re.IGNORECASE)
+_NUMBA_LINEINFO = "`@cuda.jit(lineinfo=True)`"
 _REPORTED_LINE = re.compile(r"\bthe reported (?:source |kernel )?line\b(?! \(this log prints none)")
 MAX_FRAME = 100
 
@@ -69,11 +73,14 @@ def source_lines(fix: str, context: Mapping[str, Any]) -> str:
     """``file.cu:LINE`` pointers replaced by the log's source line, or by a note that it has none; "the
     reported line" given the line, or said to be missing when the log's frames have only offsets."""
     source = context.get("location_source_line")
+    no_line = _NO_LINE
+    if _NUMBA.search(str(context.get("log_text") or "")[:200_000]):
+        no_line = _NO_LINE.replace("`nvcc -lineinfo`", _NUMBA_LINEINFO)
     if "LINE" in fix:
-        fix = _LINE_POINTER.sub(f"`{source}`" if source else _NO_LINE, fix)
-        fix = fix.replace(f"the reported {_NO_LINE}", f"the {_NO_LINE}")  # said once, and not "reported"
+        fix = _LINE_POINTER.sub(f"`{source}`" if source else no_line, fix)
+        fix = fix.replace(f"the reported {no_line}", f"the {no_line}")  # said once, and not "reported"
     if "reported" in fix and (source or context.get("location_offsets_only")):
-        fix = _REPORTED_LINE.sub(f"the reported line (`{source}`)" if source else f"the {_NO_LINE}", fix)
+        fix = _REPORTED_LINE.sub(f"the reported line (`{source}`)" if source else f"the {no_line}", fix)
     return fix
 
 

@@ -1,0 +1,48 @@
+"""A fix speaks the framework the log shows: Numba's launch and line-table advice for a Numba kernel, CUDA
+C++'s for a CUDA C++ one, and an extension op's own dispatch for "not implemented for 'Half'" in a .cu file.
+
+Cases from corpus/holdout12 (public reports, the thread named in each case's ``source``) and, for the other
+side of each, a log from a tool's own output format."""
+
+from __future__ import annotations
+
+from corpus_logs import classify_text, corpus_log
+
+
+def _fix(text: str) -> str:
+    fix = classify_text(text).to_dict()["fix"]
+    assert fix
+    return str(fix)
+
+
+def test_a_numba_kernels_memcheck_report_gets_numbas_line_table() -> None:
+    # numba/numba: a cudapy:: kernel under compute-sanitizer, offsets only
+    fix = _fix(corpus_log("holdout12", "numba-kernel-off-by-one-column-oob-write"))
+    assert "lineinfo=True" in fix
+    assert "nvcc" not in fix and "tl.store" not in fix
+
+
+def test_a_cuda_c_kernels_memcheck_report_keeps_nvcc() -> None:
+    # compute-sanitizer's memcheck record of a CUDA C++ kernel (the rule's own example, microsoft/onnxruntime#27419)
+    log = (
+        "========= Invalid __global__ write of size 4 bytes\n"
+        "=========     at void onnxruntime::cuda::_ResizeTrilinearCoordinateMapping<float>(long long, float, "
+        "onnxruntime::cuda::LinearMappingInfo *)+0x400\n"
+        "=========     by thread (17,0,0) in block (2,0,0)\n"
+        "=========     Address 0xb28fff7cc is out of bounds\n"
+    )
+    fix = _fix(log)
+    assert "lineinfo=True" not in fix
+
+
+def test_a_numba_launch_refused_gets_numbas_launch_syntax() -> None:
+    # numba/numba: cuLaunchKernel refused the launch configuration
+    fix = _fix(corpus_log("holdout12", "numba-launch-config-exceeds-device-invalid-value"))
+    assert "blockdim" in fix
+    assert "larger BLOCK" not in fix and "program" not in fix
+
+
+def test_half_not_implemented_in_an_extensions_cuda_file_names_its_dispatch() -> None:
+    # pytorch/extension-cpp: the op's own .cu kernel has no Half case
+    fix = _fix(corpus_log("holdout12", "extension-cpp-op-not-implemented-for-half"))
+    assert "AT_DISPATCH_FLOATING_TYPES_AND_HALF" in fix
