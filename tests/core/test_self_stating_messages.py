@@ -2,7 +2,7 @@
 compiled against, NVML's driver-not-loaded status as libnvidia-container relays it, and a compute-capability
 requirement written "X or higher required", Taichi's bounds check naming the kernel, the field and the indices, an attention kernel's list of
 head sizes, a Triton language method the installed Triton lacks, the container hook failing to initialise CUDA
-on the host.
+on the host, XLA's warning that its ptxas miscompiles.
 
 Each is tested on a development case (corpus/holdout12; the thread named in the case's ``source``) and on
 another wording of the same family from the tool's own sources."""
@@ -76,6 +76,17 @@ from corpus_logs import classify_text, corpus_log
         ("AttributeError: module 'triton.language' has no attribute 'cast'", "environment", "version-skew"),
         # NVIDIA/libnvidia-container#103: the container hook's CUDA initialisation on the host failed
         (corpus_log("holdout12", "nvidia-container-cli-cuda-unknown-error-restart"), "environment", "driver-state"),
+        # jax-ml/jax#25718: XLA's warning that the ptxas it invokes miscompiles (xla_cuda_plugin.so strings)
+        (corpus_log("holdout12", "jax-system-ptxas-12-1-shadows-pip-ptxas"), "environment", "ptxas-too-old"),
+        # the same warning for another 12.x ptxas, then the run's failure
+        (
+            "W0210 09:12:01.000001 4242 ptx_compiler_helpers.cc:87] *** WARNING *** Invoking ptxas with version "
+            "12.4.131, which corresponds to a CUDA version <=12.6.2. CUDA versions 12.x.y up to and including 12.6.2 "
+            "miscompile certain edge cases around clamping.\n"
+            "jax.errors.JaxRuntimeError: INTERNAL: Failed to execute XLA Runtime executable",
+            "environment",
+            "ptxas-too-old",
+        ),
     ],
 )
 def test_a_message_that_names_its_cause_is_answered(text: str, category: str, mode: str) -> None:
