@@ -87,6 +87,19 @@ from corpus_logs import classify_text, corpus_log
             "environment",
             "ptxas-too-old",
         ),
+        # cupy/cupy#4875: NVRTC cannot open a standard header included by CuPy's own carray.cuh
+        (
+            corpus_log("holdout12", "cupy-carray-header-type-traits-nvrtc-regression"),
+            "environment",
+            "library-regression",
+        ),
+        # the same NVRTC message ("cannot open %s file %sq", libnvrtc.so.13) for another standard header and header
+        (
+            "cupy.cuda.compiler.CompileException: /opt/cupy/cupy/_core/include/cupy/complex.cuh(7): catastrophic "
+            'error: cannot open source file "cstddef"',
+            "environment",
+            "library-regression",
+        ),
     ],
 )
 def test_a_message_that_names_its_cause_is_answered(text: str, category: str, mode: str) -> None:
@@ -114,3 +127,9 @@ def test_a_specific_driver_message_after_the_hooks_prefix_keeps_its_own_family()
     report = classify_text("nvidia-container-cli: initialization error: cuda error: system not yet initialized")
     assert report.category == "environment"
     assert report.diagnosis is not None and report.diagnosis.rule != "container-cli-cuda-init-failed"
+
+
+def test_a_cupy_header_error_that_is_not_a_missing_std_header_stays_with_the_toolkit_family() -> None:
+    # cupy/cupy#1575 (the older family's own example): a CUDA type missing from the toolkit's headers
+    report = classify_text("...\\cupy/carray.cuh(55): error: identifier '__half_raw' is undefined")
+    assert report.diagnosis is not None and report.diagnosis.rule == "cupy-own-header-compile-error"
