@@ -46,3 +46,16 @@ def test_half_not_implemented_in_an_extensions_cuda_file_names_its_dispatch() ->
     # pytorch/extension-cpp: the op's own .cu kernel has no Half case
     fix = _fix(corpus_log("holdout12", "extension-cpp-op-not-implemented-for-half"))
     assert "AT_DISPATCH_FLOATING_TYPES_AND_HALF" in fix
+
+
+def test_an_undefined_symbol_fix_finds_the_defining_library_before_rebuilding() -> None:
+    # deepseek-ai/DeepGEMM#135: a c10::cuda symbol the extension was not linked against
+    fix = _fix(corpus_log("holdout12", "deepgemm-undefined-symbol-getcurrentcudastream-link"))
+    assert fix.index("ldd -r") < fix.lower().index("rebuild")
+    assert "libc10_cuda.so" in fix
+
+
+def test_error_35_first_asks_whether_a_driver_is_visible() -> None:
+    # NVIDIA/nvidia-docker#24: deviceQuery in a container started without the NVIDIA runtime
+    fix = _fix(corpus_log("holdout12", "nvidia-docker-insufficient-driver-without-wrapper"))
+    assert fix.index("--gpus all") < fix.index("upgrade the driver")
