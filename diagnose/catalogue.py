@@ -185,9 +185,6 @@ class Catalogue:
     _tests: dict[int, Callable[[str], bool] | None] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        import ahocorasick
-
-        auto = ahocorasick.Automaton()
         table: dict[str, list[tuple[Family, re.Pattern[str]]]] = {}
         for fam in self.families:
             for rx in fam.patterns:
@@ -200,12 +197,11 @@ class Catalogue:
                     table.setdefault(anchor, []).append((fam, rx))
         # each anchor maps to the index of its patterns in _entries: the text's pass collects the indices
         # in C (operator.itemgetter over the automaton's matches), in the order they are first found
+        words = []
         for anchor, entries in table.items():
-            auto.add_word(anchor, len(self._entries))
+            words.append((anchor, len(self._entries)))
             self._entries.append(entries)
-        if table:
-            auto.make_automaton()
-            self._anchors = auto
+        self._anchors = _automaton(words)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled (diagnose.rule_cache) without the automaton, which is built again from its anchors, and
@@ -217,15 +213,7 @@ class Catalogue:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         words = state.pop("_anchor_words")
-        self.__dict__.update(state, _anchors=None, _tests={})
-        if words:
-            import ahocorasick
-
-            auto = ahocorasick.Automaton()
-            for anchor, index in words:
-                auto.add_word(anchor, index)
-            auto.make_automaton()
-            self._anchors = auto
+        self.__dict__.update(state, _anchors=_automaton(words), _tests={})
 
     def __len__(self) -> int:
         return len(self.families)
@@ -524,6 +512,19 @@ class CatalogueError(Exception):
     def __init__(self, problems: list[CatalogueProblem]):
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
+
+
+def _automaton(words: Iterable[tuple[str, int]]) -> Any:
+    """An Aho-Corasick automaton mapping each anchor to its index in ``Catalogue._entries``; None for none."""
+    import ahocorasick
+
+    auto = ahocorasick.Automaton()
+    for anchor, index in words:
+        auto.add_word(anchor, index)
+    if len(auto) == 0:
+        return None
+    auto.make_automaton()
+    return auto
 
 
 _DEFAULT: list[Catalogue] = []  # the bundled catalogue, once loaded (or read with the rule base: use_default)
