@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import re
 
+from diagnose.collectors.compile_cause import UNDEFINED_IDENTIFIER
+
 #: deprecated CUDA runtime API no toolkit from 12.0 on declares (see the module's docstring)
 REMOVED_CUDA_API: dict[str, str] = {
     **dict.fromkeys(
@@ -100,7 +102,6 @@ _LIBRARY_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^cuda::(?:std::)?"), "libcu++"),
     (re.compile(r"^(?:cutlass|cute)::"), "CUTLASS"),
 )
-_UNDEFINED = re.compile(r"identifier [\"'](?P<name>\w+)[\"'] is undefined")
 _NO_MEMBER = re.compile(r"(?:namespace|class|struct) [\"'](?P<ns>[\w:]+)[\"'] has no member [\"'](?P<name>\w+)[\"']")
 _NOT_TEMPLATE = re.compile(r"^(?P<name>texture|surface) is not a template\b")
 
@@ -108,7 +109,7 @@ _NOT_TEMPLATE = re.compile(r"^(?P<name>texture|surface) is not a template\b")
 def undefined_api(message: str) -> tuple[str, str, str | None] | None:
     """(name, whose API, the toolkit release that removed it or None) when an EDG error says a name of a
     library's API or of a removed CUDA API is not declared."""
-    m = _UNDEFINED.search(message) or _NOT_TEMPLATE.search(message.strip())
+    m = UNDEFINED_IDENTIFIER.search(message) or _NOT_TEMPLATE.search(message.strip())
     if m:
         name = m.group("name")
     else:

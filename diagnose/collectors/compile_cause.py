@@ -172,7 +172,8 @@ def _header_overload(fn: str, args: str | None) -> str | None:
 
 
 _NO_INSTANCE = re.compile(r"no instance of (?:overloaded )?function \"(?P<fn>\w+)\" matches the argument list")
-_UNDEFINED = re.compile(r"identifier [\"'](?P<fn>\w+)[\"'] is undefined")
+#: EDG's (nvcc's and NVRTC's front end) undeclared name; diagnose.collectors.compile_api reads it too
+UNDEFINED_IDENTIFIER = re.compile(r"identifier [\"'](?P<name>\w+)[\"'] is undefined")
 _ARG_TYPES = re.compile(r"argument types are: (?P<args>\([^\n]*\))")
 
 _CLASH = re.compile(
@@ -234,9 +235,9 @@ def arch_gate(message: str, after: list[str]) -> tuple[str, str] | None:
         name = m.group("fn")
         first = _header_overload(name, args) or _header_gates()[0].get(name)
         return (first, f"{name}{args or '(...)'}") if first else None
-    m = _UNDEFINED.search(message)
+    m = UNDEFINED_IDENTIFIER.search(message)
     if m:
-        name = m.group("fn")
+        name = m.group("name")
         first = _IDENTIFIERS.get(name) or _header_gates()[0].get(name)
         return (first, name) if first else None
     return None
