@@ -19,7 +19,11 @@ STATUSES = ("diagnosed", "unknown", "no-failure", "pass", "error")
 #: statuses that say nothing failed; their category and failure mode are the status itself
 QUIET = ("no-failure", "pass")
 #: what a no-failure report says
-NO_FAILURE_TITLE = "nothing failed: no error, exception, failed test or bad exit status in the log"
+NO_FAILURE_TITLE = (
+    "no failure found: no error, exception, failed test or bad exit status in the log"
+    " (a wrong value printed without an error is not visible in a log: compare it with a reference,"
+    " `kdiag run KERNEL --reference REF`)"
+)
 
 
 @dataclass(frozen=True)

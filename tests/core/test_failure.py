@@ -113,6 +113,6 @@ def test_classify_says_no_failure_for_a_healthy_log_and_unknown_for_an_undecided
         None,
         None,
     )
-    assert h["title"].startswith("nothing failed")
+    assert h["title"].startswith("no failure found") and "--reference" in h["title"]
     assert got["undecided"]["status"] in ("unknown", "diagnosed")
     assert got["undecided"]["status"] != "no-failure"
