@@ -49,6 +49,8 @@ CASES = [
     ("ValueError: acc_dtype must be one of {None, torch.float16, torch.bfloat16, torch.float32, torch.float64}, "
      "got torch.int8. Pass acc_dtype=None to let the op pick automatically.", RA, "dtype-unexpected",
      "torch 2.13.0, torch/nn/modules/linear_cross_entropy_options.py"),
+    ("ValueError: quant_type must be one of nf4 or fp4", RA, "dtype-unexpected",
+     "bitsandbytes, bitsandbytes/functional.py (the 4-bit quantization data type check)"),
     # a layout: dense, a memory format, a multiple of N
     ("RuntimeError: cuDNN requires contiguous input tensor", RA, "noncontiguous-input",
      "holdout2 case depth-semantic-cudnn-noncontiguous"),
