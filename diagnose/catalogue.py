@@ -37,7 +37,8 @@ Named groups a pattern may capture (normalised by :mod:`diagnose.concepts`): ``n
 an operation needed and the one it got: ``(2, 3)``, ``4x3``, ``42``), ``resource``, ``requested``, ``limit`` (sizes: ``0xc000``,
 ``48 KiB``...; counts: ``1024``).  ``concepts:`` may also set any of them as constants;
 ``subject`` (what a check is about: ``input``, ``head_dim``) and ``unsupported`` (the value a tool
-refuses: ``sm_75``, ``Half``) are kept as printed.  ``unit: count`` tells that ``requested``/``limit`` are counts rather than sizes, and ``context``
+refuses: ``sm_75``, ``Half``) and ``supported`` (what a stated contract lists: ``fp16 and bf16``,
+``[1, 2, 4, 8]``) are kept as printed.  ``unit: count`` tells that ``requested``/``limit`` are counts rather than sizes, and ``context``
 names what a (warning) family says about the input (``fuzzer``, ``input-load-failed``, ``empty-input``);
 ``contract`` names the contract a check states (``contiguous``, ``aligned``, ``divisible``, ``device``)
 and ``unsupported_kind`` what kind of thing a tool refuses (``arch``, ``dtype``).
@@ -90,6 +91,7 @@ GROUPS = (
     "limit",
     "subject",
     "unsupported",
+    "supported",
 )
 CONSTANT_CONCEPTS = (*GROUPS, "unit", "context", "contract", "unsupported_kind")
 FAMILY_KEYS = (

@@ -313,7 +313,9 @@ class ConceptFacts(Facts):
     contract: str | None = None  # the contract a check states: contiguous | aligned | divisible | device
     contract_mode: str | None = None  # the failure mode of a broken contract: noncontiguous-input ...
     unsupported: str | None = None  # the value a tool says it does not support, as printed: "sm_75", "Half"
-    unsupported_kind: str | None = None  # what kind of value that is: arch | dtype
+    unsupported_kind: str | None = None  # what kind of value that is: arch | dtype | parameter-value | version
+    supported: str | None = None  # what a stated contract lists, as printed: "fp16 and bf16", "[1, 2, 4, 8]"
+    subject_kind: str | None = None  # kernel-config: the subject is the kernel's own block constants or launch config
 
 
 # --- where the failing code lives (diagnose.collectors.location) ---------------------

@@ -59,6 +59,10 @@ FACTS: dict[str, Callable[[Evidence], bool]] = {
     "sanitizer": lambda ev: ev.sanitizer is not None and bool(ev.sanitizer.error_count > 0 or ev.sanitizer.api_error),
     "cuda": lambda ev: ev.cuda is not None and bool(ev.cuda.error or ev.cuda.errors),
     "family": lambda ev: ev.concept is not None and bool(ev.concept.failed and ev.concept.family),
+    # a failure line states the contract the call broke: the values it supports, or a property it requires
+    "contract": lambda ev: (
+        ev.concept is not None and bool(ev.concept.failed and (ev.concept.supported or ev.concept.contract))
+    ),
     "signal": lambda ev: ev.exit is not None and bool(ev.exit.signal or ev.exit.core_dumped),
     "timeout": lambda ev: ev.exit is not None and bool(ev.exit.timed_out),
     "numerics": lambda ev: (

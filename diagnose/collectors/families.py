@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterator
 
 from diagnose import concepts as C
+from diagnose import contract_values as V
 from diagnose.catalogue import Catalogue, Hit, default_catalogue
 from diagnose.facts import ConceptFacts
 from diagnose.regex_literals import lowered, may_match
@@ -239,6 +240,12 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
         limit = float(C.INT32_MAX)
     every = _every_gpu_limits().get(resource or "")
     contexts = [v for h in hits for k, v in h.family.concepts if k == "context"]
+    # a stated contract's values (contract-statements.yaml): the refused value where printed, and what the
+    # listed values are (dtypes, sizes, a layout ...) decides the contract when the family states none
+    supported, got = V.split_got(raw.get("supported"))
+    unsupported = raw.get("unsupported") or got
+    refused = V.refused_kind(supported, got) if supported else None
+    contract = raw.get("contract") or (V.layout_contract(supported) if supported else None)
     if empty:
         contexts.append("empty-input")
     return ConceptFacts(
@@ -276,10 +283,12 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
         over_int32_bytes=over_bytes,
         printed_size=printed_size(text),
         subject=raw.get("subject"),
-        contract=raw.get("contract"),
-        contract_mode=C.contract_mode(raw.get("contract")),
-        unsupported=raw.get("unsupported"),
-        unsupported_kind=raw.get("unsupported_kind") or C.unsupported_kind(raw.get("unsupported")),
+        contract=contract,
+        contract_mode=C.contract_mode(contract),
+        unsupported=unsupported,
+        unsupported_kind=raw.get("unsupported_kind") or C.unsupported_kind(unsupported) or refused,
+        supported=supported,
+        subject_kind=V.subject_kind(raw.get("subject"), supported),
     )
 
 
