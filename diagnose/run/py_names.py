@@ -106,11 +106,10 @@ def _table_of(top: symtable.SymbolTable, qual: str, node: Func) -> symtable.Symb
     return None
 
 
-def _first_use(node: Func, name: str) -> int:
-    lines = [
-        n.lineno for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-    ]
-    return min(lines, default=node.lineno)
+def _first_use(node: Func, name: str) -> tuple[int, int]:
+    """Line and column of the first read of ``name`` in ``node``."""
+    uses = [(n.lineno, n.col_offset) for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name]
+    return min(uses, default=(node.lineno, 0))
 
 
 def undefined(text: str) -> list[Undefined]:
@@ -131,6 +130,6 @@ def undefined(text: str) -> list[Undefined]:
         names: set[str] = set()
         for t in _tables(table):
             names |= {s.get_name() for s in t.get_symbols() if s.is_global() and s.is_referenced()}
-        for name in sorted(names - known, key=lambda n: _first_use(node, n)):
-            out.append(Undefined(name, _first_use(node, name), qual))
+        for name in sorted(names - known, key=lambda n: (_first_use(node, n), n)):
+            out.append(Undefined(name, _first_use(node, name)[0], qual))
     return out
