@@ -1,11 +1,12 @@
 """The CUDA sources of a Python submission, found by reading it (AST), never importing or running it.
 
 What is found: ``torch.utils.cpp_extension.load_inline(cuda_sources=..., cpp_sources=...)``,
-``load(sources=[...])`` (the ``.cu`` files it names, beside the submission), CuPy ``RawKernel(code, ...)``
-and ``RawModule(code=...)``, and NVRTC's ``nvrtcCreateProgram(src, ...)``.  A source argument is
-resolved when it is a string constant, a name bound to one (anywhere in the file, the last binding
-wins), a ``+`` of such, a list or tuple of such, or one of those through ``textwrap.dedent``,
-``.strip()``, ``.encode()`` or ``str.encode``.  What cannot be resolved (an f-string, a file read at
+``load(sources=[...])`` (the ``.cu`` files it names, beside the submission, or the string the submission
+writes to one before it calls ``load``), CuPy ``RawKernel(code, ...)`` and ``RawModule(code=...)``,
+and NVRTC's ``nvrtcCreateProgram(src, ...)``.  A source argument is resolved when it is a string
+constant, a name bound to one (anywhere in the file, the last binding wins), a ``+`` of such, a list
+or tuple of such, or one of those through ``textwrap.dedent``, ``.strip()``, ``.encode()`` or
+``str.encode``.  What cannot be resolved (an f-string, a file read at
 run time) is said, not guessed.
 
 >>> import ast
@@ -165,12 +166,58 @@ def _functions(res: _Resolver, node: ast.Call) -> list[str] | None:
     return [g for g in got if g.isidentifier()] if got else None
 
 
+_WRITE_MODES = ("w", "wt", "w+", "x", "xt")
+
+
+def _open_for_writing(node: ast.expr) -> ast.expr | None:
+    """The path of ``open(path, "w")`` (a text write), or None."""
+    if not (isinstance(node, ast.Call) and _call_name(node) == "open" and node.args):
+        return None
+    mode = _arg(node, "mode", 1)
+    ok = isinstance(mode, ast.Constant) and isinstance(mode.value, str) and mode.value in _WRITE_MODES
+    return node.args[0] if ok else None
+
+
+def written_files(tree: ast.AST, res: _Resolver) -> dict[str, ast.expr]:
+    """The files the submission writes a string to when it is imported, path -> what it writes: ``with open(p,
+    "w") as f: f.write(src)``, ``open(p, "w").write(src)``, ``Path(p).write_text(src)`` (a source it then
+    hands to ``load``)."""
+    out: dict[str, ast.expr] = {}
+
+    def put(path: ast.expr | None, value: ast.expr | None) -> None:
+        got = res.strings(path) if path is not None else None
+        if got and len(got) == 1 and value is not None:
+            out[got[0]] = value
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.With):
+            for item in node.items:
+                path = _open_for_writing(item.context_expr)
+                var = item.optional_vars
+                if path is None or not isinstance(var, ast.Name):
+                    continue
+                for call in (c for b in node.body for c in ast.walk(b) if isinstance(c, ast.Call)):
+                    f = call.func
+                    if (isinstance(f, ast.Attribute) and f.attr == "write" and isinstance(f.value, ast.Name)
+                            and f.value.id == var.id and call.args):  # fmt: skip
+                        put(path, call.args[0])
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+            if node.func.attr == "write":
+                put(_open_for_writing(node.func.value), node.args[0])
+            elif node.func.attr == "write_text" and isinstance(node.func.value, ast.Call):
+                inner = node.func.value
+                if _call_name(inner) == "Path" and inner.args:
+                    put(inner.args[0], node.args[0])
+    return out
+
+
 def extract_text(text: str, folder: Path | None = None) -> Found:
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return Found()
     res = _Resolver(tree)
+    written = written_files(tree, res)
     sources: list[Source] = []
     unresolved: list[str] = []
 
@@ -210,13 +257,18 @@ def extract_text(text: str, folder: Path | None = None) -> Found:
                 p = Path(f) if folder is None or Path(f).is_absolute() else folder / f
                 if p.suffix not in (*_CUDA_SUFFIXES, ".cpp", ".cc", ".cxx"):
                     continue
+                origin = f"{f} (load, line {node.lineno})"
                 try:
                     body = p.read_text(encoding="utf-8", errors="replace")
                 except OSError as e:
-                    unresolved.append(f"load sources (line {node.lineno}): cannot read {f}: {e.strerror}")
-                    continue
+                    text_of = res.strings(written[f]) if f in written else None
+                    if not text_of:
+                        unresolved.append(f"load sources (line {node.lineno}): cannot read {f}: {e.strerror}")
+                        continue
+                    body = "\n".join(text_of)
+                    origin = f"{f} (written by the submission at line {written[f].lineno}; load, line {node.lineno})"
                 lang = "cuda" if p.suffix in _CUDA_SUFFIXES else "cpp"
-                sources.append(Source(name, lang, body, node.lineno, f"{f} (load, line {node.lineno})"))
+                sources.append(Source(name, lang, body, node.lineno, origin))
         elif name in ("RawKernel", "RawModule"):
             code = want(node, name, "code", _arg(node, "code", 0))
             if code:

@@ -23,6 +23,7 @@ from diagnose.run import no_result as NR
 from diagnose.run import probes as P
 from diagnose.run import runfacts as R
 from diagnose.run import sizes as Z
+from diagnose.run import source_failures as SF
 from diagnose.run import stride_reuse as SR
 from diagnose.run import tail_lanes as TL
 from diagnose.run import triton_names as TN
@@ -276,7 +277,7 @@ def run_kernel_target(ctx: RunContext) -> RunResult:
         return bad_call
     check = _compile_check(ctx)
     if check is not None and check.ok and not ctx.gpu and ctx.target.path is not None:
-        unlinked = _unlinked(ctx, check)
+        unlinked = _unlinked(ctx, check) or SF.after_clean_compile(ctx, check)
         if unlinked is not None:
             return unlinked
     if check is not None and (check.failed is not None or (check.ok and not ctx.gpu)):
