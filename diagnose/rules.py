@@ -169,8 +169,7 @@ def _calibrated(rules: list[Rule]) -> list[Rule]:
     from diagnose import calibration
     from diagnose.catalogue_candidates import CANDIDATE_MAX
 
-    tallies, k = calibration.load()
-    confs = calibration.confidences(((r.id, r.category, r.confidence) for r in rules), tallies, calibration.Form(k=k))
+    confs = calibration.rule_confidences((r.id, r.category, r.confidence) for r in rules)
     out = []
     for r in rules:
         conf = confs[r.id]
