@@ -54,26 +54,53 @@ def anchor_test(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
     try:
         parsed = sre_parse.parse(rx.pattern, rx.flags)
         items = list(parsed.data)
-        fold = bool(parsed.state.flags & re.IGNORECASE)
-        tests = []
-        for index, literals in _anchors(items):
-            if fold:
-                if not all(lit.isascii() for lit in literals):
-                    continue  # a case fold beyond ASCII: str.lower() is not the regex's matching
-                literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
-            # from the first item, the rest is the pattern itself
-            rest = (
-                rx if index == 0 else sre_compile.compile(sre_parse.SubPattern(parsed.state, items[index:]), rx.flags)
-            )
-            tests.append(_test(literals, fold, rest))
+        return _sequence_test(items, parsed.state, rx, rx.flags) or _branches_test(items, parsed.state, rx.flags)
     except Exception:  # a construct this reading does not know: no test, the regex decides
         return None
+
+
+def _sequence_test(
+    items: list[tuple[Any, Any]], state: Any, whole: re.Pattern[str], flags: int
+) -> Callable[[str], bool] | None:
+    """The test of the sequence ``items`` (compiled: ``whole``), or None when no item anchors it."""
+    fold = bool(state.flags & re.IGNORECASE)
+    tests = []
+    for index, literals in _anchors(items):
+        if fold:
+            if not all(lit.isascii() for lit in literals):
+                continue  # a case fold beyond ASCII: str.lower() is not the regex's matching
+            literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
+        # from the first item, the rest is the sequence itself
+        rest = whole if index == 0 else sre_compile.compile(sre_parse.SubPattern(state, items[index:]), flags)
+        tests.append(_test(literals, fold, rest))
     if not tests:
         return None
     if len(tests) == 1:
         return tests[0]
     rare, long_rest = tests
     return lambda text: rare(text) and long_rest(text)
+
+
+def _branches_test(items: list[tuple[Any, Any]], state: Any, flags: int) -> Callable[[str], bool] | None:
+    """For a pattern that is one alternation (``A|B``) whose branches each have a test: whether one of
+    them passes (a match of the pattern is a match of one of its branches); None otherwise."""
+    if len(items) != 1 or items[0][0] is not _C.BRANCH or _refers(items):
+        return None
+    tests = []
+    for branch in items[0][1][1]:
+        sub = list(branch)
+        test = _sequence_test(sub, state, sre_compile.compile(sre_parse.SubPattern(state, sub), flags), flags)
+        if test is None:
+            return None
+        tests.append(test)
+
+    def one_of(text: str) -> bool:
+        for test in tests:  # noqa: SIM110 (a loop, not any() over a generator: this runs for every log)
+            if test(text):
+                return True
+        return False
+
+    return one_of
 
 
 def _test(literals: tuple[str, ...], fold: bool, rest: re.Pattern[str]) -> Callable[[str], bool]:

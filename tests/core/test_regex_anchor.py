@@ -172,3 +172,21 @@ def test_the_first_anchor_is_asked_too() -> None:
     assert test("loader(): error") is True
     assert test("an error, then load() again") is False
     assert rx.search("an error, then load() again") is None
+
+
+def test_an_alternation_is_tested_branch_by_branch() -> None:
+    """A pattern that is one alternation, with no literal that starts every match (``\\bsm_?`` holds two
+    characters), is tested one branch at a time where each branch has a test of its own."""
+    rx = re.compile(r"(?i)(?:only supports?|requires?)[^\n]{0,60}?\bsm_?\d{2}\b|\bsm_?\d+\s*(?:required|needed)\b")
+    test = anchor_test(rx)
+    assert test is not None
+    for text, may in (
+        ("This kernel REQUIRES sm_90", True),
+        ("sm_80 required", True),
+        ("requires_grad=True\nsm_80 is what we have", False),
+        ("nothing to see here", False),
+    ):
+        assert test(text) is may
+        assert (rx.search(text) is not None) is may
+    # a branch without a test of its own: none for the whole
+    assert anchor_test(re.compile(r"(?:requires?) sm_\d+|\d+\.\d+")) is None
