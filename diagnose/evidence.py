@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,10 +93,15 @@ class Evidence:
     def context(self) -> dict[str, Any]:
         """The flat mapping rules are evaluated against (every symbol, absent ones null/empty)."""
         out: dict[str, Any] = dict(_empty_context())
-        for key, value in self.facts():
-            for name in _rule_fields(type(value)):
-                out[f"{key}_{name}"] = getattr(value, name)
-        out["sources"] = tuple(sorted(self.present()))
+        present = []
+        for key in SOURCES:
+            value = getattr(self, key)
+            if value is not None:
+                present.append(key)
+                kind: Any = type(value)
+                symbols, read = _reader(key, kind)
+                out.update(zip(symbols, read(value), strict=True))
+        out["sources"] = tuple(sorted(present))
         return out
 
     # -- JSON ---------------------------------------------------------------------
@@ -196,6 +202,15 @@ def rule_types() -> dict[str, Any]:
         for name in _rule_fields(cls):
             out[f"{key}_{name}"] = _rule_type(_hints(cls)[name])
     return out
+
+
+@functools.cache
+def _reader(key: str, cls: Any) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]:
+    """The rule symbols of a source's facts and a getter of their values, in the same order."""
+    names = _rule_fields(cls)
+    get = operator.attrgetter(*names) if names else (lambda value: ())
+    read = get if len(names) != 1 else (lambda value: (get(value),))
+    return tuple(f"{key}_{name}" for name in names), read
 
 
 @functools.cache
