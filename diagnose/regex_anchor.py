@@ -21,6 +21,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from diagnose.lazy_regex import real
+
 with warnings.catch_warnings():  # the stdlib's own regex parser and compiler (deprecated names)
     warnings.simplefilter("ignore", DeprecationWarning)
     import sre_compile
@@ -51,6 +53,7 @@ def anchor_test(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
     whose matches start with literals of 3 characters or more.  Two items may anchor it: the one with
     the longest literals (the fewest places to try) and the first one (the longest rest of the pattern
     to match there); the test asks both."""
+    rx = real(rx)
     try:
         parsed = sre_parse.parse(rx.pattern, rx.flags)
         items = list(parsed.data)
@@ -59,10 +62,25 @@ def anchor_test(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
         return None
 
 
-def _sequence_test(
+def anchor_search(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
+    """``rx.search(text) is not None``, from the anchor tests where they decide: a test whose rest is the
+    whole pattern (or branch) tried at every place its literals stand is the search itself, so a text it
+    lets through is not searched again; None when the pattern has no test."""
+    rx = real(rx)
+    try:
+        parsed = sre_parse.parse(rx.pattern, rx.flags)
+        items = list(parsed.data)
+        search = _sequence_search(items, parsed.state, rx, rx.flags)
+        return search or _branches_test(items, parsed.state, rx.flags, search=True)
+    except Exception:  # a construct this reading does not know: the regex decides
+        return None
+
+
+def _sequence(
     items: list[tuple[Any, Any]], state: Any, whole: re.Pattern[str], flags: int
-) -> Callable[[str], bool] | None:
-    """The test of the sequence ``items`` (compiled: ``whole``), or None when no item anchors it."""
+) -> tuple[Callable[[str], bool] | None, bool]:
+    """The test of the sequence ``items`` (compiled: ``whole``), or None when no item anchors it; and
+    whether it is exact (its one anchor starts every match: it tries ``whole`` itself at each place)."""
     fold = bool(state.flags & re.IGNORECASE)
     tests = []
     for index, literals in _anchors(items):
@@ -72,24 +90,46 @@ def _sequence_test(
             literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
         # from the first item, the rest is the sequence itself
         rest = whole if index == 0 else sre_compile.compile(sre_parse.SubPattern(state, items[index:]), flags)
-        tests.append(_test(literals, fold, rest))
+        tests.append((index, _test(literals, fold, rest)))
     if not tests:
-        return None
+        return None, False
     if len(tests) == 1:
-        return tests[0]
-    rare, long_rest = tests
-    return lambda text: rare(text) and long_rest(text)
+        return tests[0][1], tests[0][0] == 0
+    (_, rare), (_, long_rest) = tests
+    return (lambda text: rare(text) and long_rest(text)), False
 
 
-def _branches_test(items: list[tuple[Any, Any]], state: Any, flags: int) -> Callable[[str], bool] | None:
+def _sequence_test(
+    items: list[tuple[Any, Any]], state: Any, whole: re.Pattern[str], flags: int
+) -> Callable[[str], bool] | None:
+    return _sequence(items, state, whole, flags)[0]
+
+
+def _sequence_search(
+    items: list[tuple[Any, Any]], state: Any, whole: re.Pattern[str], flags: int
+) -> Callable[[str], bool] | None:
+    """Whether ``whole`` (the sequence ``items``) is found: its test where that is exact, else its test
+    and then the search."""
+    test, exact = _sequence(items, state, whole, flags)
+    if test is None or exact:
+        return test
+    search = whole.search
+    return lambda text: test(text) and search(text) is not None
+
+
+def _branches_test(
+    items: list[tuple[Any, Any]], state: Any, flags: int, *, search: bool = False
+) -> Callable[[str], bool] | None:
     """For a pattern that is one alternation (``A|B``) whose branches each have a test: whether one of
-    them passes (a match of the pattern is a match of one of its branches); None otherwise."""
+    them passes (a match of the pattern is a match of one of its branches); None otherwise.  ``search``:
+    each branch's :func:`_sequence_search`, so the answer is whether the pattern is found."""
     if len(items) != 1 or items[0][0] is not _C.BRANCH or _refers(items):
         return None
     tests = []
+    build = _sequence_search if search else _sequence_test
     for branch in items[0][1][1]:
         sub = list(branch)
-        test = _sequence_test(sub, state, sre_compile.compile(sre_parse.SubPattern(state, sub), flags), flags)
+        test = build(sub, state, sre_compile.compile(sre_parse.SubPattern(state, sub), flags), flags)
         if test is None:
             return None
         tests.append(test)
@@ -129,12 +169,19 @@ def _anchors(items: list[tuple[Any, Any]]) -> list[tuple[int, tuple[str, ...]]]:
     longest shortest literal (the first of equals), then the first item with literals of 3 characters
     when that is another; none when no item has them."""
     found: list[tuple[int, tuple[str, ...]]] = []
+    # whether items[k:] hold a back reference, for every k (read from the end: one pass, not one per k)
+    refers = [False] * (len(items) + 1)
+    if _refers(items):  # (most patterns hold none)
+        for k in range(len(items) - 1, -1, -1):
+            refers[k] = refers[k + 1] or _refers(items[k : k + 1])
     for k, (op, _arg) in enumerate(items):
         if op is _C.LITERAL and k > 0 and items[k - 1][0] is _C.LITERAL:
             continue  # inside a run: its start is the better anchor
-        lits = _leading(items[k:])
-        if not lits or min(map(len, lits)) < _MIN_LITERAL or _refers(items[k:]):
+        if refers[k]:
             continue  # (a back reference to a group before the item cannot be matched without it)
+        lits = _leading(items[k:])
+        if not lits or min(map(len, lits)) < _MIN_LITERAL:
+            continue
         found.append((k, lits))
     if not found:
         return []
