@@ -20,7 +20,8 @@ What is stored differently: a rule's rule-engine expression is stored as its tex
 :class:`diagnose.ruleexpr.LazyExpression`, parsed the first time the rule is tried (a run pays for the
 rules it tries; each one parsed when it was stored); a rule's pre-check (closures,
 :mod:`diagnose.prefilter`) is derived again from it on its first call; the catalogue's literal
-automaton is built again from its anchors.
+automaton is built again from its anchors; a compiled regex is read back as a
+:class:`diagnose.lazy_regex.LazyPattern`, compiled the first time it is used (a log tries few of them).
 """
 
 from __future__ import annotations
@@ -167,6 +168,10 @@ class _Unpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if not (module == "diagnose" or module.startswith("diagnose.")) and (module, name) not in _ALLOWED:
             raise pickle.UnpicklingError(f"not part of a rule base: {module}.{name}")
+        if (module, name) == ("re", "_compile"):  # a compiled regex: compiled when first used
+            from diagnose.lazy_regex import LazyPattern
+
+            return LazyPattern
         return super().find_class(module, name)
 
 
