@@ -30,7 +30,7 @@ from typing import Any
 
 from diagnose import causal
 from diagnose.confidence import assess
-from diagnose.evidence import SOURCES, Evidence, symbol_source
+from diagnose.evidence import SOURCES, Evidence, _empty_context, symbol_source
 from diagnose.regex_literals import compiled
 from diagnose.rules import FamilyCondition, Rule, RuleSet
 
@@ -166,9 +166,8 @@ class _Index:
                 table = self.eq if kind == "eq" else self.has
                 table.setdefault(name, {}).setdefault(lit, []).append(entry)
 
-    def candidates(self, context: Mapping[str, Any]) -> dict[int, _Entry]:
-        """The gated rules one of whose keys ``context`` holds (or may hold), by rule-base index."""
-        hits: dict[int, _Entry] = {}
+    def candidates(self, context: Mapping[str, Any], hits: dict[int, _Entry]) -> None:
+        """Add to ``hits`` the gated rules one of whose keys ``context`` holds (or may hold), by rule-base index."""
         for name, by_value in self.eq.items():  # sym == "lit", sym in ["lit", ...]
             v = context.get(name)
             if v is None:
@@ -204,7 +203,19 @@ class _Index:
             if context.get(name) is not None:
                 for e in entries:
                     hits[e[0]] = e
-        return hits
+
+
+def _holds_by_default(gate: tuple[tuple[str, str, str], ...], empty: Mapping[str, Any]) -> bool:
+    """Whether a record whose sources say nothing holds one of the keys (the symbols' values when absent)."""
+    for kind, name, lit in gate:
+        v = empty.get(name)
+        if kind == "has" and v and not isinstance(v, str | tuple | list | frozenset | set):
+            return True  # a value of another kind: the pre-check decides
+        if (kind == "eq" and v == lit) or (kind == "has" and v and lit in v) or (kind == "true" and v):
+            return True
+        if kind == "set" and v is not None:
+            return True
+    return False
 
 
 def _all(table: Mapping[str, list[_Entry]], hits: dict[int, _Entry]) -> None:
@@ -222,7 +233,7 @@ class Matcher:
     # instead of each being tried on every record (there are many, and a log prints few)
     _by_family: dict[str, list[tuple[int, Rule]]] = field(init=False, repr=False)
     _families: _Group = field(init=False, repr=False)
-    _index: _Index = field(init=False, repr=False)
+    _index: dict[str, _Index] = field(init=False, repr=False)  # by the source of the symbols
 
     def __post_init__(self) -> None:
         by_requires: dict[frozenset[str], list[tuple[int, Rule]]] = {}
@@ -237,11 +248,14 @@ class Matcher:
                 by_requires.setdefault(requires, []).append((i, r))
         self._groups = [_group(req, members) for req, members in by_requires.items()]
         self._families = _group(_CONCEPT, family_rules)
-        self._index = _Index()
+        # the keys of each source's symbols: a record's lookups are those of the sources it has (the symbols
+        # of the others hold their empty values, which no key left in the index holds)
+        self._index = {}
         for g, group in enumerate(self._groups):
             for i, r in group.rules:
-                if r.gate and r.precheck is not None:
-                    self._index.add(r.gate, (i, r, g))
+                if _gated(r):
+                    for key in r.gate:
+                        self._index.setdefault(symbol_source(key[1]) or "", _Index()).add((key,), (i, r, g))
 
     def diagnose(self, evidence: Evidence, *, lead: str | None = None) -> Diagnosis:
         present = evidence.present()
@@ -259,7 +273,7 @@ class Matcher:
             else:
                 skipped.append(group)
         # the gated rules of the tried groups that the record holds a key of: the others' pre-checks are False
-        candidates += [(i, r) for i, r, g in self._index.candidates(context).values() if tried[g]]
+        candidates += [(i, r) for i, r, g in self._looked_up(context, present).values() if tried[g]]
         self._try(candidates, context, matched, errors)
         errors.sort(key=lambda e: e[0])  # rule-base order, as if every rule had been tried in turn
         if "concept" in present:
@@ -287,6 +301,15 @@ class Matcher:
         n_skipped = sum(len(g.rules) for g in skipped)
         return replace(diag, unchecked=unchecked, skipped_rules=n_skipped, rule_errors=tuple(e for _, e in errors))
 
+    def _looked_up(self, context: Mapping[str, Any], present: frozenset[str]) -> dict[int, _Entry]:
+        """The gated rules one of whose keys the record holds, by rule-base index."""
+        hits: dict[int, _Entry] = {}
+        for source in ("", *present):
+            index = self._index.get(source)
+            if index is not None:
+                index.candidates(context, hits)
+        return hits
+
     @staticmethod
     def _try(
         rules: Iterable[tuple[int, Rule]],
@@ -304,8 +327,13 @@ class Matcher:
                 errors.append((i, f"{rule.id}: {type(exc).__name__}: {exc}"))
 
 
+def _gated(rule: Rule) -> bool:
+    """Whether the matcher looks ``rule`` up by its gate's keys (one that an empty record holds is tried always)."""
+    return bool(rule.gate) and rule.precheck is not None and not _holds_by_default(rule.gate, _empty_context())
+
+
 def _group(requires: frozenset[str], members: list[tuple[int, Rule]]) -> _Group:
-    ungated = tuple((i, r) for i, r in members if not (r.gate and r.precheck is not None))
+    ungated = tuple((i, r) for i, r in members if not _gated(r))
     return _Group(requires, tuple(members), frozenset(r.failure_mode for _, r in members), ungated)
 
 
