@@ -253,7 +253,7 @@ class Matcher:
         self._index = {}
         for g, group in enumerate(self._groups):
             for i, r in group.rules:
-                if _gated(r):
+                if r.gate and _gated(r):
                     for key in r.gate:
                         self._index.setdefault(symbol_source(key[1]) or "", _Index()).add((key,), (i, r, g))
 
@@ -329,7 +329,8 @@ class Matcher:
 
 def _gated(rule: Rule) -> bool:
     """Whether the matcher looks ``rule`` up by its gate's keys (one that an empty record holds is tried always)."""
-    return bool(rule.gate) and rule.precheck is not None and not _holds_by_default(rule.gate, _empty_context())
+    gate = rule.gate
+    return bool(gate) and rule.precheck is not None and not _holds_by_default(gate or (), _empty_context())
 
 
 def _group(requires: frozenset[str], members: list[tuple[int, Rule]]) -> _Group:
