@@ -223,6 +223,12 @@ def _empty_context() -> dict[str, Any]:
     return out
 
 
+@functools.cache
+def fact_symbols() -> dict[str, str]:
+    """Each symbol of a source's facts -> that source (``cuda_error`` -> ``cuda``); without rule-engine."""
+    return {f"{key}_{name}": key for key, cls in SOURCES.items() for name in _rule_fields(cls)}
+
+
 def symbol_source(symbol: str) -> str | None:
     """The source a rule symbol belongs to: ``cuda_error`` → ``cuda``."""
     head = symbol.split("_", 1)[0]

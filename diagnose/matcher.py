@@ -30,7 +30,7 @@ from typing import Any
 
 from diagnose import causal
 from diagnose.confidence import assess
-from diagnose.evidence import SOURCES, Evidence, _empty_context, symbol_source
+from diagnose.evidence import SOURCES, Evidence, _empty_context, fact_symbols, symbol_source
 from diagnose.regex_literals import compiled
 from diagnose.rules import FamilyCondition, Rule, RuleSet
 
@@ -255,7 +255,8 @@ class Matcher:
             for i, r in group.rules:
                 if r.gate and _gated(r):
                     for key in r.gate:
-                        self._index.setdefault(symbol_source(key[1]) or "", _Index()).add((key,), (i, r, g))
+                        source = fact_symbols().get(key[1], "")
+                        self._index.setdefault(source, _Index()).add((key,), (i, r, g))
 
     def diagnose(self, evidence: Evidence, *, lead: str | None = None) -> Diagnosis:
         present = evidence.present()
