@@ -195,6 +195,9 @@ def _rule_type(tp: Any) -> Any:
 @functools.cache
 def rule_types() -> dict[str, Any]:
     """symbol → rule-engine DataType, for every symbol a rule may use."""
+    from diagnose import rule_engine_tables
+
+    rule_engine_tables.install()  # before rule-engine's first import: its parser tables read, not computed
     from rule_engine import DataType
 
     out: dict[str, Any] = {"sources": DataType.ARRAY(DataType.STRING)}
@@ -231,8 +234,7 @@ def fact_symbols() -> dict[str, str]:
 
 def symbol_source(symbol: str) -> str | None:
     """The source a rule symbol belongs to: ``cuda_error`` → ``cuda``."""
-    head = symbol.split("_", 1)[0]
-    return head if head in SOURCES and symbol in rule_types() else None
+    return fact_symbols().get(symbol)
 
 
 # --- JSON helpers ------------------------------------------------------------------
