@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from diagnose.lazy_regex import real
@@ -48,12 +48,60 @@ _REPEATS = (_C.MAX_REPEAT, _C.MIN_REPEAT) + ((_C.POSSESSIVE_REPEAT,) if hasattr(
 _MIN_LITERAL = 3  # shorter literals are found too often to save a search
 
 
+#: the anchor reading of patterns, by (text, flags), where using it again needs no parse: the literals that
+#: start every match (as the test looks for them) and whether the case folds, or None for a pattern with no
+#: test (kept with the rule base, diagnose.rule_cache: a run does not read each pattern's parse tree again)
+_PLANS: dict[tuple[str, int], tuple[tuple[str, ...], bool] | None] = {}
+_NO_PLAN = ((), False)  # a pattern whose test needs its parse tree (a later anchor, an alternation's branches)
+
+
+def plans(patterns: Iterable[re.Pattern[str]]) -> dict[tuple[str, int], tuple[tuple[str, ...], bool] | None]:
+    """The plans of ``patterns`` that need no parse tree to be used (see :data:`_PLANS`)."""
+    out = {}
+    for rx in patterns:
+        plan = _plan(real(rx))
+        if plan is not _NO_PLAN:
+            out[(rx.pattern, rx.flags)] = plan
+    return out
+
+
+def remember_plans(found: dict[tuple[str, int], tuple[tuple[str, ...], bool] | None]) -> None:
+    _PLANS.update(found)
+
+
+def _plan(rx: re.Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
+    if _read(rx) is None:
+        return None
+    try:
+        parsed = sre_parse.parse(rx.pattern, rx.flags)
+        anchors = _anchors(list(parsed.data))
+        fold = bool(parsed.state.flags & re.IGNORECASE)
+    except Exception:
+        return _NO_PLAN
+    if len(anchors) != 1 or anchors[0][0] != 0:
+        return _NO_PLAN
+    literals = anchors[0][1]
+    if fold:
+        if not all(lit.isascii() for lit in literals):
+            return _NO_PLAN
+        literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
+    return literals, fold
+
+
 def anchor_test(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
     """A test that is False only where ``rx.search`` finds nothing; None when the pattern has no item
     whose matches start with literals of 3 characters or more.  Two items may anchor it: the one with
     the longest literals (the fewest places to try) and the first one (the longest rest of the pattern
     to match there); the test asks both."""
     rx = real(rx)
+    plan = _PLANS.get((rx.pattern, rx.flags), _NO_PLAN)
+    if plan is not _NO_PLAN:  # one anchor, the first item's: a test that is the search itself
+        return None if plan is None else _test(plan[0], plan[1], rx)
+    return _read(rx)
+
+
+def _read(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
+    """:func:`anchor_test`, from the pattern's parse tree."""
     try:
         parsed = sre_parse.parse(rx.pattern, rx.flags)
         items = list(parsed.data)
@@ -67,6 +115,9 @@ def anchor_search(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
     whole pattern (or branch) tried at every place its literals stand is the search itself, so a text it
     lets through is not searched again; None when the pattern has no test."""
     rx = real(rx)
+    plan = _PLANS.get((rx.pattern, rx.flags), _NO_PLAN)
+    if plan is not _NO_PLAN:
+        return None if plan is None else _test(plan[0], plan[1], rx)
     try:
         parsed = sre_parse.parse(rx.pattern, rx.flags)
         items = list(parsed.data)

@@ -216,3 +216,25 @@ def test_patterns_are_read_back_uncompiled(fresh, stored):
         for text in [m.sample or m.text for m in next(f for f in cat.families if b in f.patterns).messages]:
             found, want = a.search(text), b.search(text)
             assert (found and found.span()) == (want and want.span())
+
+
+def test_anchor_tests_from_the_kept_plans_answer_as_from_the_patterns(fresh, kept):
+    """The anchor plans kept with the rule base make the tests the patterns' own parse trees make."""
+    import re
+
+    from diagnose import regex_anchor
+
+    plans = regex_anchor._PLANS
+    assert len(plans) > 500  # read back with the rule base
+    texts = [m.sample or m.text for f in fresh[1].families for m in f.messages][:300] + [p.read_text() for p in LOGS]
+    with_test = 0
+    for (pattern, flags), plan in sorted(plans.items(), key=lambda kv: kv[0]):
+        rx = re.compile(pattern, flags)
+        mine, theirs = regex_anchor.anchor_test(rx), regex_anchor._read(rx)
+        assert (mine is None) == (theirs is None) == (plan is None), pattern
+        if mine is None or theirs is None:
+            continue
+        with_test += 1
+        for text in texts:
+            assert mine(text) == theirs(text), (pattern, text[:200])
+    assert with_test > 500
