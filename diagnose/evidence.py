@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,10 +93,15 @@ class Evidence:
     def context(self) -> dict[str, Any]:
         """The flat mapping rules are evaluated against (every symbol, absent ones null/empty)."""
         out: dict[str, Any] = dict(_empty_context())
-        for key, value in self.facts():
-            for name in _rule_fields(type(value)):
-                out[f"{key}_{name}"] = getattr(value, name)
-        out["sources"] = tuple(sorted(self.present()))
+        present = []
+        for key in SOURCES:
+            value = getattr(self, key)
+            if value is not None:
+                present.append(key)
+                kind: Any = type(value)
+                symbols, read = _reader(key, kind)
+                out.update(zip(symbols, read(value), strict=True))
+        out["sources"] = tuple(sorted(present))
         return out
 
     # -- JSON ---------------------------------------------------------------------
@@ -189,6 +195,9 @@ def _rule_type(tp: Any) -> Any:
 @functools.cache
 def rule_types() -> dict[str, Any]:
     """symbol → rule-engine DataType, for every symbol a rule may use."""
+    from diagnose import rule_engine_tables
+
+    rule_engine_tables.install()  # before rule-engine's first import: its parser tables read, not computed
     from rule_engine import DataType
 
     out: dict[str, Any] = {"sources": DataType.ARRAY(DataType.STRING)}
@@ -196,6 +205,15 @@ def rule_types() -> dict[str, Any]:
         for name in _rule_fields(cls):
             out[f"{key}_{name}"] = _rule_type(_hints(cls)[name])
     return out
+
+
+@functools.cache
+def _reader(key: str, cls: Any) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]:
+    """The rule symbols of a source's facts and a getter of their values, in the same order."""
+    names = _rule_fields(cls)
+    get = operator.attrgetter(*names) if names else (lambda value: ())
+    read = get if len(names) != 1 else (lambda value: (get(value),))
+    return tuple(f"{key}_{name}" for name in names), read
 
 
 @functools.cache
@@ -208,10 +226,15 @@ def _empty_context() -> dict[str, Any]:
     return out
 
 
+@functools.cache
+def fact_symbols() -> dict[str, str]:
+    """Each symbol of a source's facts -> that source (``cuda_error`` -> ``cuda``); without rule-engine."""
+    return {f"{key}_{name}": key for key, cls in SOURCES.items() for name in _rule_fields(cls)}
+
+
 def symbol_source(symbol: str) -> str | None:
     """The source a rule symbol belongs to: ``cuda_error`` → ``cuda``."""
-    head = symbol.split("_", 1)[0]
-    return head if head in SOURCES and symbol in rule_types() else None
+    return fact_symbols().get(symbol)
 
 
 # --- JSON helpers ------------------------------------------------------------------

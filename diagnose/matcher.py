@@ -3,6 +3,9 @@
 - A rule whose required sources are absent is *skipped* — not false: the report says which
   sources could not be checked.
 - A rule that raises while matching becomes a reported rule error, never a crash.
+- A rule whose pre-check hinges on a value (``cuda_error == "..."``, ``"tag" in env_issues``, a flag) is
+  looked up from the record's values (:class:`_Index`) instead of being called on every record; the
+  rules it leaves out are those whose pre-check is False there, so the answer is the same.
 - Matches rank by priority, then specificity (how much evidence the rule weighs), then
   confidence.  One finding per (category, failure mode) is kept; the best is the diagnosis,
   the rest are the alternatives.
@@ -27,7 +30,7 @@ from typing import Any
 
 from diagnose import causal
 from diagnose.confidence import assess
-from diagnose.evidence import SOURCES, Evidence, symbol_source
+from diagnose.evidence import SOURCES, Evidence, _empty_context, fact_symbols, symbol_source
 from diagnose.regex_literals import compiled
 from diagnose.rules import FamilyCondition, Rule, RuleSet
 
@@ -136,6 +139,89 @@ class _Group:
     requires: frozenset[str]
     rules: tuple[tuple[int, Rule], ...]  # (index in the rule base, rule), in rule-base order
     modes: frozenset[str]  # their failure modes ("could not check" when they are skipped)
+    ungated: tuple[tuple[int, Rule], ...] = ()  # the rules without a gate: tried whenever the group is
+
+
+#: a gated rule in the matcher's index: (index in the rule base, rule, index of its group)
+_Entry = tuple[int, Rule, int]
+
+
+@dataclass
+class _Index:
+    """The gated rules (:func:`diagnose.prefilter.gate_of`) by their keys: a record's candidates are
+    looked up from its values instead of every rule's pre-check being called.  A rule is left out
+    only where the record holds none of its keys (its pre-check would be False, without raising);
+    wherever a value is of a kind the keys do not say about, the rule is a candidate."""
+
+    eq: dict[str, dict[str, list[_Entry]]] = field(default_factory=dict)
+    has: dict[str, dict[str, list[_Entry]]] = field(default_factory=dict)
+    true: dict[str, list[_Entry]] = field(default_factory=dict)
+    notnull: dict[str, list[_Entry]] = field(default_factory=dict)
+
+    def add(self, gate: tuple[tuple[str, str, str], ...], entry: _Entry) -> None:
+        for kind, name, lit in gate:
+            if kind in ("true", "set"):
+                (self.true if kind == "true" else self.notnull).setdefault(name, []).append(entry)
+            else:
+                table = self.eq if kind == "eq" else self.has
+                table.setdefault(name, {}).setdefault(lit, []).append(entry)
+
+    def candidates(self, context: Mapping[str, Any], hits: dict[int, _Entry]) -> None:
+        """Add to ``hits`` the gated rules one of whose keys ``context`` holds (or may hold), by rule-base index."""
+        for name, by_value in self.eq.items():  # sym == "lit", sym in ["lit", ...]
+            v = context.get(name)
+            if v is None:
+                continue
+            if isinstance(v, str):
+                for e in by_value.get(v, ()):
+                    hits[e[0]] = e
+            else:  # not a string: the pre-check decides
+                _all(by_value, hits)
+        for name, by_member in self.has.items():  # "lit" in sym
+            v = context.get(name)
+            if not v:
+                continue
+            if isinstance(v, tuple | list | frozenset | set):
+                for x in v:
+                    if isinstance(x, str):
+                        for e in by_member.get(x, ()):
+                            hits[e[0]] = e
+            elif isinstance(v, str):
+                for lit, entries in by_member.items():
+                    if lit in v:
+                        for e in entries:
+                            hits[e[0]] = e
+            else:
+                _all(by_member, hits)
+        for name, entries in self.true.items():  # a boolean symbol
+            v = context.get(name)
+            if v is None or v is False:
+                continue
+            for e in entries:
+                hits[e[0]] = e
+        for name, entries in self.notnull.items():  # sym != null
+            if context.get(name) is not None:
+                for e in entries:
+                    hits[e[0]] = e
+
+
+def _holds_by_default(gate: tuple[tuple[str, str, str], ...], empty: Mapping[str, Any]) -> bool:
+    """Whether a record whose sources say nothing holds one of the keys (the symbols' values when absent)."""
+    for kind, name, lit in gate:
+        v = empty.get(name)
+        if kind == "has" and v and not isinstance(v, str | tuple | list | frozenset | set):
+            return True  # a value of another kind: the pre-check decides
+        if (kind == "eq" and v == lit) or (kind == "has" and v and lit in v) or (kind == "true" and v):
+            return True
+        if kind == "set" and v is not None:
+            return True
+    return False
+
+
+def _all(table: Mapping[str, list[_Entry]], hits: dict[int, _Entry]) -> None:
+    for entries in table.values():
+        for e in entries:
+            hits[e[0]] = e
 
 
 @dataclass
@@ -147,6 +233,7 @@ class Matcher:
     # instead of each being tried on every record (there are many, and a log prints few)
     _by_family: dict[str, list[tuple[int, Rule]]] = field(init=False, repr=False)
     _families: _Group = field(init=False, repr=False)
+    _index: dict[str, _Index] = field(init=False, repr=False)  # by the source of the symbols
 
     def __post_init__(self) -> None:
         by_requires: dict[frozenset[str], list[tuple[int, Rule]]] = {}
@@ -161,6 +248,15 @@ class Matcher:
                 by_requires.setdefault(requires, []).append((i, r))
         self._groups = [_group(req, members) for req, members in by_requires.items()]
         self._families = _group(_CONCEPT, family_rules)
+        # the keys of each source's symbols: a record's lookups are those of the sources it has (the symbols
+        # of the others hold their empty values, which no key left in the index holds)
+        self._index = {}
+        for g, group in enumerate(self._groups):
+            for i, r in group.rules:
+                if r.gate and _gated(r):
+                    for key in r.gate:
+                        source = fact_symbols().get(key[1], "")
+                        self._index.setdefault(source, _Index()).add((key,), (i, r, g))
 
     def diagnose(self, evidence: Evidence, *, lead: str | None = None) -> Diagnosis:
         present = evidence.present()
@@ -168,11 +264,18 @@ class Matcher:
         matched: list[tuple[int, Rule]] = []
         errors: list[tuple[int, str]] = []
         skipped: list[_Group] = []  # groups whose required sources are absent: skipped, not false
+        tried: list[bool] = []
+        candidates: list[tuple[int, Rule]] = []
         for group in self._groups:
-            if group.requires <= present:
-                self._try(group.rules, context, matched, errors)
+            ok = group.requires <= present
+            tried.append(ok)
+            if ok:
+                candidates += group.ungated
             else:
                 skipped.append(group)
+        # the gated rules of the tried groups that the record holds a key of: the others' pre-checks are False
+        candidates += [(i, r) for i, r, g in self._looked_up(context, present).values() if tried[g]]
+        self._try(candidates, context, matched, errors)
         errors.sort(key=lambda e: e[0])  # rule-base order, as if every rule had been tried in turn
         if "concept" in present:
             for family in dict.fromkeys(context.get("concept_families") or ()):
@@ -199,6 +302,15 @@ class Matcher:
         n_skipped = sum(len(g.rules) for g in skipped)
         return replace(diag, unchecked=unchecked, skipped_rules=n_skipped, rule_errors=tuple(e for _, e in errors))
 
+    def _looked_up(self, context: Mapping[str, Any], present: frozenset[str]) -> dict[int, _Entry]:
+        """The gated rules one of whose keys the record holds, by rule-base index."""
+        hits: dict[int, _Entry] = {}
+        for source in ("", *present):
+            index = self._index.get(source)
+            if index is not None:
+                index.candidates(context, hits)
+        return hits
+
     @staticmethod
     def _try(
         rules: Iterable[tuple[int, Rule]],
@@ -216,8 +328,15 @@ class Matcher:
                 errors.append((i, f"{rule.id}: {type(exc).__name__}: {exc}"))
 
 
+def _gated(rule: Rule) -> bool:
+    """Whether the matcher looks ``rule`` up by its gate's keys (one that an empty record holds is tried always)."""
+    gate = rule.gate
+    return bool(gate) and rule.precheck is not None and not _holds_by_default(gate or (), _empty_context())
+
+
 def _group(requires: frozenset[str], members: list[tuple[int, Rule]]) -> _Group:
-    return _Group(requires, tuple(members), frozenset(r.failure_mode for _, r in members))
+    ungated = tuple((i, r) for i, r in members if not _gated(r))
+    return _Group(requires, tuple(members), frozenset(r.failure_mode for _, r in members), ungated)
 
 
 def decide(

@@ -73,6 +73,8 @@ def source_lines(fix: str, context: Mapping[str, Any]) -> str:
     """``file.cu:LINE`` pointers replaced by the log's source line, or by a note that it has none; "the
     reported line" given the line, or said to be missing when the log's frames have only offsets."""
     source = context.get("location_source_line")
+    if "LINE" not in fix and not ("reported" in fix and (source or context.get("location_offsets_only"))):
+        return fix  # nothing to point at: the log is not searched
     no_line = _NO_LINE
     if _NUMBA.search(str(context.get("log_text") or "")[:200_000]):
         no_line = _NO_LINE.replace("`nvcc -lineinfo`", _NUMBA_LINEINFO)

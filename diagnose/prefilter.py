@@ -230,3 +230,84 @@ def _has_member(name: str, value: str) -> Check:
 
 def _one_of(name: str, allowed: frozenset[str]) -> Check:
     return lambda c: c.get(name) in allowed
+
+
+# --- gates: the rule-base index's keys --------------------------------------------------------------
+
+#: a rule's gate: keys of which a record must hold one for the rule's pre-check to pass.  A key is
+#: ``("eq", sym, lit)`` (``sym`` is the string ``lit``), ``("has", sym, lit)`` (``lit`` is in ``sym``),
+#: ``("true", sym, "")`` (``sym`` is truthy) or ``("set", sym, "")`` (``sym`` is not null).
+Key = tuple[str, str, str]
+Gate = tuple[Key, ...]
+
+
+def gate_of(rule_statement: Any) -> Gate | None:
+    """Keys of which a record must hold one for :func:`compile_precheck`'s pre-check of the same
+    statement to pass; None when there are none.  Where a record holds none of them the pre-check
+    is False, and is so without raising (the keys come from the first tests it evaluates, or from
+    tests after ones that cannot raise), so a matcher may leave the rule out without calling it."""
+    try:
+        gate, _ = _gate(rule_statement.expression)
+    except Exception:  # an AST shape we did not foresee: no gate, the pre-check decides
+        return None
+    return gate
+
+
+#: a gate that ties a record to fewer rules is preferred: an equality before a membership before a flag
+_RANK = {"eq": 0, "has": 1, "true": 2, "set": 3}
+
+
+def _better(a: Gate | None, b: Gate | None) -> Gate | None:
+    if a is None or b is None:
+        return a or b
+    return a if max(_RANK[k[0]] for k in a) <= max(_RANK[k[0]] for k in b) else b
+
+
+def _gate(e: Any) -> tuple[Gate | None, bool]:
+    """(the gate of ``_node(e)``'s pre-check, whether that pre-check may raise)."""
+    from rule_engine import ast as A
+    from rule_engine.types import DataType
+
+    if isinstance(e, A.LogicExpression):
+        if e.type not in ("and", "or"):
+            return None, True
+        left_check, right_check = _node(e.left), _node(e.right)
+        (left, left_raises), (right, right_raises) = _gate(e.left), _gate(e.right)
+        if e.type == "and":
+            if left_check and right_check:
+                # left(c) and right(c): left is evaluated first; right only after a left that cannot raise
+                return (left if left_raises else _better(left, right)), left_raises or right_raises
+            if left_check:
+                return left, left_raises
+            if right_check:
+                return right, right_raises
+            return None, False
+        if left_check and right_check:  # left(c) or right(c): both False without raising, when neither key holds
+            gate = (*left, *right) if left is not None and right is not None else None
+            return gate, left_raises or right_raises
+        return None, False
+    if isinstance(e, A.SymbolExpression) and e.scope is None and e.result_type == DataType.BOOLEAN:
+        return (("true", e.name, ""),), False
+    if isinstance(e, A.ComparisonExpression) and e.type == "eq":
+        for a, b in ((e.left, e.right), (e.right, e.left)):
+            if _is_context_symbol(a) and isinstance(b, A.StringExpression) and _value(a) is not None:
+                return (("eq", a.name, b.value),), False
+        return None, False
+    if isinstance(e, A.ComparisonExpression) and e.type == "ne":
+        for a, b in ((e.left, e.right), (e.right, e.left)):
+            if _is_context_symbol(a) and isinstance(b, A.NullExpression):
+                return (("set", a.name, ""),), False
+        return None, False
+    if isinstance(e, A.ComparisonExpression | A.FuzzyComparisonExpression):
+        return None, False
+    if isinstance(e, A.ContainsExpression):
+        container, member = e.container, e.member
+        if _is_context_symbol(container) and isinstance(member, A.StringExpression):
+            return (("has", container.name, member.value),), True
+        strings = isinstance(container, A.ArrayExpression) and all(
+            isinstance(m, A.StringExpression) for m in container.value
+        )
+        if _is_context_symbol(member) and strings:
+            return tuple(("eq", member.name, m.value) for m in container.value), True
+        return None, True
+    return None, True

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
+
+from diagnose.lazy_regex import real
 
 with warnings.catch_warnings():  # the stdlib's own regex parser and compiler (deprecated names)
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -46,34 +48,150 @@ _REPEATS = (_C.MAX_REPEAT, _C.MIN_REPEAT) + ((_C.POSSESSIVE_REPEAT,) if hasattr(
 _MIN_LITERAL = 3  # shorter literals are found too often to save a search
 
 
+#: the anchor reading of patterns, by (text, flags), where using it again needs no parse: the literals that
+#: start every match (as the test looks for them) and whether the case folds, or None for a pattern with no
+#: test (kept with the rule base, diagnose.rule_cache: a run does not read each pattern's parse tree again)
+_PLANS: dict[tuple[str, int], tuple[tuple[str, ...], bool] | None] = {}
+_NO_PLAN = ((), False)  # a pattern whose test needs its parse tree (a later anchor, an alternation's branches)
+
+
+def plans(patterns: Iterable[re.Pattern[str]]) -> dict[tuple[str, int], tuple[tuple[str, ...], bool] | None]:
+    """The plans of ``patterns`` that need no parse tree to be used (see :data:`_PLANS`)."""
+    out = {}
+    for rx in patterns:
+        plan = _plan(real(rx))
+        if plan is not _NO_PLAN:
+            out[(rx.pattern, rx.flags)] = plan
+    return out
+
+
+def remember_plans(found: dict[tuple[str, int], tuple[tuple[str, ...], bool] | None]) -> None:
+    _PLANS.update(found)
+
+
+def _plan(rx: re.Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
+    if _read(rx) is None:
+        return None
+    try:
+        parsed = sre_parse.parse(rx.pattern, rx.flags)
+        anchors = _anchors(list(parsed.data))
+        fold = bool(parsed.state.flags & re.IGNORECASE)
+    except Exception:
+        return _NO_PLAN
+    if len(anchors) != 1 or anchors[0][0] != 0:
+        return _NO_PLAN
+    literals = anchors[0][1]
+    if fold:
+        if not all(lit.isascii() for lit in literals):
+            return _NO_PLAN
+        literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
+    return literals, fold
+
+
 def anchor_test(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
     """A test that is False only where ``rx.search`` finds nothing; None when the pattern has no item
     whose matches start with literals of 3 characters or more.  Two items may anchor it: the one with
     the longest literals (the fewest places to try) and the first one (the longest rest of the pattern
     to match there); the test asks both."""
+    rx = real(rx)
+    plan = _PLANS.get((rx.pattern, rx.flags), _NO_PLAN)
+    if plan is not _NO_PLAN:  # one anchor, the first item's: a test that is the search itself
+        return None if plan is None else _test(plan[0], plan[1], rx)
+    return _read(rx)
+
+
+def _read(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
+    """:func:`anchor_test`, from the pattern's parse tree."""
     try:
         parsed = sre_parse.parse(rx.pattern, rx.flags)
         items = list(parsed.data)
-        fold = bool(parsed.state.flags & re.IGNORECASE)
-        tests = []
-        for index, literals in _anchors(items):
-            if fold:
-                if not all(lit.isascii() for lit in literals):
-                    continue  # a case fold beyond ASCII: str.lower() is not the regex's matching
-                literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
-            # from the first item, the rest is the pattern itself
-            rest = (
-                rx if index == 0 else sre_compile.compile(sre_parse.SubPattern(parsed.state, items[index:]), rx.flags)
-            )
-            tests.append(_test(literals, fold, rest))
+        return _sequence_test(items, parsed.state, rx, rx.flags) or _branches_test(items, parsed.state, rx.flags)
     except Exception:  # a construct this reading does not know: no test, the regex decides
         return None
-    if not tests:
+
+
+def anchor_search(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
+    """``rx.search(text) is not None``, from the anchor tests where they decide: a test whose rest is the
+    whole pattern (or branch) tried at every place its literals stand is the search itself, so a text it
+    lets through is not searched again; None when the pattern has no test."""
+    rx = real(rx)
+    plan = _PLANS.get((rx.pattern, rx.flags), _NO_PLAN)
+    if plan is not _NO_PLAN:
+        return None if plan is None else _test(plan[0], plan[1], rx)
+    try:
+        parsed = sre_parse.parse(rx.pattern, rx.flags)
+        items = list(parsed.data)
+        search = _sequence_search(items, parsed.state, rx, rx.flags)
+        return search or _branches_test(items, parsed.state, rx.flags, search=True)
+    except Exception:  # a construct this reading does not know: the regex decides
         return None
+
+
+def _sequence(
+    items: list[tuple[Any, Any]], state: Any, whole: re.Pattern[str], flags: int
+) -> tuple[Callable[[str], bool] | None, bool]:
+    """The test of the sequence ``items`` (compiled: ``whole``), or None when no item anchors it; and
+    whether it is exact (its one anchor starts every match: it tries ``whole`` itself at each place)."""
+    fold = bool(state.flags & re.IGNORECASE)
+    tests = []
+    for index, literals in _anchors(items):
+        if fold:
+            if not all(lit.isascii() for lit in literals):
+                continue  # a case fold beyond ASCII: str.lower() is not the regex's matching
+            literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
+        # from the first item, the rest is the sequence itself
+        rest = whole if index == 0 else sre_compile.compile(sre_parse.SubPattern(state, items[index:]), flags)
+        tests.append((index, _test(literals, fold, rest)))
+    if not tests:
+        return None, False
     if len(tests) == 1:
-        return tests[0]
-    rare, long_rest = tests
-    return lambda text: rare(text) and long_rest(text)
+        return tests[0][1], tests[0][0] == 0
+    (_, rare), (_, long_rest) = tests
+    return (lambda text: rare(text) and long_rest(text)), False
+
+
+def _sequence_test(
+    items: list[tuple[Any, Any]], state: Any, whole: re.Pattern[str], flags: int
+) -> Callable[[str], bool] | None:
+    return _sequence(items, state, whole, flags)[0]
+
+
+def _sequence_search(
+    items: list[tuple[Any, Any]], state: Any, whole: re.Pattern[str], flags: int
+) -> Callable[[str], bool] | None:
+    """Whether ``whole`` (the sequence ``items``) is found: its test where that is exact, else its test
+    and then the search."""
+    test, exact = _sequence(items, state, whole, flags)
+    if test is None or exact:
+        return test
+    search = whole.search
+    return lambda text: test(text) and search(text) is not None
+
+
+def _branches_test(
+    items: list[tuple[Any, Any]], state: Any, flags: int, *, search: bool = False
+) -> Callable[[str], bool] | None:
+    """For a pattern that is one alternation (``A|B``) whose branches each have a test: whether one of
+    them passes (a match of the pattern is a match of one of its branches); None otherwise.  ``search``:
+    each branch's :func:`_sequence_search`, so the answer is whether the pattern is found."""
+    if len(items) != 1 or items[0][0] is not _C.BRANCH or _refers(items):
+        return None
+    tests = []
+    build = _sequence_search if search else _sequence_test
+    for branch in items[0][1][1]:
+        sub = list(branch)
+        test = build(sub, state, sre_compile.compile(sre_parse.SubPattern(state, sub), flags), flags)
+        if test is None:
+            return None
+        tests.append(test)
+
+    def one_of(text: str) -> bool:
+        for test in tests:  # noqa: SIM110 (a loop, not any() over a generator: this runs for every log)
+            if test(text):
+                return True
+        return False
+
+    return one_of
 
 
 def _test(literals: tuple[str, ...], fold: bool, rest: re.Pattern[str]) -> Callable[[str], bool]:
@@ -102,12 +220,19 @@ def _anchors(items: list[tuple[Any, Any]]) -> list[tuple[int, tuple[str, ...]]]:
     longest shortest literal (the first of equals), then the first item with literals of 3 characters
     when that is another; none when no item has them."""
     found: list[tuple[int, tuple[str, ...]]] = []
+    # whether items[k:] hold a back reference, for every k (read from the end: one pass, not one per k)
+    refers = [False] * (len(items) + 1)
+    if _refers(items):  # (most patterns hold none)
+        for k in range(len(items) - 1, -1, -1):
+            refers[k] = refers[k + 1] or _refers(items[k : k + 1])
     for k, (op, _arg) in enumerate(items):
         if op is _C.LITERAL and k > 0 and items[k - 1][0] is _C.LITERAL:
             continue  # inside a run: its start is the better anchor
-        lits = _leading(items[k:])
-        if not lits or min(map(len, lits)) < _MIN_LITERAL or _refers(items[k:]):
+        if refers[k]:
             continue  # (a back reference to a group before the item cannot be matched without it)
+        lits = _leading(items[k:])
+        if not lits or min(map(len, lits)) < _MIN_LITERAL:
+            continue
         found.append((k, lits))
     if not found:
         return []

@@ -13,7 +13,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from diagnose.regex_anchor import anchor_test, lowered
+from diagnose.lazy_regex import real
+from diagnose.regex_anchor import anchor_search, anchor_test, lowered
 
 with warnings.catch_warnings():  # the stdlib's own regex parser (deprecated names of re._parser, re._constants)
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -32,6 +33,8 @@ def compiled(pattern: str) -> re.Pattern[str]:
     rx = _COMPILED.get(pattern)
     if rx is None:
         rx = _COMPILED[pattern] = re.compile(pattern)
+    elif not isinstance(rx, re.Pattern):  # a catalogue pattern read back from the rule cache, not yet compiled
+        rx = _COMPILED[pattern] = real(rx)
     return rx
 
 
@@ -39,22 +42,41 @@ def regex_test(pattern: str, *, anchored: bool = False) -> Callable[[str], bool]
     """Whether ``pattern`` is found in a string (``re.search``; ``re.match`` when ``anchored``); a string
     that holds none of the literals every match contains is refused without running the regex."""
     rx = compiled(pattern)
-    find = _anchored_first(rx, rx.match if anchored else rx.search)
+    if anchored:
+        find = _anchored_first(rx, rx.match)
+        found: Callable[[str], bool] = lambda s: find(s) is not None  # noqa: E731
+    else:
+        found = _searched(rx)
     options = literal_options(rx)
     if options is None:
-        return lambda s: find(s) is not None
+        return found
     literals, fold = options
     holds = _holds_one_of(literals)
     if not fold:
-        return lambda s: holds(s) and find(s) is not None
+        return lambda s: holds(s) and found(s)
 
     def folded(s: str) -> bool:
         # ASCII text: IGNORECASE matching is ASCII case folding, which lower() does
         if s.isascii() and not holds(_lowered(s)):
             return False
-        return find(s) is not None
+        return found(s)
 
     return folded
+
+
+def _searched(rx: re.Pattern[str]) -> Callable[[str], bool]:
+    """``rx.search(s) is not None``, answered by the pattern's anchor tests where they decide
+    (:func:`diagnose.regex_anchor.anchor_search`); made on the first call, so a rule base loads without
+    reading every pattern twice."""
+    decide: list[Callable[[str], bool]] = []
+
+    def found(s: str) -> bool:
+        if not decide:
+            search = rx.search
+            decide.append(anchor_search(rx) or (lambda text: search(text) is not None))
+        return decide[0](s)
+
+    return found
 
 
 def _anchored_first(rx: re.Pattern[str], find: Callable[[str], Any]) -> Callable[[str], Any]:

@@ -20,7 +20,9 @@ What is stored differently: a rule's rule-engine expression is stored as its tex
 :class:`diagnose.ruleexpr.LazyExpression`, parsed the first time the rule is tried (a run pays for the
 rules it tries; each one parsed when it was stored); a rule's pre-check (closures,
 :mod:`diagnose.prefilter`) is derived again from it on its first call; the catalogue's literal
-automaton is built again from its anchors.
+automaton is built again from its anchors, and the anchor tests of its patterns and the rules' from the
+plans kept with them (:func:`diagnose.regex_anchor.plans`); a compiled regex is read back as a
+:class:`diagnose.lazy_regex.LazyPattern`, compiled the first time it is used (a log tries few of them).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 #: bumped when what is stored changes shape
-FORMAT = "kdiag-rule-cache-1"
+FORMAT = "kdiag-rule-cache-2"
 PACKAGE = Path(__file__).resolve().parent
 #: the code a loaded rule base depends on: every module of the package's top level and of its collectors
 #: (more than the loader needs, so that no module it reads is left out), and every data file
@@ -118,7 +120,7 @@ def store(key: str, ruleset: Any, catalogue: Any) -> bool:
         rules = tuple(dataclasses.replace(r, precheck=DERIVED) if r.precheck is not None else r for r in ruleset.rules)
         buf = io.BytesIO()
         _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(
-            (FORMAT, key, dataclasses.replace(ruleset, rules=rules), catalogue)
+            (FORMAT, key, dataclasses.replace(ruleset, rules=rules), catalogue, _anchor_plans(ruleset, catalogue))
         )
         directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".rules-", suffix=".tmp")
@@ -167,6 +169,10 @@ class _Unpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if not (module == "diagnose" or module.startswith("diagnose.")) and (module, name) not in _ALLOWED:
             raise pickle.UnpicklingError(f"not part of a rule base: {module}.{name}")
+        if (module, name) == ("re", "_compile"):  # a compiled regex: compiled when first used
+            from diagnose.lazy_regex import LazyPattern
+
+            return LazyPattern
         return super().find_class(module, name)
 
 
@@ -185,7 +191,7 @@ def read(key: str) -> tuple[Any, Any] | None:
         collecting = gc.isenabled()
         gc.disable()  # many objects, none garbage: the collector's passes would only cost time
         try:
-            tag, stored_key, ruleset, catalogue = _Unpickler(io.BytesIO(data)).load()
+            tag, stored_key, ruleset, catalogue, plans = _Unpickler(io.BytesIO(data)).load()
         finally:
             if collecting:
                 gc.enable()
@@ -195,9 +201,29 @@ def read(key: str) -> tuple[Any, Any] | None:
             if rule.precheck == DERIVED:  # a rule just built here, not yet seen by anyone
                 rule.__dict__["precheck"] = LazyPrecheck(rule)
         _remember_patterns(catalogue)
+        from diagnose.regex_anchor import remember_plans
+
+        remember_plans(plans)
         return ruleset, catalogue
     except Exception:  # corrupt or of another shape: loaded from the files instead
         return None
+
+
+def _anchor_plans(ruleset: Any, catalogue: Any) -> dict[tuple[str, int], Any]:
+    """The anchor plans (diagnose.regex_anchor) of the catalogue's patterns and the rules' text patterns."""
+    import re
+
+    from diagnose.regex_anchor import plans
+    from diagnose.regex_literals import compiled
+
+    patterns = [rx for fam in catalogue.families for rx in fam.patterns]
+    for rule in ruleset.rules:
+        for text in rule.text_patterns:
+            try:
+                patterns.append(compiled(text))
+            except re.error:
+                continue
+    return plans(patterns)
 
 
 def _remember_patterns(catalogue: Any) -> None:

@@ -12,7 +12,7 @@ import yaml
 
 from diagnose import rule_engine_tables
 from diagnose.evidence import SOURCES, rule_types
-from diagnose.prefilter import compile_precheck
+from diagnose.prefilter import compile_precheck, gate_of
 from diagnose.rule_model import (
     _SYMBOL,
     _TEXT_REGEX,
@@ -289,6 +289,7 @@ def parse_rule_file(path: Path, *, root: Path | None = None) -> tuple[Rule | Non
         speaks_about=str(d.get("speaks_about", "contract")),
         compiled=compiled,
         precheck=compile_precheck(compiled.statement) if compiled is not None else None,
+        gate=gate_of(compiled.statement) if compiled is not None else None,
         failure_mode_from=str(d["failure_mode_from"]) if d.get("failure_mode_from") else None,
     )
     return rule, problems

@@ -119,6 +119,8 @@ class Rule:
     speaks_about: str = "contract"  # contract | probe: what the finding is about (ranking, diagnose.matcher)
     compiled: Any = field(default=None, compare=False, repr=False)  # rule_engine.Rule
     precheck: Any = field(default=None, compare=False, repr=False)  # diagnose.prefilter: a necessary condition
+    # diagnose.prefilter.gate_of: keys of which a record holds one when the pre-check passes (the matcher's index)
+    gate: tuple[tuple[str, str, str], ...] | None = field(default=None, compare=False, repr=False)
     # an evidence symbol whose value, when set, is the finding's failure mode (``kb_label_mode``: a person's
     # label); ``failure_mode`` is then what the report says when the symbol is empty
     failure_mode_from: str | None = None

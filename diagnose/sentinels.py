@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from diagnose.regex_anchor import lowered
+
 _SENTINEL = re.compile(r"(?<![\w.])(?:4294967295|18446744073709551615|0[xX][fF]{8}(?:[fF]{8})?)(?![\w.])")
 #: the field or list the value belongs to names process ids
 _PID = re.compile(r"\b(?:pids?|PIDs?|Pids?|process_?ids?|processIds?)\b")
@@ -23,9 +25,16 @@ _PID = re.compile(r"\b(?:pids?|PIDs?|Pids?|process_?ids?|processIds?)\b")
 _WINDOW = 12
 
 
+def _may_hold(text: str) -> bool:
+    """Whether ``text`` holds what every match of _SENTINEL holds (its search starts nowhere in particular)."""
+    if "4294967295" in text or "18446744073709551615" in text:
+        return True
+    return ("0x" in text or "0X" in text) and "0xffffffff" in lowered(text)
+
+
 def sentinel_pid_lines(text: str, limit: int) -> list[tuple[int, str]]:
     """Lines (numbered from 1) where an all-ones sentinel stands as a process id, the first ``limit``."""
-    if limit < 1 or not _SENTINEL.search(text):
+    if limit < 1 or not _may_hold(text) or not _SENTINEL.search(text):
         return []
     lines = text.splitlines()
     out: list[tuple[int, str]] = []

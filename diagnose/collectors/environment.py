@@ -240,7 +240,8 @@ def xid_table() -> dict[int, dict[str, Any]]:
     import yaml
 
     path = Path(__file__).resolve().parent.parent / "data" / "xid.yaml"
-    return {int(e["number"]): e for e in yaml.safe_load(path.read_text(encoding="utf-8"))}
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where PyYAML has it: the same data
+    return {int(e["number"]): e for e in yaml.load(path.read_text(encoding="utf-8"), Loader=loader)}
 
 
 def _line_of(text: str, index: int) -> int:

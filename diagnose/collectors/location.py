@@ -38,6 +38,7 @@ from __future__ import annotations
 import functools
 import operator
 import re
+from collections.abc import Callable
 from typing import Any
 
 from diagnose.collectors import compile_cause
@@ -329,12 +330,20 @@ _TEST_SUITES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
 )
 
 
+@functools.cache
+def _test_suite_gates() -> tuple[Callable[[str], bool], ...]:
+    """For each of _TEST_SUITES, a substring test that is False only where the pattern cannot match."""
+    from diagnose.regex_literals import may_match
+
+    return tuple(may_match(rx) for rx, _, _ in _TEST_SUITES)
+
+
 def _test_suite(text: str) -> tuple[str, bool, str, int] | None:
     """The library whose own test suite the log runs: (library, compiler, the line, its log line)."""
     if "test" not in text:
         return None
-    for rx, lib, compiler in _TEST_SUITES:
-        m = rx.search(text)
+    for (rx, lib, compiler), may in zip(_TEST_SUITES, _test_suite_gates(), strict=True):
+        m = rx.search(text) if may(text) else None
         if m:
             start = text.rfind("\n", 0, m.start()) + 1
             end = text.find("\n", m.end())

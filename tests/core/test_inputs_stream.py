@@ -158,3 +158,22 @@ def test_the_count_hint_estimates_a_large_batch(tmp_path: Path) -> None:
     assert inputs.count_hint([str(path)]) == N  # counted
     estimate = inputs.count_hint([str(path)], exact_below=LIMIT)  # estimated from the first MiB
     assert estimate is not None and 0.9 * N <= estimate <= 1.1 * N
+
+
+def test_a_yaml_case_list_reads_as_pyyamls_safe_load(tmp_path: Path) -> None:
+    """A YAML case list is read with libyaml's loader (where PyYAML has it): the records PyYAML's own
+    ``safe_load`` gives; a file neither reads is one error record in PyYAML's own words."""
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    for name in ("holdout2", "holdout7"):
+        path = root / "corpus" / name / "issues.yaml"
+        text = path.read_text(encoding="utf-8")
+        assert inputs._load_yaml(text) == yaml.safe_load(text)
+        assert len(list(read_inputs([str(path)]))) == len(yaml.safe_load(text)) > 10
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- id: a\n  log: |\n    x\n - id: b\n")
+    (rec,) = read_inputs([str(bad)])
+    with pytest.raises(yaml.YAMLError) as exc:
+        yaml.safe_load(bad.read_text())
+    assert rec.error is not None and rec.error.endswith(str(exc.value))

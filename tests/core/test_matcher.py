@@ -157,3 +157,32 @@ def test_family_rules_are_looked_up_not_tried_one_by_one() -> None:
         assert [(f.rule, f.confidence) for f in got] == [(f.rule, f.confidence) for f in expected], text[:200]
         with_family += any(r.id in family_ids for r in every)
     assert with_family > 50
+
+
+# in a child, with a rule cache of its own: a matcher over the rule base read back from the cache is built
+# without rule-engine (imported before its parser tables are installed, it computes them: a third of a second)
+BUILD = r"""
+import sys
+from diagnose.matcher import Matcher
+from diagnose.rules import load_rules
+rules = load_rules()
+Matcher(rules)
+print("rule_engine" in sys.modules)
+"""
+
+
+def test_a_matcher_is_built_without_rule_engine(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = Path(diagnose.__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root), "KDIAG_CACHE_DIR": str(tmp_path)}
+
+    def child() -> str:
+        out = subprocess.run([sys.executable, "-c", BUILD], cwd=root, env=env, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    child()  # loads the rule base from its files (parsing every expression) and keeps it
+    assert child() == "False"

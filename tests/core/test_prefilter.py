@@ -103,3 +103,57 @@ def test_literal_options() -> None:
         assert test(text) == (re.search(r"(?i)illegal (?:memory )?address", text) is not None), text
     anchored = regex_test(r"ptxas fatal", anchored=True)
     assert anchored("ptxas fatal: x") and not anchored("x ptxas fatal")
+
+
+def test_gate_shapes() -> None:
+    from diagnose.prefilter import gate_of
+
+    def gate(expr: str):
+        return gate_of(compile_expression(expr).statement)
+
+    assert gate('cuda_error == "cudaErrorIllegalAddress" and log_text =~~ "x"') == (
+        ("eq", "cuda_error", "cudaErrorIllegalAddress"),
+    )
+    # an equality ties a record to fewer rules than a flag: it is the gate, both sides being safe to skip
+    assert gate('exit_timed_out and cuda_error == "x"') == (("eq", "cuda_error", "x"),)
+    assert gate('cuda_error in ["a", "b"]') == (("eq", "cuda_error", "a"), ("eq", "cuda_error", "b"))
+    assert gate('"xid" in env_issues or exit_timed_out') == (
+        ("has", "env_issues", "xid"),
+        ("true", "exit_timed_out", ""),
+    )
+    assert gate("oom_kind != null") == (("set", "oom_kind", ""),)
+    # a membership test first may raise (a container of another kind): a later test cannot gate the rule
+    assert gate('"xid" in env_issues and cuda_error == "x"') == (("has", "env_issues", "xid"),)
+    # no key to look a record up by: a regex, a negation, a coalesced value, an `or` with one side ungated
+    assert gate('log_text =~~ "oom"') is None
+    assert gate("not exit_timed_out") is None
+    assert gate('(triton_message ?? "") == "x"') is None
+    assert gate('cuda_error == "x" or log_text =~~ "y"') is None
+
+
+def test_the_matcher_index_leaves_out_only_rules_whose_precheck_fails() -> None:
+    """Over the corpus and the fixtures: every rule the matcher's index leaves out of a record's candidates
+    has a pre-check that says False there, and the diagnoses are those of a matcher without the index."""
+    import dataclasses
+
+    from diagnose.matcher import Matcher
+    from diagnose.rule_model import RuleSet
+
+    rules = default_rules()
+    matcher = Matcher(rules)
+    plain = Matcher(RuleSet(rules=tuple(dataclasses.replace(r, gate=None) for r in rules), root=rules.root))
+    records = [r for r in read_inputs([str(CORPUS)]) if r.error is None]
+    records += [r for r in read_inputs([str(FIXTURES)]) if r.error is None and not r.origin.endswith(".yaml")]
+    gated = [(i, r) for i, r in enumerate(rules) if r.gate and r.precheck is not None and "family" not in r.tags]
+    assert len(gated) > 100
+    left_out = 0
+    for rec in records:
+        ev = evidence_for(rec)
+        ctx = ev.context()
+        hits = matcher._looked_up(ctx, ev.present())
+        for i, rule in gated:
+            if i not in hits:
+                left_out += 1
+                assert not rule.precheck(ctx), (rule.id, rec.id)
+        assert matcher.diagnose(ev) == plain.diagnose(ev), rec.id
+    assert left_out > len(records) * 100  # the point: most gated rules are never called

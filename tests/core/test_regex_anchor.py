@@ -172,3 +172,64 @@ def test_the_first_anchor_is_asked_too() -> None:
     assert test("loader(): error") is True
     assert test("an error, then load() again") is False
     assert rx.search("an error, then load() again") is None
+
+
+def test_an_alternation_is_tested_branch_by_branch() -> None:
+    """A pattern that is one alternation, with no literal that starts every match (``\\bsm_?`` holds two
+    characters), is tested one branch at a time where each branch has a test of its own."""
+    rx = re.compile(r"(?i)(?:only supports?|requires?)[^\n]{0,60}?\bsm_?\d{2}\b|\bsm_?\d+\s*(?:required|needed)\b")
+    test = anchor_test(rx)
+    assert test is not None
+    for text, may in (
+        ("This kernel REQUIRES sm_90", True),
+        ("sm_80 required", True),
+        ("requires_grad=True\nsm_80 is what we have", False),
+        ("nothing to see here", False),
+    ):
+        assert test(text) is may
+        assert (rx.search(text) is not None) is may
+    # a branch without a test of its own: none for the whole
+    assert anchor_test(re.compile(r"(?:requires?) sm_\d+|\d+\.\d+")) is None
+
+
+def test_anchor_search_answers_as_the_search() -> None:
+    """:func:`anchor_search` is ``rx.search(text) is not None`` exactly, over the rules' text patterns and
+    the catalogue's patterns, on the rules' own examples, the families' texts and real logs."""
+    from diagnose.regex_anchor import anchor_search
+    from diagnose.rules import default_rules
+
+    rules = list(default_rules())
+    texts = [e.log for r in rules for e in (*r.match_examples, *r.no_match_examples) if e.log]
+    texts += _real_logs()[:60] + _family_texts()[:400]
+    patterns = {re.compile(p) for r in rules for p in r.text_patterns if _compiles(p)}
+    patterns |= {rx for fam in default_catalogue().families for rx in fam.patterns}
+    decided = found = 0
+    for rx in sorted(patterns, key=lambda rx: rx.pattern):
+        search = anchor_search(rx)
+        if search is None:
+            continue
+        decided += 1
+        for text in texts:
+            hit = rx.search(text) is not None
+            assert search(text) is hit, (rx.pattern, text[:200])
+            found += hit
+    assert decided > 500
+    assert found > 100
+
+
+def test_anchor_search_of_an_alternation() -> None:
+    rx = re.compile(r"(?i)(?:only supports?|requires?)[^\n]{0,60}?\bsm_?\d{2}\b|\bsm_?\d+\s*(?:required|needed)\b")
+    from diagnose.regex_anchor import anchor_search
+
+    search = anchor_search(rx)
+    assert search is not None
+    for text in ("This kernel REQUIRES sm_90", "sm_80 required", "nothing needed here", "requires_grad\nsm_8"):
+        assert search(text) is (rx.search(text) is not None)
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True

@@ -77,7 +77,7 @@ def test_read_back_equals_the_loaded_rule_base(fresh, stored):
 def test_read_back_catalogue_scans_like_the_loaded_one(fresh, kept):
     _, cat = fresh
     _, got = kept
-    assert got.families == cat.families  # each pattern equal: its text, flags and compiled code
+    assert got.families == cat.families  # each pattern equal: its text and flags
     # one object per pattern, as loaded: the automaton's entries are the families' own patterns
     ids = {id(rx) for fam in got.families for rx in fam.patterns}
     assert {id(rx) for entries in got._entries for _, rx in entries} <= ids
@@ -192,3 +192,49 @@ def test_where_it_is_kept(tmp_path, monkeypatch):
 
     monkeypatch.setattr(Path, "home", staticmethod(no_home))
     assert rule_cache.cache_dir() is None  # nowhere to keep it: loaded from the files each time
+
+
+def test_patterns_are_read_back_uncompiled(fresh, stored):
+    """A catalogue pattern read back is compiled the first time it is used, and answers as the one loaded."""
+    import re
+
+    from diagnose.lazy_regex import LazyPattern, real
+
+    _, cat = fresh
+    _, got = _read(stored)  # a reading of its own: nothing in it used yet
+    lazy = [rx for fam in got.families for rx in fam.patterns]
+    loaded = [rx for fam in cat.families for rx in fam.patterns]
+    assert len(lazy) == len(loaded) > 500
+    assert all(isinstance(rx, LazyPattern) and rx._rx is None for rx in lazy)
+    for a, b in zip(lazy[:50], loaded[:50], strict=True):
+        assert (a.pattern, a.flags) == (b.pattern, b.flags)
+        assert a == b and hash(a) == hash(LazyPattern(b.pattern, b.flags))
+        assert a._rx is None  # comparing, hashing and its text need no compiling
+        assert a.groupindex == b.groupindex  # anything else compiles it
+        assert real(a) is a._rx and isinstance(a._rx, re.Pattern)
+        assert pickle.loads(pickle.dumps(a)) == b  # it pickles as the pattern it stands for
+        for text in [m.sample or m.text for m in next(f for f in cat.families if b in f.patterns).messages]:
+            found, want = a.search(text), b.search(text)
+            assert (found and found.span()) == (want and want.span())
+
+
+def test_anchor_tests_from_the_kept_plans_answer_as_from_the_patterns(fresh, kept):
+    """The anchor plans kept with the rule base make the tests the patterns' own parse trees make."""
+    import re
+
+    from diagnose import regex_anchor
+
+    plans = regex_anchor._PLANS
+    assert len(plans) > 500  # read back with the rule base
+    texts = [m.sample or m.text for f in fresh[1].families for m in f.messages][:300] + [p.read_text() for p in LOGS]
+    with_test = 0
+    for (pattern, flags), plan in sorted(plans.items(), key=lambda kv: kv[0]):
+        rx = re.compile(pattern, flags)
+        mine, theirs = regex_anchor.anchor_test(rx), regex_anchor._read(rx)
+        assert (mine is None) == (theirs is None) == (plan is None), pattern
+        if mine is None or theirs is None:
+            continue
+        with_test += 1
+        for text in texts:
+            assert mine(text) == theirs(text), (pattern, text[:200])
+    assert with_test > 500
