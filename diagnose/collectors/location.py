@@ -365,7 +365,16 @@ def _line_of(text: str, pos: int) -> int:
 
 #: kernel names that say whose code it is only as a *device* frame (torch's host frames in ``at::native``
 #: are where every op is dispatched, whoever's kernel failed)
-_DEVICE_LIBS = ((re.compile(r"\bat::native::|\bat::cuda::"), "library", "ATen (PyTorch)", ("at::",)),)
+_DEVICE_LIBS = (
+    # a kernel name printed demangled (at::native::) or mangled (_ZN2at6native..., when the report has no symbols)
+    (
+        re.compile(r"\bat::native::|\bat::cuda::|\b_ZN2at(?:6native|4cuda)\d"),
+        "library",
+        "ATen (PyTorch)",
+        ("at::", "_ZN2at"),
+    ),
+    (re.compile(r"\btensorflow::|\b_ZN10tensorflow\d"), "library", "TensorFlow", ("tensorflow::", "_ZN10tensorflow")),
+)
 
 
 def _kernel_lib(name: str, *, device: bool = False) -> tuple[str, str] | None:

@@ -200,3 +200,18 @@ def test_a_rule_kept_under_the_threshold_is_not_lifted_over_it_by_the_values_it_
     mine = classify_record(InputRecord(id="t", text=own), Matcher(rules))
     assert mine.category == "kernel-logic" and mine.diagnosis is not None
     assert mine.diagnosis.findings[0].confidence > 0.5
+
+
+def test_a_framework_kernel_is_the_frameworks_whether_printed_demangled_or_mangled() -> None:
+    # CTC prints the mangled name (no symbols); ROLL and BINCOUNT TensorFlow's demangled ones
+    for text, lib in (
+        (CTC, "ATen (PyTorch)"),
+        (ROLL, "TensorFlow"),
+        (BINCOUNT, "TensorFlow"),
+        (MAXPOOL, "ATen (PyTorch)"),
+    ):
+        facts = location.parse(text)
+        assert facts is not None and (facts.kind, facts.library) == ("library", lib), text[:80]
+    # the person's own kernel beside them stays the person's
+    facts = location.parse(DOC_SHAPE_FIRST_BLOCK)
+    assert facts is not None and facts.kind == "user"
