@@ -56,6 +56,7 @@ FLOOR, CEILING = 0.05, 0.99
 BARE_STATUS_CEILING = 0.6
 LIBRARY_LAUNCH_CEILING = 0.45
 CALLER_UNSEEN_CEILING = 0.8
+ANSWERS_FROM = 0.5  # the answer threshold (diagnose.matcher.MIN_CONFIDENCE)
 
 #: CUDA statuses that the kernel's code, its launch code and its input all produce alike
 SEVERAL_OWNERS = frozenset(
@@ -218,6 +219,11 @@ def assess(rule: Any, context: Mapping[str, Any]) -> tuple[float, str | None]:
     (None when it did not): ``0.89 calibrated; -0.20 663808 bytes ... over every GPU's limit``."""
     moves = steps(rule, context)
     value = apply(rule.confidence, moves)
+    if value >= ANSWERS_FROM > rule.confidence and (getattr(rule, "authored_confidence", None) or 1.0) < ANSWERS_FROM:
+        # a rule its author and its measurement both keep under the answer threshold says the evidence it reads
+        # does not decide; the values it reads being present does not make them decide
+        value = rule.confidence
+        moves.append((0.0, f"at most {value:.2f}: a rule that does not decide alone"))
     why_bare = bare_status(rule, context) if value > BARE_STATUS_CEILING else None
     if why_bare:
         value = BARE_STATUS_CEILING

@@ -275,7 +275,14 @@ _FRAMEWORK_LIB: tuple[tuple[re.Pattern[str], str], ...] = (
 _FRAMEWORK_PY: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"/torch/(?:nn/)?functional\.py$"), "ATen (PyTorch)"),
     (re.compile(r"/paddle/(?:nn/functional|tensor)/\w+\.py$"), "Paddle"),
+    # CuPy's routines are Python modules over its own kernels (cupy/_statistics/meanvar.py); a user's RawKernel,
+    # ElementwiseKernel or ReductionKernel launches from the .pyx layer, and cupyx.jit kernels from cupyx/jit/
+    (re.compile(r"/cupyx?/(?!cuda/|jit/|_core/raw)(?:_?[a-z]\w*/)*\w+\.py$"), "CuPy"),
+    # JAX's built-in ops (jax.random, jax.numpy, jax.scipy, jax.nn, jax.lax) run jaxlib's or XLA's own kernels
+    (re.compile(r"/jax/(?:_src/)?(?:random|(?:numpy|scipy|nn|lax)/\w+)\.py$"), "JAX"),
 )
+#: an IPython or Colab traceback frame: ``PATH in FUNC(ARGS)`` at the start of a line
+_IPY_FRAME = re.compile(r"^(?P<file>[^\s<>()]+\.py) in (?P<func>\w+)\(", re.MULTILINE)
 #: host frames of the CUDA driver and runtime and of the error-reporting helpers, passed over
 _RUNTIME_FRAME = re.compile(r"\blibcuda(?:rt)?\.so|\bc10::|\bc10_cuda_check|\bdevice_stub|^\s*\[0x")
 
@@ -308,10 +315,15 @@ def _launch_site(text: str) -> tuple[str, str, int] | None:
             break  # the launching frame is someone else's
     last = None
     for frame in _PY_FRAME.finditer(text) if 'File "' in text else ():
-        last = frame
+        if not frame.group("file").endswith((".pyx", ".pxd")):  # Cython frames are the launch machinery
+            last = frame
+    if last is None and ".py in " in text:
+        for frame in _IPY_FRAME.finditer(text):
+            last = frame
     if last is not None:
+        path = last.group("file").replace("\\", "/")  # a Windows path names the same module
         for rx, lib in _FRAMEWORK_PY:
-            if rx.search(last.group("file")):
+            if rx.search("/" + path):
                 line_end = text.find("\n", last.end())
                 return lib, text[last.start() : line_end if line_end >= 0 else len(text)], _line_of(text, last.start())
     return None
@@ -362,7 +374,16 @@ def _line_of(text: str, pos: int) -> int:
 
 #: kernel names that say whose code it is only as a *device* frame (torch's host frames in ``at::native``
 #: are where every op is dispatched, whoever's kernel failed)
-_DEVICE_LIBS = ((re.compile(r"\bat::native::|\bat::cuda::"), "library", "ATen (PyTorch)", ("at::",)),)
+_DEVICE_LIBS = (
+    # a kernel name printed demangled (at::native::) or mangled (_ZN2at6native..., when the report has no symbols)
+    (
+        re.compile(r"\bat::native::|\bat::cuda::|\b_ZN2at(?:6native|4cuda)\d"),
+        "library",
+        "ATen (PyTorch)",
+        ("at::", "_ZN2at"),
+    ),
+    (re.compile(r"\btensorflow::|\b_ZN10tensorflow\d"), "library", "TensorFlow", ("tensorflow::", "_ZN10tensorflow")),
+)
 
 
 def _kernel_lib(name: str, *, device: bool = False) -> tuple[str, str] | None:
