@@ -127,6 +127,12 @@ Tensor Info: dtype=torch.float32, shape=torch.Size([1000]), device=cpu
             "dcgm-profiling-not-supported-on-gpu",
             "runtime-assumption",
         ),
+        # newer dcgm-exporter logs the refusal at info level and runs on without the metrics it was asked for
+        (
+            'level=INFO msg="Not collecting DCP metrics: Profiling is not supported for this group of GPUs or GPU"',
+            "dcgm-profiling-not-supported-on-gpu",
+            "runtime-assumption",
+        ),
         # dcgmi profile --list with DCGM's errorString(DCGM_ST_PROFILING_NOT_SUPPORTED)
         (
             "Error: Unable to Get supported metric groups: Profiling is not supported for this group of GPUs or GPU.",
@@ -271,11 +277,6 @@ def test_family_decides(text: str, rule: str, category: str) -> None:
 @pytest.mark.parametrize(
     ("text", "not_rule"),
     [
-        # newer dcgm-exporter logs the refusal at info level and runs on without the profiling fields
-        (
-            'level=INFO msg="Not collecting DCP metrics: Profiling is not supported for this group of GPUs or GPU"',
-            "dcgm-profiling-not-supported-on-gpu",
-        ),
         # a count that wrapped to a large negative value is the int32 family, not an empty input
         (
             "F tensorflow/core/util/gpu_launch_config.h:129] Check failed: work_element_count > 0 (-1018167296 vs. 0)",
@@ -311,12 +312,16 @@ def test_family_stays_out(text: str, not_rule: str) -> None:
     assert verdict(text)[2] != not_rule
 
 
-def test_info_level_dcgm_refusal_is_not_a_failure() -> None:
+def test_dcp_metrics_skipped_for_another_reason_is_an_abstention_with_the_deciding_check() -> None:
+    """corpus/holdout10 dcgm-exporter-m60-dcp-profiling-unsupported (NVIDIA/dcgm-exporter#395): the profiling
+    module is not loaded, which an unsupported GPU and a misconfigured host engine both give."""
     text = (
-        'level=INFO msg="DCGM successfully initialized!"\n'
-        'level=INFO msg="Not collecting DCP metrics: Profiling is not supported for this group of GPUs or GPU"\n'
+        "Not collecting DCP metrics: This request is serviced by a module of DCGM that is not currently loaded\n"
+        "Skipping line 19 ('DCGM_FI_PROF_GR_ENGINE_ACTIVE'): metric not enabled\n"
     )
-    assert verdict(text)[0] == "no-failure"
+    report = classify_record(InputRecord(id="t", text=text), MATCHER)
+    assert report.status != "no-failure" and report.category == "unknown"
+    assert "dcgmi profile --list" in str(report.to_dict())
 
 
 def test_launcher_link_error_keeps_its_specific_family() -> None:
