@@ -360,6 +360,13 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("wrong", "incorrect"),
         r"\b(?:WRONG\ (?:ANSWER|RESULTS?)|[Ww]rong\ (?:answers?|results?|outputs?)|[Ii]ncorrect\ (?:results?|outputs?))\b",
     ),
+    # a printed value its reporter marks as wrong: a comment that ends in the verdict ("print(f(x))  # tensor([7.9e4]),
+    # incorrect"), or a result called garbage ("FP32 output produces garbage data"; not "garbage collection")
+    (
+        ("wrong", "incorrect", "garbage"),
+        r"\#[^\n]*?[,;:(]\s*(?:incorrect|wrong|INCORRECT|WRONG)\s*\)?\s*$"
+        r" | \bgarbage\ (?:data|values?|outputs?|results?|numbers)\b | \b(?:produc|return|giv)\w*\ garbage\b",
+    ),
     # a check that says the values differ: "Mismatch of dbias at 0: ...", "3 mismatches found", "output does
     # not match the reference", "result is incorrect", cuda-samples' "Result verification failed at element 3!";
     # a test program's bare verdict line ("Failed"), the CUTLASS profiler's "Disposition: Failed" / "Incorrect"

@@ -100,8 +100,11 @@ _AUTOTUNE_FAILED = re.compile(r"^.*?Autotuning failed with (.*)$", re.M)
 _AUTOTUNE_BEST = re.compile(r"best config selected: (.*?);?[ \t]*$", re.M)
 _AT = re.compile(r"at (\d+):(\d+):[ \t]*$")
 # three generations of the wording: "shared memory, Required: N, Hardware limit: N" (3.x),
-# "Hardware limitation: N" (2.x), and triton.code_gen's run-together "shared memoryRequired: NHardware limit: N"
-_OOR = re.compile(r"out of resource: ([^,\n]+?),? ?Required: (\d+),? ?Hardware limit(?:ation)?: (\d+)")
+# "Hardware limitation: N" (2.x), and triton.code_gen's run-together "shared memoryRequired: NHardware limit: N";
+# a pasted log may wrap the line after a comma ("shared memory,\nRequired: 98304, Hardware limit: 65536.")
+_OOR = re.compile(
+    r"out of resource: ([^,\n]+?),?[ \t]*\n?[ \t]*Required: (\d+),?[ \t]*\n?[ \t]*Hardware limit(?:ation)?: (\d+)"
+)
 _OOR_RAISED = re.compile(r"\bOutOfResources: out of resource:")
 _PTXAS = re.compile(r"PTXASError: (?:PTXAS error: ?)?(.*)$", re.M)
 _INTERP = re.compile(r"\bInterpreterError: (.*)$", re.M)

@@ -44,6 +44,8 @@ KINDS = [
     ("holdout5/issues.yaml", "cutorch-copy-noncontiguous-wrong", "wrong-result"),  # WRONG ANSWER!!!
     ("holdout3/issues.yaml", "rtx3070ti-xid79-fallen-off-bus", "driver-or-device"),
     ("holdout3/issues.yaml", "hecbench-dxtc1-cuda-validation-fails", "wrong-result"),
+    # glibc's assert message of nvtop's own source, then zsh's "IOT instruction" (SIGABRT)
+    ("holdout13/issues.yaml", "h13b-nvtop-misplaced-memory-percentage-assert", "program-assertion"),
 ]
 
 
@@ -52,6 +54,20 @@ def test_kind_of_a_dev_log(path: str, cid: str, kind: str) -> None:
     h = hint_for(collect(case(path, cid)["log"]))
     assert h is not None and h.kind == kind
     assert h.candidates and h.check
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # glibc assert/assert.c ("%s%s%s:%u: %s%sAssertion `%s' failed.") from a CUDA C++ program
+        "saxpy: saxpy.cu:41: int main(): Assertion `err == cudaSuccess' failed.",
+        # the MSVC runtime's assert ("Assertion failed: %s, file %s, line %d")
+        "Assertion failed: n % 32 == 0, file C:\\src\\kernel.cpp, line 57",
+    ],
+)
+def test_assertion_lines_of_other_programs(line: str) -> None:
+    h = hint_for(collect(line))
+    assert h is not None and h.kind == "program-assertion"
 
 
 def test_table_is_well_formed() -> None:
