@@ -21,6 +21,9 @@ small, bounded and additive, and each step is named so a reader can see why:
 
 The sum is kept within ``[MAX_DOWN, MAX_UP]`` and the result within ``[0.05, 0.99]``.
 
+One bound raises: a compiler's refusal of the submission's own source, compiled by ``kdiag run`` for a
+named GPU, says at least :data:`OWN_COMPILE_FLOOR` (the run, not the log's wording, says whose code it is).
+
 One bound is not a step: a **bare status** (a log of at most two lines with no frame, kernel name or
 source line whose failure is a CUDA status that fits several owners, "invalid configuration argument",
 "an illegal memory access", "unspecified launch failure", or a sanitizer report's header with no
@@ -57,6 +60,9 @@ BARE_STATUS_CEILING = 0.6
 LIBRARY_LAUNCH_CEILING = 0.45
 CALLER_UNSEEN_CEILING = 0.8
 ANSWERS_FROM = 0.5  # the answer threshold (diagnose.matcher.MIN_CONFIDENCE)
+OWN_COMPILE_FLOOR = 0.6
+#: kdiag run's targets whose compile rung builds the submission's own source
+OWN_SOURCE_TARGETS = frozenset({"kernelbench", "gpumode", "cuda-file", "kernel-module"})
 
 #: CUDA statuses that the kernel's code, its launch code and its input all produce alike
 SEVERAL_OWNERS = frozenset(
@@ -136,6 +142,21 @@ _OOM_FIGURES = (
     "concept_limit",
     "concept_over_every_gpu",
 )
+
+
+def own_source_compile(rule: Any, context: Mapping[str, Any]) -> str | None:
+    """Why a compiler message is the submission's own, or None: ``kdiag run`` compiled the target's own
+    source for a named GPU and the compiler refused it there (no library's or generated code in between).
+    The owner a log leaves open (the user's code, a library's, the toolchain's) is then decided by the run,
+    whatever the rule's record on logs whose code nobody could see."""
+    if rule.category not in ("kernel-logic", "runtime-assumption") or "compiler" not in _sources(rule):
+        return None
+    target, arch = context.get("run_target"), context.get("run_target_arch")
+    if target not in OWN_SOURCE_TARGETS or not arch or context.get("location_kind") in ("library", "generated"):
+        return None
+    if context.get("location_compiler_crash"):
+        return None
+    return f"kdiag run compiled the {target} submission's own source for {arch} and the compiler refused it"
 
 
 def bare_status(rule: Any, context: Mapping[str, Any]) -> str | None:
@@ -224,6 +245,10 @@ def assess(rule: Any, context: Mapping[str, Any]) -> tuple[float, str | None]:
         # does not decide; the values it reads being present does not make them decide
         value = rule.confidence
         moves.append((0.0, f"at most {value:.2f}: a rule that does not decide alone"))
+    why_own = own_source_compile(rule, context) if value < OWN_COMPILE_FLOOR else None
+    if why_own:
+        value = OWN_COMPILE_FLOOR
+        moves.append((0.0, f"at least {OWN_COMPILE_FLOOR:.2f}: {why_own}"))
     why_bare = bare_status(rule, context) if value > BARE_STATUS_CEILING else None
     if why_bare:
         value = BARE_STATUS_CEILING

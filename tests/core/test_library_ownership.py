@@ -217,3 +217,31 @@ def test_misaligned_shared_at_a_source_line_is_the_kernels_even_in_a_library() -
 
 def test_misaligned_shared_with_offsets_only_is_not_decided_by_the_line_rule() -> None:
     assert diagnose(ENZYME)[1] != "sanitizer-misaligned-shared-at-source-line"
+
+
+# --- a compile kdiag run made of the submission's own source decides whose code it is --------------------
+
+
+def test_a_refusal_of_the_submissions_own_compile_answers_whatever_the_rules_record() -> None:
+    from types import SimpleNamespace
+
+    from diagnose.confidence import OWN_COMPILE_FLOOR, assess
+
+    rule = SimpleNamespace(
+        id="a-compiler-rule",
+        category="runtime-assumption",
+        failure_mode="arch-feature-unavailable",
+        confidence=0.3,
+        authored_confidence=0.85,
+        requires=("compiler",),
+        symbols=("compiler_unsupported_feature",),
+    )
+    own = {"run_target": "kernelbench", "run_target_arch": "sm_80", "compiler_unsupported_feature": "cluster"}
+    value, why = assess(rule, own)
+    assert value == OWN_COMPILE_FLOOR and why and "own source for sm_80" in why
+    # a log (no run), a library's code, or a run with no named target keeps the rule's record
+    for ctx in ({**own, "run_target": None}, {**own, "location_kind": "library"}, {**own, "run_target_arch": None}):
+        assert assess(rule, ctx)[0] < 0.5, ctx
+    # an environment rule is not decided by whose source it is
+    env = SimpleNamespace(**{**vars(rule), "category": "environment"})
+    assert assess(env, own)[0] < 0.5
