@@ -168,7 +168,14 @@ def test_a_wrap_inside_cudnn_is_the_librarys() -> None:
 
 
 def test_a_wrap_in_atens_kernel_stays_the_size_assumption() -> None:
-    assert (report(CDIST).category, report(CDIST).failure_mode) == ("runtime-assumption", "int32-index-overflow")
+    # the far-beyond-int32 rule was right on none of its first-sight cases (diagnose/data/first_sight.json), so
+    # its calibrated confidence may keep it under the answer threshold: then kdiag abstains, with the size
+    # assumption first among the candidates, and never blames ATen's kernel
+    r = report(CDIST)
+    assert r.category in ("runtime-assumption", "unknown"), r.category
+    assert r.diagnosis is not None
+    top = r.diagnosis.findings[0]
+    assert (top.category, top.failure_mode) == ("runtime-assumption", "int32-index-overflow")
 
 
 # --- owners left open where the message does not name them -----------------------------------------------

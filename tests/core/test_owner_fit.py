@@ -91,7 +91,8 @@ def test_a_bare_status_says_at_most_point_six() -> None:
         d = diagnosis(text)
         assert d.findings and d.findings[0].confidence <= 0.6, (text, d.findings[0].confidence)
         assert any("at most 0.60" in v for k, v in d.findings[0].facts if k == "confidence")
-    assert diagnosis(SANITIZER_RECORD).confidence > 0.9  # a record with kernel, address and allocation
+    # a record with kernel, address and allocation says clearly more than a header
+    assert diagnosis(SANITIZER_RECORD).confidence >= 0.8
 
 
 # --- the alternatives never say more than the answer ---------------------------------------------------
