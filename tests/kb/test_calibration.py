@@ -220,7 +220,7 @@ def test_the_committed_first_sight_record_has_its_shape() -> None:
     assert "scripts/first-sight" in data["about"]
     sets = data["sets"]
     assert len(sets) >= 10
-    assert not any(s.startswith(("holdout4/", "holdout14/")) for s in sets)
+    assert not any(s.startswith(("holdout4/", "holdout14/", "holdout15/")) for s in sets)
     assert not any(s.startswith(("public/", "holdout/", "holdout2/")) for s in sets)
     assert "holdout14" not in json.dumps(data) and "holdout4/" not in json.dumps(data)
     rules: dict[str, list[int]] = {}
