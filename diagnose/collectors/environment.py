@@ -130,7 +130,8 @@ _SIMPLE: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("fork-after-cuda-init", ("Cannot re-initialize CUDA in forked subprocess",)),
     ("torch-cpu-build", ("Torch not compiled with CUDA enabled",)),
     ("ecc-uncorrectable", ("DBE (double bit error)",)),
-    ("gpu-fallen-off-bus", ("fallen off the bus",)),
+    # the Xid 79 / osinit.c text, and the "off of" users write when they quote it (as failure_lines does)
+    ("gpu-fallen-off-bus", ("fallen off the bus", "fallen off of the bus")),
     ("cuda-home-not-set", ("CUDA_HOME environment variable is not set",)),
     (
         "nvcc-not-found",

@@ -1,0 +1,149 @@
+"""Families for failures the log decides but kdiag used not to recognise: the GPU lost from the PCI bus
+(NVRM, quoted as "off of the bus"), a program's failure line ending in NVML's "Not Supported", TensorRT's assertion on a cuBLAS status,
+a fused softmax kernel's refusal of a sequence length, and the repr of Triton's OutOfResources.
+
+Each family is tested on the line of a development case (its id and public source in the comment) and on
+at least one other wording of the same tool (its source or documentation, cited in the family's
+``messages``), and on nearby lines it must not take."""
+
+from __future__ import annotations
+
+import pytest
+
+from diagnose.classify import classify_record
+from diagnose.inputs import InputRecord
+from diagnose.matcher import Matcher
+from diagnose.rules import default_rules
+
+MATCHER = Matcher(default_rules())
+
+
+def verdict(text: str) -> tuple[str, str | None, str | None]:
+    report = classify_record(InputRecord(id="t", text=text), MATCHER)
+    d = report.diagnosis
+    if d is None:
+        return report.status, None, None
+    return report.status, d.category, d.rule
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "category"),
+    [
+        # corpus/holdout3 rtx3070ti-xid79-fallen-off-bus (NVIDIA/open-gpu-kernel-modules#507)
+        ("GPU has fallen off of the bus\n", "env-gpu-fallen-off-bus", "environment"),
+        # open-gpu-kernel-modules src/nvidia/arch/nvalloc/unix/src/osinit.c (nv_printf, NV_ERR_GPU_IS_LOST)
+        (
+            "[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0\n"
+            "NVRM: (PCI ID: 10de:26b5) installed in this system has\n"
+            "NVRM: fallen off the bus and is not responding to commands.\n",
+            "env-gpu-fallen-off-bus",
+            "environment",
+        ),
+        # corpus/holdout11 xinference-gb10-nvml-memory-info-not-supported (xorbitsai/inference#4990)
+        ("Fail to get GPU info: Not Supported\n", "nvml-not-supported-reported", "runtime-assumption"),
+        # corpus/holdout5 dra-driver-nvml-meminfo-not-supported-gb10 (kubernetes-sigs/dra-driver-nvidia-gpu#1073):
+        # go-nvml's Return.Error() (nvmlErrorString) wrapped by a Go error chain
+        (
+            "Error: error creating driver: error visiting device: error getting info for GPU 0: "
+            "error getting memory info for device 0: Not Supported\n",
+            "nvml-not-supported-reported",
+            "runtime-assumption",
+        ),
+        # pynvml's str(NVMLError) after a program's own words (nvidia-ml-py 13.615.71, pynvml.py)
+        (
+            "ERROR: unable to query power usage of GPU 1: Not Supported\n",
+            "nvml-not-supported-reported",
+            "runtime-assumption",
+        ),
+        # corpus/holdout12 tensorrt-trtexec-cublaslt-heuristic-assertion (NVIDIA/TensorRT#2437), TensorRT 8.2
+        (
+            "[10/28/2022-14:23:32] [E] Error[2]: [ltWrapper.cpp::setupHeuristic::327] Error Code 2: Internal "
+            "Error (Assertion cublasStatus == CUBLAS_STATUS_SUCCESS failed. )\n",
+            "tensorrt-cublaslt-status-assertion",
+            "environment",
+        ),
+        # TensorRT 7.2, quoted in open-mmlab/mmdeploy docs/en/faq.md
+        (
+            "error: [TensorRT] INTERNAL ERROR: Assertion failed: cublasStatus == CUBLAS_STATUS_SUCCESS\n",
+            "tensorrt-cublaslt-status-assertion",
+            "environment",
+        ),
+        # TensorRT 7.x on Windows (rtSafe/cublas/cublasLtWrapper.cpp)
+        (
+            "C:\\source\\rtSafe\\cublas\\cublasLtWrapper.cpp (279) - Assertion Error in "
+            "nvinfer1::CublasLtWrapper::getCublasLtHeuristic: 0 (cublasStatus == CUBLAS_STATUS_SUCCESS)\n",
+            "tensorrt-cublaslt-status-assertion",
+            "environment",
+        ),
+        # corpus/holdout6 deepspeed-softmax-backward-special-seq-length (deepspeedai/DeepSpeed#2636)
+        (
+            "RuntimeError: Special sequence length found in softmax backward\n",
+            "softmax-special-sequence-length",
+            "runtime-assumption",
+        ),
+        # LightSeq csrc/kernels/softmax_kernels.cu (launch_attn_softmax_bw)
+        (
+            "RuntimeError: Special sequence length found in softmax backward, seq_len: 4096\n",
+            "softmax-special-sequence-length",
+            "runtime-assumption",
+        ),
+        # corpus/holdout12 triton-kernels-blackwell-mxfp-tmem-columns (triton-lang/triton#11358): the repr
+        ("OutOfResources(576, 512, 'tensor memory')\n", "triton-out-of-resource-tensor-memory", "kernel-logic"),
+        # triton 3.7.1 runtime/errors.py, str() of the same exception
+        (
+            "triton.runtime.errors.OutOfResources: out of resource: tensor memory, Required: 640, "
+            "Hardware limit: 512. Reducing block sizes or `num_stages` may help.\n",
+            "triton-out-of-resource-tensor-memory",
+            "kernel-logic",
+        ),
+    ],
+)
+def test_family_decides(text: str, rule: str, category: str) -> None:
+    status, cat, got = verdict(text)
+    assert (status, cat, got) == ("diagnosed", category, rule)
+
+
+def test_triton_repr_of_shared_memory_is_the_shared_memory_family() -> None:
+    # triton 3.7.1 runtime/errors.py: repr(OutOfResources(262144, 232448, 'shared memory'))
+    report = classify_record(InputRecord(id="t", text="OutOfResources(262144, 232448, 'shared memory')\n"), MATCHER)
+    assert report.evidence is not None and report.evidence.concept is not None
+    assert "triton-out-of-resource-smem" in report.evidence.concept.families
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # nvidia-smi's and gpustat's healthy tables mark unsupported fields; no failure is printed
+        "[0] GeForce GT 740M  | 64'C,  ?? % |   360 /  2004 MB | (Not Supported)\n",
+        "    Power Draw                        : [Not Supported]\n",
+        # a program's own assert on a cuBLAS status (glibc's format) is not TensorRT's builder
+        "a.out: solver.cu:42: int main(): Assertion `cublasStatus == CUBLAS_STATUS_SUCCESS' failed.\n",
+        # a USB device, not a GPU
+        "usb 1-2: device descriptor read/64, error -71\n",
+    ],
+)
+def test_nearby_lines_are_not_taken(text: str) -> None:
+    _, _, got = verdict(text)
+    assert got not in {
+        "nvml-not-supported-reported",
+        "tensorrt-cublaslt-status-assertion",
+        "env-gpu-fallen-off-bus",
+        "softmax-special-sequence-length",
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # corpus/holdout12 jax-bf16-conv-invalid-dnn-data-type-cudnn-skew (jax-ml/jax#7866), cuda_dnn.cc
+        "F external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_dnn.cc:1011] Invalid DNN data type: 7\n",
+        # the same LOG(FATAL) of ToMIOpenDataType in xla/stream_executor/rocm/rocm_dnn.cc
+        "F tensorflow/stream_executor/rocm/rocm_dnn.cc:181] Invalid DNN data type: 1\n",
+    ],
+)
+def test_invalid_dnn_data_type_abstains_with_the_build_first(text: str) -> None:
+    report = classify_record(InputRecord(id="t", text=text), MATCHER)
+    assert report.status == "unknown" and report.diagnosis is not None and report.diagnosis.abstained
+    got = [(f.category, f.failure_mode) for f in report.diagnosis.findings]
+    assert got[0] == ("environment", "version-skew")
+    assert ("runtime-assumption", "dtype-unexpected") in got
