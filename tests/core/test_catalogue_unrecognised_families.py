@@ -1,6 +1,7 @@
 """Families for failures the log decides but kdiag used not to recognise: the GPU lost from the PCI bus
 (NVRM, quoted as "off of the bus"), a program's failure line ending in NVML's "Not Supported", TensorRT's assertion on a cuBLAS status,
-a fused softmax kernel's refusal of a sequence length, and the repr of Triton's OutOfResources.
+a fused softmax kernel's refusal of a sequence length, the repr of Triton's OutOfResources, FlashInfer's
+dispatch of a tile size it derived itself, and StreamExecutor's invalid DNN data type (which abstains).
 
 Each family is tested on the line of a development case (its id and public source in the comment) and on
 at least one other wording of the same tool (its source or documentation, cited in the family's
@@ -96,6 +97,10 @@ def verdict(text: str) -> tuple[str, str | None, str | None]:
             "triton-out-of-resource-tensor-memory",
             "kernel-logic",
         ),
+        # corpus/holdout11 vllm-gemma2-flashinfer-unsupported-max-frags-z-sm86 (vllm-project/vllm#6395)
+        ("ValueError: Unsupported max_frags_z:\n", "flashinfer-derived-tile-dispatch-missing", "kernel-logic"),
+        # flashinfer 0.2.x include/flashinfer/utils.cuh, DISPATCH_NUM_MMA_KV
+        ("RuntimeError: Unsupported max_mma_kv: 0\n", "flashinfer-derived-tile-dispatch-missing", "kernel-logic"),
     ],
 )
 def test_family_decides(text: str, rule: str, category: str) -> None:
@@ -147,3 +152,26 @@ def test_invalid_dnn_data_type_abstains_with_the_build_first(text: str) -> None:
     got = [(f.category, f.failure_mode) for f in report.diagnosis.findings]
     assert got[0] == ("environment", "version-skew")
     assert ("runtime-assumption", "dtype-unexpected") in got
+
+
+def test_flashinfer_caller_parameters_stay_with_the_generic_family() -> None:
+    # flashinfer include/flashinfer/utils.cuh DISPATCH_HEAD_DIM: the caller's head_dim, not a derived tile
+    _, _, got = verdict("RuntimeError: Unsupported head_dim: 106\n")
+    assert got != "flashinfer-derived-tile-dispatch-missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # corpus/holdout11 warp-fem-lookup-fp64-overload-mismatch (NVIDIA/warp#1660)
+        "warp._src.codegen.WarpCodegenError:\nCouldn't find function overload for 'cell_lookup_...' that matched\n"
+        "inputs with types: [Grid2DCellArg, vec2d, float64, int32, int32]\n",
+        # warp 0.x warp/codegen.py raised a plain Exception with the same text
+        "Exception: Couldn't find function overload for 'length' that matched inputs with types: [vec3d]\n",
+    ],
+)
+def test_warp_overload_mismatch_abstains_with_the_kernel_code_first(text: str) -> None:
+    report = classify_record(InputRecord(id="t", text=text), MATCHER)
+    assert report.status == "unknown" and report.diagnosis is not None and report.diagnosis.abstained
+    got = [(f.category, f.failure_mode) for f in report.diagnosis.findings]
+    assert got[:2] == [("kernel-logic", "compile-source-error"), ("environment", "version-skew")]
