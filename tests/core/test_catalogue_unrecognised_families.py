@@ -1,7 +1,9 @@
 """Families for failures the log decides but kdiag used not to recognise: the GPU lost from the PCI bus
-(NVRM, quoted as "off of the bus"), a program's failure line ending in NVML's "Not Supported", TensorRT's assertion on a cuBLAS status,
-a fused softmax kernel's refusal of a sequence length, the repr of Triton's OutOfResources, FlashInfer's
-dispatch of a tile size it derived itself, and StreamExecutor's invalid DNN data type (which abstains).
+(NVRM, quoted as "off of the bus"), a program's failure line ending in NVML's "Not Supported", TensorRT's
+assertion on a cuBLAS status, a fused softmax kernel's refusal of a sequence length, the repr of Triton's
+OutOfResources, FlashInfer's dispatch of a tile size it derived itself, a run-time (NVRTC) compile that
+includes the host C library, and two that abstain with ranked candidates: StreamExecutor's invalid DNN data
+type and Warp's missing overload.
 
 Each family is tested on the line of a development case (its id and public source in the comment) and on
 at least one other wording of the same tool (its source or documentation, cited in the family's
@@ -101,6 +103,18 @@ def verdict(text: str) -> tuple[str, str | None, str | None]:
         ("ValueError: Unsupported max_frags_z:\n", "flashinfer-derived-tile-dispatch-missing", "kernel-logic"),
         # flashinfer 0.2.x include/flashinfer/utils.cuh, DISPATCH_NUM_MMA_KV
         ("RuntimeError: Unsupported max_mma_kv: 0\n", "flashinfer-derived-tile-dispatch-missing", "kernel-logic"),
+        # corpus/holdout3 cupy-rawmodule-host-code-stdio (cupy/cupy#4321): a host header NVRTC reached
+        (
+            'CompileException: /usr/include/stdio.h(33): catastrophic error: cannot open source file "stddef.h"\n',
+            "nvrtc-host-library-header-included",
+            "kernel-logic",
+        ),
+        # NVRTC 13.5.37 at the program's own include (tests/fixtures/catalogue-cuda/nvrtc-host-stdio-include)
+        (
+            'k.cu(1): catastrophic error: could not open source file "stdio.h" (no directories in search list)\n',
+            "nvrtc-host-library-header-included",
+            "kernel-logic",
+        ),
     ],
 )
 def test_family_decides(text: str, rule: str, category: str) -> None:
@@ -123,6 +137,10 @@ def test_triton_repr_of_shared_memory_is_the_shared_memory_family() -> None:
         "    Power Draw                        : [Not Supported]\n",
         # a program's own assert on a cuBLAS status (glibc's format) is not TensorRT's builder
         "a.out: solver.cu:42: int main(): Assertion `cublasStatus == CUBLAS_STATUS_SUCCESS' failed.\n",
+        # nvcc (host compiler's directories) not finding a C header is a broken host toolchain, not NVRTC
+        'x.cu(1): catastrophic error: cannot open source file "stdio.h"\n',
+        # a CuPy header's standard include is the CuPy build's (cupy-own-header-std-include-unresolved)
+        'CompileException: /u/cupy/cupy/_core/include/cupy/carray.cuh(4): catastrophic error: cannot open source file "type_traits"\n',
         # a USB device, not a GPU
         "usb 1-2: device descriptor read/64, error -71\n",
     ],
@@ -134,6 +152,7 @@ def test_nearby_lines_are_not_taken(text: str) -> None:
         "tensorrt-cublaslt-status-assertion",
         "env-gpu-fallen-off-bus",
         "softmax-special-sequence-length",
+        "nvrtc-host-library-header-included",
     }
 
 
