@@ -271,7 +271,37 @@ def _unlinked(ctx: RunContext, check: CC.Check) -> RunResult | None:
     return dataclasses.replace(res, checked=(check.summary(),))
 
 
+def _not_python(ctx: RunContext) -> RunResult | None:
+    """A benchmark submission Python cannot parse: the harness's import of it fails on any machine (KernelBench
+    records ``compiled: false`` with a ``SyntaxError``); reported in Python's own words, nothing built or run."""
+    t = ctx.target
+    if t.unparsable is None or t.path is None:
+        return None
+    where, _, message = t.unparsable.partition(": ")
+    number = int(where.removeprefix("line ")) if where.removeprefix("line ").isdigit() else None
+    try:
+        lines = t.path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        lines = []
+    shown = lines[number - 1].strip() if number is not None and 0 < number <= len(lines) else ""
+    at = number if number is not None else "?"
+    log = f'File "{t.path}", line {at}\n    {shown}\n    ^\n{message}\n'
+    (ctx.rd / "parse.log").write_text(log)
+    facts = R.base_facts(ctx, rungs=("parse",), rungs_unavailable=("compile: the file does not parse",))
+    ev = A.evidence(ctx, log, None, facts)
+    diag = ctx.matcher.diagnose(ev)
+    ctx.log.rung(
+        L.Rung("parse", "the submission parsed as Python (read, not run)"), [], "build", None, "fail", diag, True
+    )
+    ctx.log.note(f"{t.unparsable}: Python cannot parse the submission, so importing it fails on any machine "
+                 "(KernelBench records such a sample as not compiled); nothing was compiled or run")  # fmt: skip
+    return ctx.finish("fail", diag, ev)
+
+
 def run_kernel_target(ctx: RunContext) -> RunResult:
+    unparsable = _not_python(ctx)
+    if unparsable is not None:
+        return unparsable
     bad_call = _bad_build_call(ctx)
     if bad_call is not None:
         return bad_call

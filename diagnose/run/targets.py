@@ -48,6 +48,9 @@ class Target:
     # the submission is plain PyTorch: no Triton, no CUDA source (load_inline, CuPy ...), no native module:
     # without a GPU it runs on the CPU as it is, under the same CUDA emulation as a Triton target
     pure_torch: bool = False
+    # a benchmark submission Python cannot parse: "line N: message" (its reference is a benchmark's), reported as
+    # the submission's failure (the harness's failed import), not as a usage error
+    unparsable: str | None = None
 
     @property
     def harness_contract(self) -> bool:
@@ -115,6 +118,41 @@ def _read(path: Path, role: str) -> _Module:
             native |= "cpp_extension" in sub.module
     native |= bool(imports & NATIVE_MODULES) or "load_inline" in text or "cpp_extension" in text
     return _Module(frozenset(names), frozenset(imports), funcs, native)
+
+
+def _syntax_error(path: Path) -> str | None:
+    """ "line N: message" when ``path`` is readable text Python cannot parse, else None."""
+    try:
+        ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError as e:  # IndentationError and TabError too
+        return f"line {e.lineno}: {type(e).__name__}: {e.msg}"
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError, MemoryError):
+        return None
+    return None
+
+
+def _unparsable(first: Path, ref_path: Path) -> Target | None:
+    """A submission that does not parse, given with a KernelBench or GPU MODE reference: the harness's import of
+    it fails (KernelBench records ``compiled: false``, a ``SyntaxError``), which is the submission's failure."""
+    why = _syntax_error(first)
+    if why is None:
+        return None
+    ref = _read(ref_path, "reference")
+    try:
+        text = first.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    triton = "import triton" in text or "from triton" in text
+    if not _missing(ref, KERNELBENCH_REF):
+        return Target(kind="kernelbench", path=first, reference=ref_path, uses_triton=triton, unparsable=why)
+    if not _missing(ref, GPUMODE_REF):
+        task = _task_file(ref_path.parent)
+        files = _resolve(_read_task(task), first) if task else ()
+        return Target(
+            kind="gpumode", path=first, reference=ref_path, uses_triton=triton, sizes=_task_tests(ref_path),
+            files=files, checker="check_implementation" in ref.names, unparsable=why,
+        )  # fmt: skip
+    return None
 
 
 def _missing(mod: _Module, needed: tuple[str, ...]) -> list[str]:
@@ -212,6 +250,9 @@ def _problem_folder(first: Path) -> Target:
     for name, source in task.files:
         if source != SUBMISSION and not (folder / source).is_file():
             raise ProtocolError(f"{task_path} assembles {name}.py from {source}, and there is no such file")
+    bad = _unparsable(first, ref_path)
+    if bad is not None:
+        return bad
     sub, ref = _read(first, "submission"), _read(ref_path, "reference")
     if "custom_kernel" not in sub.names:
         raise ProtocolError(f"the submission {first} defines no custom_kernel")
@@ -248,6 +289,10 @@ def detect(positional: list[str], *, reference: str | None = None, as_command: b
         if reference:
             raise ProtocolError("--reference goes with a Python submission, not with a .cu file")
         return Target(kind="cuda-file", path=first)
+    if reference is not None and Path(reference).is_file():
+        bad = _unparsable(first, Path(reference))
+        if bad is not None:
+            return bad
     sub = _read(first, "submission" if reference else "kernel module")
     triton = "triton" in sub.imports
     if reference is None:
