@@ -115,3 +115,48 @@ def open_fixture(rel: str) -> str:
     from pathlib import Path
 
     return (Path(__file__).resolve().parents[1] / "fixtures" / rel).read_text()
+
+
+# --- a version the message prints decides the direction, not the message's wording -----------------------------
+
+# triton's ptx_get_version (backends/nvidia/compiler.py, 3.2 to 3.7.1) raises the same "10.0 or higher" text for a
+# CUDA below its floor and for one newer than its table; holdout13 h13a-triton-32x-ptx-get-version-cuda-128 printed
+# 12.8 to a Triton whose table stopped at 12.6
+TRITON_CUDA = corpus_log("holdout13", "h13a-triton-32x-ptx-get-version-cuda-128")
+TRITON_LINE = "RuntimeError: Triton only support CUDA 10.0 or higher, but got CUDA version: {}\n"
+
+
+@pytest.mark.parametrize("text", [TRITON_CUDA, TRITON_LINE.format("13.0"), TRITON_LINE.format("12.10")])
+def test_a_cuda_newer_than_tritons_table_is_a_skew_not_an_old_toolkit(text: str) -> None:
+    report = classify_text(text)
+    d = report.diagnosis
+    assert d is not None and (report.category, d.failure_mode) == ("environment", "version-skew"), text
+    assert "newer toolkit does not help" in (d.findings[0].fix or "")
+
+
+def test_a_cuda_below_tritons_floor_is_an_old_toolkit() -> None:
+    d = classify_text(TRITON_LINE.format("9.2")).diagnosis
+    assert d is not None and (d.category, d.failure_mode) == ("environment", "toolchain-too-old")
+
+
+# --- NVML: "Function Not Found" beside a driver/library mismatch is the mismatch ---------------------------------
+
+# holdout13 h13b-nvidia-docker-nvml-function-not-found-stale-symlinks (nvidia-smi and nvidia-docker's wording), and
+# pynvml's exception classes for the same two return codes (nvidia-ml-py 13.615.71, pynvml.py:
+# NVMLError_FunctionNotFound, NVMLError_LibRmVersionMismatch and their nvmlErrorString texts)
+NVML_DOCKER = corpus_log("holdout13", "h13b-nvidia-docker-nvml-function-not-found-stale-symlinks")
+NVML_PYNVML = (
+    "pynvml.NVMLError_FunctionNotFound: Function Not Found\n"
+    "pynvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch.\n"
+)
+
+
+@pytest.mark.parametrize("text", [NVML_DOCKER, NVML_PYNVML])
+def test_function_not_found_beside_a_mismatch_is_the_mismatch(text: str) -> None:
+    d = classify_text(text).diagnosis
+    assert d is not None and (d.category, d.failure_mode) == ("environment", "nvml-driver-mismatch")
+
+
+def test_function_not_found_alone_is_still_a_binding_newer_than_the_driver() -> None:
+    d = classify_text("pynvml.NVMLError_FunctionNotFound: Function Not Found\n").diagnosis
+    assert d is not None and (d.rule, d.failure_mode) == ("nvml-function-not-found", "driver-too-old")
