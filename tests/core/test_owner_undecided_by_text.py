@@ -1,5 +1,5 @@
-"""Error texts whose owner the text does not decide: kdiag abstains, ranks the candidates and gives the check
-that decides, instead of answering from the symptom phrase.
+"""The owner, and a version's direction, read from what decides them rather than from the symptom phrase:
+where the log does not decide, kdiag abstains and gives the check that does.
 
 Fixture lines are the logs of labelled dev cases (corpus id given, most of them answered wrongly at first
 sight) or lines in the formats of the tools' own sources (tool, file), one other wording per family to show
@@ -12,44 +12,6 @@ import pytest
 from corpus_logs import classify_text, corpus_log
 
 from diagnose.report import next_check
-
-# --- "too many resources requested for launch" alone: the kernel's registers x block size decide ---------
-
-# the runtime's text (cudaGetErrorString of cudaErrorLaunchOutOfResources) printed by a user's check macro, a
-# Julia CUDA wrapper, PyTorch's CUDA check and a bare line; labelled kernel-logic, environment (a -G build)
-# and kernel-logic: the same text for three owners
-BARE_TOO_MANY = [
-    corpus_log("holdout3", "julia-cuarrays-user-kernel-too-many-resources"),
-    corpus_log("holdout5", "llmc-debug-build-too-many-resources"),
-    corpus_log("holdout5", "traccc-spacepoint-formation-register-overload"),
-    corpus_log("holdout6", "deepspeed-inference-too-many-resources-seq-2048"),
-    corpus_log("holdout13", "h13a-torch-embeddingbag-too-many-resources-win-cu112"),
-    # labelled runtime-assumption (a Jetson's 32,768 registers per block), the same text
-    corpus_log("holdout2", "gpu-voxels-jetson-nano-registers"),
-    # the driver API's name of the error (cuda.h CUresult CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701) in
-    # CuPy's CUDADriverError format (cupy_backends/cuda/api/driver.pyx: "%s: %s" % (name, description)),
-    # from a user's RawKernel launch, not a test suite
-    "cupy_backends.cuda.api.driver.CUDADriverError: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: "
-    "too many resources requested for launch\n",
-]
-
-
-@pytest.mark.parametrize("text", BARE_TOO_MANY)
-def test_too_many_resources_alone_abstains_with_the_deciding_check(text: str) -> None:
-    report = classify_text(text)
-    assert report.category == "unknown", text
-    d = report.diagnosis
-    assert d is not None and d.findings[0].rule == "cuda-launch-out-of-resources"
-    assert d.findings[0].confidence < 0.5
-    check = next_check(report) or ""
-    assert "65,536" in check and "regsPerBlock" in check
-
-
-def test_too_many_resources_where_the_log_decides_still_answers() -> None:
-    # numba's own test suite (holdout9) is the toolchain's, whatever the bare text's record
-    numba = corpus_log("holdout9", "numba-cuda-forall-max-block-size-out-of-resources")
-    assert classify_text(numba).category == "environment"
-
 
 # --- memcheck: out of bounds, yet inside an allocation: freed memory or memory it does not track --------------
 
