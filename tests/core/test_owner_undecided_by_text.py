@@ -122,3 +122,23 @@ def test_function_not_found_beside_a_mismatch_is_the_mismatch(text: str) -> None
 def test_function_not_found_alone_is_still_a_binding_newer_than_the_driver() -> None:
     d = classify_text("pynvml.NVMLError_FunctionNotFound: Function Not Found\n").diagnosis
     assert d is not None and (d.rule, d.failure_mode) == ("nvml-function-not-found", "driver-too-old")
+
+
+# --- the line that decides: a kernel module vs libcuda version mismatch beside a generic cuInit failure --------
+
+# holdout13 h13b-jax-container-libcuda-dso-vs-kernel-module (TensorFlow's stream_executor path inside jaxlib), and
+# the same LOG(ERROR) of XLA's stream_executor/cuda/cuda_diagnostics.cc under its newer path and other versions
+DSO_JAX = corpus_log("holdout13", "h13b-jax-container-libcuda-dso-vs-kernel-module")
+DSO_XLA = (
+    "E external/local_xla/xla/stream_executor/cuda/cuda_diagnostics.cc:262] kernel version 550.120.0 does not "
+    "match DSO version 560.35.5 -- cannot find working devices in this configuration\n"
+)
+
+
+@pytest.mark.parametrize("text", [DSO_JAX, DSO_XLA])
+def test_a_kernel_module_and_libcuda_of_different_versions_is_the_mismatch(text: str) -> None:
+    report = classify_text(text)
+    d = report.diagnosis
+    assert d is not None and (report.category, d.failure_mode) == ("environment", "nvml-driver-mismatch")
+    assert any("does not match DSO version" in e.text for e in d.findings[0].evidence)
+    assert "/proc/driver/nvidia/version" in (d.findings[0].fix or "")
