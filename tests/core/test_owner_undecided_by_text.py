@@ -142,3 +142,33 @@ def test_a_kernel_module_and_libcuda_of_different_versions_is_the_mismatch(text:
     assert d is not None and (report.category, d.failure_mode) == ("environment", "nvml-driver-mismatch")
     assert any("does not match DSO version" in e.text for e in d.findings[0].evidence)
     assert "/proc/driver/nvidia/version" in (d.findings[0].fix or "")
+
+
+# --- CuPy's Jitify warm-up program is CuPy's, whatever the error inside it --------------------------------------
+
+# CuPy's cupy/cuda/jitify.pyx compiles `warmup_kernel`, a program named cupy_jitify_exercise holding only CuPy's
+# #include lines; its failures in three dev cases: a header refusing GPUs below sm_70 (holdout13), and
+# cooperative-groups headers clashing with NVRTC's bundled ones (holdout11, holdout7, the latter inside pytest)
+JITIFY = [
+    corpus_log("holdout13", "h13b-cupy-reductionkernel-cuda-barrier-needs-sm70"),
+    corpus_log("holdout11", "cupy-shares-memory-nvrtc-cg-header-skew"),
+    corpus_log("holdout7", "cupy-jitify-warmup-cg-headers-cuda123"),
+]
+
+
+@pytest.mark.parametrize("text", JITIFY)
+def test_an_error_in_cupys_warmup_program_is_not_the_users_kernel(text: str) -> None:
+    report = classify_text(text)
+    d = report.diagnosis
+    assert d is not None and (report.category, d.rule) == ("environment", "cupy-jitify-warmup-compile-error")
+    assert "__CUDA_ARCH__" not in (d.findings[0].fix or "")
+
+
+def test_warnings_of_the_warmup_program_alone_are_not_a_failure() -> None:
+    # the warm-up's "[jitify] File not found" warnings, printed by working installations before a successful run
+    text = (
+        "cupy_jitify_exercise(10): warning: cooperative_groups.h: [jitify] File not found\n"
+        "cupy_jitify_exercise(11): warning: cooperative_groups/memcpy_async.h: [jitify] File not found\n"
+    )
+    d = classify_text(text).diagnosis
+    assert d is None or all(f.rule != "cupy-jitify-warmup-compile-error" for f in d.findings)
