@@ -238,3 +238,32 @@ def test_anchor_tests_from_the_kept_plans_answer_as_from_the_patterns(fresh, kep
         for text in texts:
             assert mine(text) == theirs(text), (pattern, text[:200])
     assert with_test > 500
+
+
+def test_patterns_are_built_from_the_kept_code(fresh, stored):
+    """Every catalogue pattern and rule text pattern has its code kept with the rule base, and the pattern
+    built from it is ``re.compile``'s own (same text, flags and code)."""
+    import re
+
+    from diagnose import regex_code
+
+    rules, cat = fresh
+    _read(stored)  # reading the rule base back remembers its codes
+    catalogue = {(rx.pattern, rx.flags) for fam in cat.families for rx in fam.patterns}
+    texts = {text for rule in rules.rules for text in rule.text_patterns}
+    assert len(catalogue) > 500 and len(texts) > 100
+    for pattern, flags in sorted(catalogue):
+        built = regex_code.from_code(pattern, flags)
+        assert built is not None and built == re.compile(pattern, flags), pattern
+        assert built.groupindex == re.compile(pattern, flags).groupindex
+    kept = 0
+    for text in sorted(texts):
+        built = regex_code.from_code(text)
+        try:
+            want = re.compile(text)
+        except re.error:
+            assert built is None
+            continue
+        assert built is not None and built == want, text
+        kept += 1
+    assert kept > 100
