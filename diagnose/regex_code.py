@@ -64,7 +64,7 @@ def code_of(pattern: str, flags: int = 0) -> Code | None:
 
 def _build(pattern: str, code: Code) -> re.Pattern[str]:
     final, words, groups, groupindex, indexgroup = code
-    return _sre.compile(pattern, final, array(_WORD, words).tolist(), groups, groupindex, indexgroup)  # type: ignore[no-any-return]
+    return _sre.compile(pattern, final, array(_WORD, words).tolist(), groups, groupindex, indexgroup)
 
 
 def codes(keys: Iterable[tuple[str, int]]) -> dict[tuple[str, int], Code]:
