@@ -106,7 +106,8 @@ class Finding:
 
 
 class _Text:
-    """A text field of a :class:`_Deferred` finding: rendered, with the others, the first time one is read."""
+    """A text field (or the cited lines) of a :class:`_Deferred` finding: made, with the others, the first time
+    one is read."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
@@ -125,9 +126,11 @@ class _Text:
 
 class _Deferred(Finding):
     """A :class:`Finding` of the matcher whose texts (what, why, fix, caveats, facts: the rule's texts with
-    the input's values) are rendered the first time one of them is read; most findings of a batch are
-    alternatives whose texts no output shows.  Equal to, hashed and pickled as the Finding with its texts."""
+    the input's values) and cited lines are made the first time one of them is read; most findings of a batch
+    are alternatives whose texts and lines no output shows.  Equal to, hashed and pickled as the Finding
+    with its texts and lines."""
 
+    evidence = _Text()
     what = _Text()
     why = _Text()
     fix = _Text()
@@ -140,7 +143,10 @@ class _Deferred(Finding):
         rule, evidence, context, moved = self.__dict__["_pending"]
         text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
         facts = text.facts + ((("confidence", moved),) if moved else ())
-        self.__dict__.update(what=text.what, why=text.why, fix=text.fix, caveats=text.caveats, facts=facts)
+        cited = cite(rule, evidence)
+        self.__dict__.update(
+            evidence=cited, what=text.what, why=text.why, fix=text.fix, caveats=text.caveats, facts=facts
+        )
         del self.__dict__["_pending"]
 
     def _values(self) -> tuple[Any, ...]:
@@ -465,7 +471,7 @@ def _finding(
     *,
     deferred: bool = False,
 ) -> Finding:
-    """The finding of ``rule`` on ``evidence``; ``deferred``: its texts rendered when first read (:class:`_Deferred`)."""
+    """The finding of ``rule`` on ``evidence``; ``deferred``: its texts and lines made when first read (:class:`_Deferred`)."""
     from diagnose.explain import explain_finding
 
     if context is None:
@@ -479,7 +485,6 @@ def _finding(
         "confidence": value,
         "priority": rule.priority,
         "specificity": rule.specificity,
-        "evidence": cite(rule, evidence),
         "references": rule.references,
         "speaks_about": rule.speaks_about,
     }
@@ -490,6 +495,7 @@ def _finding(
     text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
     return Finding(
         **fixed,
+        evidence=cite(rule, evidence),
         what=text.what,
         why=text.why,
         fix=text.fix,

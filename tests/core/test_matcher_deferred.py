@@ -1,5 +1,5 @@
-"""A finding's texts are rendered when first read (diagnose.matcher._Deferred): the diagnosis, every finding's
-texts and what pickles or compares are those of findings rendered at once."""
+"""A finding's texts and cited lines are made when first read (diagnose.matcher._Deferred): the diagnosis,
+every finding's texts and lines, and what pickles or compares are those of findings made at once."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ ROOT = Path(diagnose.__file__).resolve().parent.parent
 
 def _texts() -> list[str]:
     texts = [p.read_text() for p in sorted((ROOT / "examples" / "logs").glob("*.log"))]
-    for path in sorted((ROOT / "corpus" / "public").glob("*.yaml")) + [ROOT / "corpus" / "holdout2" / "issues.yaml"]:
+    for path in [*sorted((ROOT / "corpus" / "public").glob("*.yaml")), ROOT / "corpus" / "holdout2" / "issues.yaml"]:
         data = yaml.safe_load(path.read_text())
         texts += [str(c.get("log") or "") for c in (data if isinstance(data, list) else []) if isinstance(c, dict)]
     return [t for t in texts if t]
@@ -61,7 +61,8 @@ def test_a_deferred_finding_renders_once_and_answers_as_a_finding(matcher):
     assert isinstance(lazy, M.Finding) and "_pending" in lazy.__dict__
     plain = M._finding(rule, ev)
     assert type(plain) is M.Finding
-    assert lazy.what == plain.what and "_pending" not in lazy.__dict__  # one read renders every text
+    assert lazy.evidence == plain.evidence and "_pending" not in lazy.__dict__  # one read makes every text
+    assert lazy.what == plain.what
     assert (lazy.why, lazy.fix, lazy.caveats, lazy.facts) == (plain.why, plain.fix, plain.caveats, plain.facts)
     assert lazy == plain and plain == lazy and hash(lazy) == hash(plain) and repr(lazy) == repr(plain)
     again = pickle.loads(pickle.dumps(M._finding(rule, ev, deferred=True)))
