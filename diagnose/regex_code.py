@@ -49,7 +49,7 @@ def code_of(pattern: str, flags: int = 0) -> Code | None:
         for name, i in groupindex.items():
             indexgroup[i] = name
         code: Code = (
-            flags | parsed.state.flags,
+            int(flags | parsed.state.flags),  # a plain int (a RegexFlag is no part of a rule base's pickle)
             array(_WORD, words).tobytes(),
             parsed.state.groups - 1,
             groupindex,
@@ -70,8 +70,9 @@ def _build(pattern: str, code: Code) -> re.Pattern[str]:
 def codes(keys: Iterable[tuple[str, int]]) -> dict[tuple[str, int], Code]:
     """The codes of the patterns ``keys`` name by (text, flags): ``re.compile(text, flags)``'s."""
     out: dict[tuple[str, int], Code] = {}
-    for key in keys:
-        if key in out or not isinstance(key[0], str):
+    for pattern, flags in keys:
+        key = (pattern, int(flags))
+        if key in out or not isinstance(pattern, str):
             continue
         code = code_of(*key)
         if code is not None:
@@ -92,3 +93,8 @@ def from_code(pattern: str, flags: int = 0) -> re.Pattern[str] | None:
         return _build(pattern, code)
     except Exception:  # a code this Python does not take: compiled from the text
         return None
+
+
+def compile_pattern(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, made from its kept code where there is one."""
+    return from_code(pattern, flags) or re.compile(pattern, flags)

@@ -231,7 +231,20 @@ def _pattern_tables(ruleset: Any, catalogue: Any) -> tuple[dict[tuple[str, int],
             except re.error:
                 continue
             keys.append((text, 0))  # a rule's text pattern: regex_literals.compiled(text)
-    return plans(patterns), codes(keys)
+    return plans(patterns), codes(keys + _table_patterns())
+
+
+def _table_patterns() -> list[tuple[str, int]]:
+    """The patterns the collectors build from the package's data and code (the CUDA error messages, the
+    failure-line patterns): each (text, flags) as compiled where it is used."""
+    import re
+
+    from diagnose.collectors.cuda_errors import tables
+    from diagnose.failure_lines import _FLAGS, _PATTERNS
+
+    cuda = tables()  # (the flags each one is compiled with there)
+    keys = [(cuda.message_re.pattern, 0), (cuda.long_message_re.pattern, 0), (cuda.tail_re.pattern, re.MULTILINE)]
+    return keys + [(pattern, _FLAGS) for _, pattern in _PATTERNS]
 
 
 def _remember_patterns(catalogue: Any) -> None:

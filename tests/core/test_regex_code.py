@@ -59,3 +59,12 @@ def test_lazy_pattern_and_compiled_use_the_kept_code(monkeypatch):
     assert LazyPattern(pattern, re.UNICODE).search("x kdiag-regex-code-test 42").group(1) == "42"
     assert compiled(pattern).search("kdiag-regex-code-test 7").group(1) == "7"
     assert calls == []  # neither was compiled from its text
+
+
+def test_codes_are_plain_values() -> None:
+    """What is kept pickles with plain types only (the rule cache's unpickler takes no ``re.RegexFlag``)."""
+    kept = regex_code.codes([("a(?P<x>b)", re.MULTILINE | re.VERBOSE)])
+    ((key, code),) = kept.items()
+    assert type(key[1]) is int and type(code[0]) is int
+    regex_code.remember(kept)
+    assert regex_code.from_code("a(?P<x>b)", re.MULTILINE | re.VERBOSE) == re.compile("a(?P<x>b)", re.M | re.X)

@@ -267,3 +267,23 @@ def test_patterns_are_built_from_the_kept_code(fresh, stored):
         assert built is not None and built == want, text
         kept += 1
     assert kept > 100
+
+
+def test_the_collectors_table_patterns_are_built_from_the_kept_code(stored):
+    """The CUDA error-message patterns and the failure-line patterns, built where they are used, from the
+    code kept with the rule base: ``re.compile``'s own patterns."""
+    import re
+
+    from diagnose import regex_code
+    from diagnose.collectors import cuda_errors
+    from diagnose.failure_lines import _FLAGS, _PATTERNS
+
+    _read(stored)
+    cuda = cuda_errors.tables()
+    keys = [(cuda.message_re.pattern, 0), (cuda.long_message_re.pattern, 0), (cuda.tail_re.pattern, re.MULTILINE)]
+    keys += [(pattern, _FLAGS) for _, pattern in _PATTERNS]
+    assert len(keys) > 50
+    for pattern, flags in keys:
+        built = regex_code.from_code(pattern, flags)
+        assert built is not None and built == re.compile(pattern, flags), pattern[:80]
+        assert regex_code.compile_pattern(pattern, flags) == re.compile(pattern, flags)
