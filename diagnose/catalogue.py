@@ -68,7 +68,7 @@ import yaml
 
 from diagnose.catalogue_candidates import Candidate, parse_candidates
 from diagnose.catalogue_text import STRING_FILLERS, fill_template
-from diagnose.regex_anchor import anchor_test
+from diagnose.regex_anchor import anchor_find, anchor_test
 from diagnose.regex_literals import compiled, literal_options, lowered
 
 CATALOGUE_DIR = Path(__file__).resolve().parent / "data" / "catalogue"
@@ -185,6 +185,8 @@ class Catalogue:
     # each pattern's anchor test (diagnose.regex_anchor), made the first time the pattern is a candidate;
     # by id: the patterns are the families', which live as long as the catalogue
     _tests: dict[int, Callable[[str], bool] | None] = field(default_factory=dict, repr=False, compare=False)
+    # where the pattern's anchor plan makes one: its search, tried only at its anchor's places (by id, the same)
+    _finds: dict[int, Callable[[str], Any] | None] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         table: dict[str, list[tuple[Family, re.Pattern[str]]]] = {}
@@ -208,14 +210,14 @@ class Catalogue:
     def __getstate__(self) -> dict[str, Any]:
         """Pickled (diagnose.rule_cache) without the automaton, which is built again from its anchors, and
         without the anchor tests, which are keyed by the patterns' ids in this process."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_anchors", "_tests")}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_anchors", "_tests", "_finds")}
         # in the order they were added (each one's value is its index in _entries)
         state["_anchor_words"] = sorted(self._anchors.items(), key=_SECOND) if self._anchors is not None else []
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         words = state.pop("_anchor_words")
-        self.__dict__.update(state, _anchors=_automaton(words), _tests={})
+        self.__dict__.update(state, _anchors=_automaton(words), _tests={}, _finds={})
 
     def __len__(self) -> int:
         return len(self.families)
@@ -239,12 +241,17 @@ class Catalogue:
         """Every family whose patterns match a line of ``text``: the first hit of each, in text order."""
         hits: dict[str, Hit] = {}
         tests = self._tests
+        finds = self._finds
         for fam, rx in self.candidates(text):
             key = id(rx)
-            test = tests[key] if key in tests else tests.setdefault(key, anchor_test(rx))
-            if test is not None and not test(text):
-                continue  # the rest of the pattern matches at none of its anchor's places: no match
-            m = rx.search(text)
+            find = finds[key] if key in finds else finds.setdefault(key, anchor_find(rx))
+            if find is not None:
+                m = find(text)  # the search, tried only where the anchor's literals stand
+            else:
+                test = tests[key] if key in tests else tests.setdefault(key, anchor_test(rx))
+                if test is not None and not test(text):
+                    continue  # the rest of the pattern matches at none of its anchor's places: no match
+                m = rx.search(text)
             if m is None:
                 continue
             line = text.count("\n", 0, m.start()) + 1

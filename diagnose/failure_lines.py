@@ -75,6 +75,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from diagnose import regex_code
 from diagnose.collectors.cuda_errors import tables as cuda_error_tables
 from diagnose.comparisons import (
     block_comparison_lines,
@@ -415,7 +416,9 @@ _LINE_STARTS = re.compile(r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d|^E {2,}\S|" 
 def _pattern(index: int) -> re.Pattern[str]:
     """One pattern of :data:`_PATTERNS`, compiled once (a line is tried against the ones its keywords
     select: combining each selection into one regex compiled a new regex for nearly every log)."""
-    return re.compile(_PATTERNS[index][1], _FLAGS)
+    return regex_code.compile_pattern(
+        _PATTERNS[index][1], _FLAGS
+    )  # from the code kept with the rule base, where there is one
 
 
 def _selected(indices: frozenset[int], line: str) -> bool:

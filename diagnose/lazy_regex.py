@@ -27,7 +27,9 @@ class LazyPattern:
     def compiled(self) -> re.Pattern[str]:
         rx = self._rx
         if rx is None:
-            rx = self._rx = re.compile(self.pattern, self.flags)
+            from diagnose.regex_code import from_code  # the code kept with the rule base, where there is one
+
+            rx = self._rx = from_code(self.pattern, self.flags) or re.compile(self.pattern, self.flags)
         return rx
 
     # the calls the catalogue and the collectors make, spelt out (no __getattr__ on the way)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from diagnose import causal
@@ -103,6 +103,70 @@ class Finding:
                 }
             )
         return out
+
+
+class _Text:
+    """A text field (or the cited lines) of a :class:`_Deferred` finding: made, with the others, the first time
+    one is read."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        d = obj.__dict__
+        if self.name not in d:
+            obj._render()
+        return d[self.name]
+
+    def __set__(self, obj: Any, value: Any) -> None:  # as a frozen dataclass's __init__ sets a field
+        obj.__dict__[self.name] = value
+
+
+class _Deferred(Finding):
+    """A :class:`Finding` of the matcher whose texts (what, why, fix, caveats, facts: the rule's texts with
+    the input's values) and cited lines are made the first time one of them is read; most findings of a batch
+    are alternatives whose texts and lines no output shows.  Equal to, hashed and pickled as the Finding
+    with its texts and lines."""
+
+    evidence = _Text()
+    what = _Text()
+    why = _Text()
+    fix = _Text()
+    caveats = _Text()
+    facts = _Text()
+
+    def _render(self) -> None:
+        from diagnose.explain import explain_finding
+
+        rule, evidence, context, moved = self.__dict__["_pending"]
+        text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
+        facts = text.facts + ((("confidence", moved),) if moved else ())
+        cited = cite(rule, evidence)
+        self.__dict__.update(
+            evidence=cited, what=text.what, why=text.why, fix=text.fix, caveats=text.caveats, facts=facts
+        )
+        del self.__dict__["_pending"]
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f) for f in _FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Finding):
+            return self._values() == tuple(getattr(other, f) for f in _FIELDS)
+        return NotImplemented
+
+    __hash__ = Finding.__hash__
+
+    def __repr__(self) -> str:
+        return repr(Finding(*self._values()))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return Finding, self._values()
+
+
+_FIELDS = tuple(f.name for f in fields(Finding))
 
 
 @dataclass(frozen=True)
@@ -288,7 +352,7 @@ class Matcher:
         conf = {r.id: assess(r, context) for _, r in matched}
         ranked = sorted((r for _, r in matched), key=lambda r: (r.priority, r.specificity, conf[r.id][0]), reverse=True)
         kept = _dedupe(ranked)
-        findings = [_finding(r, evidence, context, conf[r.id]) for r in kept]
+        findings = [_finding(r, evidence, context, conf[r.id], deferred=True) for r in kept]
         findings = causal.order(kept, findings, evidence)  # a symptom ranks below the earlier line that caused it
         # "could not check" names the evidence that would have decided between this diagnosis and its
         # candidates: sources missing for skipped rules of the same failure modes (all, when none fit)
@@ -299,6 +363,8 @@ class Matcher:
                 missing |= group.requires - present
         unchecked = tuple(HOW_TO_GET[k] for k in HOW_TO_GET if k in missing)
         diag = decide(findings, lead=lead, min_confidence=self.min_confidence)
+        if diag.findings:  # the finding every output shows (the answer, or the candidate an abstention cites)
+            _ = diag.findings[0].what  # rendered now: a rule whose text fails to render fails here, as before
         n_skipped = sum(len(g.rules) for g in skipped)
         return replace(diag, unchecked=unchecked, skipped_rules=n_skipped, rule_errors=tuple(e for _, e in errors))
 
@@ -402,28 +468,38 @@ def _finding(
     evidence: Evidence,
     context: Mapping[str, Any] | None = None,
     confidence: tuple[float, str | None] | None = None,
+    *,
+    deferred: bool = False,
 ) -> Finding:
+    """The finding of ``rule`` on ``evidence``; ``deferred``: its texts and lines made when first read (:class:`_Deferred`)."""
     from diagnose.explain import explain_finding
 
     if context is None:
         context = evidence.context()
     value, moved = assess(rule, context) if confidence is None else confidence
+    fixed: dict[str, Any] = {
+        "rule": rule.id,
+        "title": rule.title,
+        "category": rule.category,
+        "failure_mode": rule.failure_mode,
+        "confidence": value,
+        "priority": rule.priority,
+        "specificity": rule.specificity,
+        "references": rule.references,
+        "speaks_about": rule.speaks_about,
+    }
+    if deferred:
+        finding = object.__new__(_Deferred)
+        finding.__dict__.update(fixed, _pending=(rule, evidence, context, moved))
+        return finding
     text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
     return Finding(
-        rule=rule.id,
-        title=rule.title,
-        category=rule.category,
-        failure_mode=rule.failure_mode,
-        confidence=value,
-        priority=rule.priority,
-        specificity=rule.specificity,
+        **fixed,
         evidence=cite(rule, evidence),
         what=text.what,
         why=text.why,
         fix=text.fix,
         caveats=text.caveats,
-        references=rule.references,
-        speaks_about=rule.speaks_about,
         facts=text.facts + ((("confidence", moved),) if moved else ()),
     )
 

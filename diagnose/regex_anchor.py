@@ -100,6 +100,39 @@ def anchor_test(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
     return _read(rx)
 
 
+def anchor_find(rx: re.Pattern[str]) -> Callable[[str], re.Match[str] | None] | None:
+    """``rx.search`` itself, from the pattern's plan where there is one (its one anchor starts every match):
+    the leftmost match is the match at the first place one of its literals stands where the pattern
+    matches, so the text is searched only there; None for a pattern without such a plan."""
+    plan = _PLANS.get((rx.pattern, rx.flags))
+    if plan is None:
+        return None
+    return _find(plan[0], plan[1], rx) if plan is not _NO_PLAN else None
+
+
+def _find(literals: tuple[str, ...], fold: bool, rx: re.Pattern[str]) -> Callable[[str], re.Match[str] | None]:
+    def find(text: str) -> re.Match[str] | None:
+        if fold:
+            if not text.isascii():  # case folding beyond ASCII: the pattern, searched
+                return rx.search(text)
+            hay = lowered(text)
+        else:
+            hay = text
+        match = rx.match
+        best: re.Match[str] | None = None
+        for lit in literals:
+            i = hay.find(lit)
+            while i >= 0 and (best is None or i < best.start()):
+                m = match(text, i)
+                if m is not None:
+                    best = m  # this literal's first place to match: a later one starts later
+                    break
+                i = hay.find(lit, i + 1)
+        return best
+
+    return find
+
+
 def _read(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
     """:func:`anchor_test`, from the pattern's parse tree."""
     try:

@@ -15,6 +15,7 @@ from typing import Any
 
 from diagnose.lazy_regex import real
 from diagnose.regex_anchor import anchor_search, anchor_test, lowered
+from diagnose.regex_code import from_code
 
 with warnings.catch_warnings():  # the stdlib's own regex parser (deprecated names of re._parser, re._constants)
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -32,7 +33,8 @@ def compiled(pattern: str) -> re.Pattern[str]:
     more patterns than ``re``'s own cache keeps, and a finding's citation reads them again."""
     rx = _COMPILED.get(pattern)
     if rx is None:
-        rx = _COMPILED[pattern] = re.compile(pattern)
+        # from the code kept with the rule base (diagnose.regex_code) where there is one
+        rx = _COMPILED[pattern] = from_code(pattern) or re.compile(pattern)
     elif not isinstance(rx, re.Pattern):  # a catalogue pattern read back from the rule cache, not yet compiled
         rx = _COMPILED[pattern] = real(rx)
     return rx

@@ -22,7 +22,8 @@ rules it tries; each one parsed when it was stored); a rule's pre-check (closure
 :mod:`diagnose.prefilter`) is derived again from it on its first call; the catalogue's literal
 automaton is built again from its anchors, and the anchor tests of its patterns and the rules' from the
 plans kept with them (:func:`diagnose.regex_anchor.plans`); a compiled regex is read back as a
-:class:`diagnose.lazy_regex.LazyPattern`, compiled the first time it is used (a log tries few of them).
+:class:`diagnose.lazy_regex.LazyPattern`, compiled the first time it is used (a log tries few of them),
+from the code ``re``'s compiler made of it, kept with the rule base (:mod:`diagnose.regex_code`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 #: bumped when what is stored changes shape
-FORMAT = "kdiag-rule-cache-2"
+FORMAT = "kdiag-rule-cache-3"
 PACKAGE = Path(__file__).resolve().parent
 #: the code a loaded rule base depends on: every module of the package's top level and of its collectors
 #: (more than the loader needs, so that no module it reads is left out), and every data file
@@ -120,7 +121,7 @@ def store(key: str, ruleset: Any, catalogue: Any) -> bool:
         rules = tuple(dataclasses.replace(r, precheck=DERIVED) if r.precheck is not None else r for r in ruleset.rules)
         buf = io.BytesIO()
         _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(
-            (FORMAT, key, dataclasses.replace(ruleset, rules=rules), catalogue, _anchor_plans(ruleset, catalogue))
+            (FORMAT, key, dataclasses.replace(ruleset, rules=rules), catalogue, *_pattern_tables(ruleset, catalogue))
         )
         directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".rules-", suffix=".tmp")
@@ -191,7 +192,7 @@ def read(key: str) -> tuple[Any, Any] | None:
         collecting = gc.isenabled()
         gc.disable()  # many objects, none garbage: the collector's passes would only cost time
         try:
-            tag, stored_key, ruleset, catalogue, plans = _Unpickler(io.BytesIO(data)).load()
+            tag, stored_key, ruleset, catalogue, plans, codes = _Unpickler(io.BytesIO(data)).load()
         finally:
             if collecting:
                 gc.enable()
@@ -204,26 +205,46 @@ def read(key: str) -> tuple[Any, Any] | None:
         from diagnose.regex_anchor import remember_plans
 
         remember_plans(plans)
+        from diagnose.regex_code import remember
+
+        remember(codes)
         return ruleset, catalogue
     except Exception:  # corrupt or of another shape: loaded from the files instead
         return None
 
 
-def _anchor_plans(ruleset: Any, catalogue: Any) -> dict[tuple[str, int], Any]:
-    """The anchor plans (diagnose.regex_anchor) of the catalogue's patterns and the rules' text patterns."""
+def _pattern_tables(ruleset: Any, catalogue: Any) -> tuple[dict[tuple[str, int], Any], dict[tuple[str, int], Any]]:
+    """The anchor plans (diagnose.regex_anchor) of the catalogue's patterns and the rules' text patterns, and
+    their compiled code (diagnose.regex_code), each by the (text, flags) it is looked up with."""
     import re
 
     from diagnose.regex_anchor import plans
+    from diagnose.regex_code import codes
     from diagnose.regex_literals import compiled
 
     patterns = [rx for fam in catalogue.families for rx in fam.patterns]
+    keys = [(rx.pattern, rx.flags) for rx in patterns]  # a catalogue pattern is read back with its flags
     for rule in ruleset.rules:
         for text in rule.text_patterns:
             try:
                 patterns.append(compiled(text))
             except re.error:
                 continue
-    return plans(patterns)
+            keys.append((text, 0))  # a rule's text pattern: regex_literals.compiled(text)
+    return plans(patterns), codes(keys + _table_patterns())
+
+
+def _table_patterns() -> list[tuple[str, int]]:
+    """The patterns the collectors build from the package's data and code (the CUDA error messages, the
+    failure-line patterns): each (text, flags) as compiled where it is used."""
+    import re
+
+    from diagnose.collectors.cuda_errors import tables
+    from diagnose.failure_lines import _FLAGS, _PATTERNS
+
+    cuda = tables()  # (the flags each one is compiled with there)
+    keys = [(cuda.message_re.pattern, 0), (cuda.long_message_re.pattern, 0), (cuda.tail_re.pattern, re.MULTILINE)]
+    return keys + [(pattern, _FLAGS) for _, pattern in _PATTERNS]
 
 
 def _remember_patterns(catalogue: Any) -> None:

@@ -166,9 +166,31 @@ def kind_of(ev: Evidence, kinds: tuple[Kind, ...] | None = None) -> Kind | None:
     kinds = default_kinds() if kinds is None else kinds
     lines = _failure_text(ev)
     for k in kinds:
-        if any(FACTS[f](ev) for f in k.facts) or any(rx.search(line) for rx in k.lines for line in lines):
+        if any(FACTS[f](ev) for f in k.facts) or any(_found(rx, lines) for rx in k.lines):
             return k
     return None
+
+
+def _found(rx: re.Pattern[str], lines: list[str]) -> bool:
+    """Whether ``rx`` is found in one of ``lines``."""
+    search = _search(rx)
+    for line in lines:  # noqa: SIM110 (a loop, not any() over a generator: this runs for every unknown answer)
+        if search(line):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _search(rx: re.Pattern[str]) -> Callable[[str], bool]:
+    """``rx.search(line) is not None``, answered by the pattern's anchor tests where it has them
+    (diagnose.regex_anchor: a line that holds none of the literals every match starts with is not searched)."""
+    from diagnose.regex_anchor import anchor_search
+
+    found = anchor_search(rx)
+    if found is not None:
+        return found
+    search = rx.search
+    return lambda line: search(line) is not None
 
 
 def _failure_text(ev: Evidence) -> list[str]:

@@ -70,6 +70,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from diagnose import regex_code
 from diagnose.facts import CudaFacts
 
 _DATA = Path(__file__).resolve().parent.parent / "data" / "cuda_errors.json"
@@ -142,9 +143,10 @@ def tables() -> _Tables:
     driver = {row["name"]: row["runtime"] for row in data["driver"]}
     driver_by_code = {int(row["code"]): row["runtime"] for row in data["driver"]}
     # matched against the lower-cased line: a trie-shaped pattern is ~10x faster than a flat alternation
-    message_re = re.compile(_trie_pattern(list(by_message)))
-    long_re = re.compile(_trie_pattern([m for m in by_message if len(m) >= _DISTINCTIVE_LEN]))
-    tail_re = re.compile(r":[ \t]+(" + _trie_pattern(list(by_message)) + r")[.!]?[ \t]*$", re.MULTILINE)
+    # from the code kept with the rule base where there is one (diagnose.regex_code): large patterns
+    message_re = regex_code.compile_pattern(_trie_pattern(list(by_message)))
+    long_re = regex_code.compile_pattern(_trie_pattern([m for m in by_message if len(m) >= _DISTINCTIVE_LEN]))
+    tail_re = regex_code.compile_pattern(r":[ \t]+(" + _trie_pattern(list(by_message)) + r")[.!]?[ \t]*$", re.MULTILINE)
     return _Tables(by_name, by_code, by_message, driver, driver_by_code, message_re, long_re, tail_re)
 
 

@@ -233,3 +233,24 @@ def _compiles(pattern: str) -> bool:
     except re.error:
         return False
     return True
+
+
+def test_anchor_find_is_the_search_on_the_catalogue() -> None:
+    """Over every catalogue pattern whose plan makes one, and texts its families match (and real logs): the
+    search at the anchor's places is ``rx.search`` itself (the leftmost match, the same groups)."""
+    from diagnose.regex_anchor import anchor_find, plans, remember_plans
+
+    patterns = [rx for fam in default_catalogue().families for rx in fam.patterns]
+    remember_plans(plans(patterns))
+    texts = _family_texts() + _real_logs()[:80] + ["x" * 50 + "\u00e9 " + t for t in _family_texts()[:50]]
+    with_find = found = 0
+    for rx in patterns:
+        find = anchor_find(rx)
+        if find is None:
+            continue
+        with_find += 1
+        for text in texts:
+            got, want = find(text), rx.search(text)
+            assert (got and (got.span(), got.groupdict())) == (want and (want.span(), want.groupdict())), rx.pattern
+            found += want is not None
+    assert with_find > 500 and found > 500

@@ -238,3 +238,52 @@ def test_anchor_tests_from_the_kept_plans_answer_as_from_the_patterns(fresh, kep
         for text in texts:
             assert mine(text) == theirs(text), (pattern, text[:200])
     assert with_test > 500
+
+
+def test_patterns_are_built_from_the_kept_code(fresh, stored):
+    """Every catalogue pattern and rule text pattern has its code kept with the rule base, and the pattern
+    built from it is ``re.compile``'s own (same text, flags and code)."""
+    import re
+
+    from diagnose import regex_code
+
+    rules, cat = fresh
+    _read(stored)  # reading the rule base back remembers its codes
+    catalogue = {(rx.pattern, rx.flags) for fam in cat.families for rx in fam.patterns}
+    texts = {text for rule in rules.rules for text in rule.text_patterns}
+    assert len(catalogue) > 500 and len(texts) > 100
+    for pattern, flags in sorted(catalogue):
+        built = regex_code.from_code(pattern, flags)
+        assert built is not None and built == re.compile(pattern, flags), pattern
+        assert built.groupindex == re.compile(pattern, flags).groupindex
+    kept = 0
+    for text in sorted(texts):
+        built = regex_code.from_code(text)
+        try:
+            want = re.compile(text)
+        except re.error:
+            assert built is None
+            continue
+        assert built is not None and built == want, text
+        kept += 1
+    assert kept > 100
+
+
+def test_the_collectors_table_patterns_are_built_from_the_kept_code(stored):
+    """The CUDA error-message patterns and the failure-line patterns, built where they are used, from the
+    code kept with the rule base: ``re.compile``'s own patterns."""
+    import re
+
+    from diagnose import regex_code
+    from diagnose.collectors import cuda_errors
+    from diagnose.failure_lines import _FLAGS, _PATTERNS
+
+    _read(stored)
+    cuda = cuda_errors.tables()
+    keys = [(cuda.message_re.pattern, 0), (cuda.long_message_re.pattern, 0), (cuda.tail_re.pattern, re.MULTILINE)]
+    keys += [(pattern, _FLAGS) for _, pattern in _PATTERNS]
+    assert len(keys) > 50
+    for pattern, flags in keys:
+        built = regex_code.from_code(pattern, flags)
+        assert built is not None and built == re.compile(pattern, flags), pattern[:80]
+        assert regex_code.compile_pattern(pattern, flags) == re.compile(pattern, flags)

@@ -165,3 +165,28 @@ def test_the_three_formats_show_candidates_and_check(tmp_path: Path) -> None:
     rec = json.loads(outs["jsonl"].splitlines()[0])
     assert rec["failure_kind"] == "hang" and rec["candidates"][0]["failure_mode"] == "barrier-divergence-deadlock"
     assert rec["next_check"].startswith("Where is it waiting")
+
+
+def test_kind_line_patterns_answer_as_their_search() -> None:
+    """A kind's line pattern, tried through its anchor tests, is found in exactly the lines its search finds
+    (the lines of the example logs and of the public and two held-out corpora's logs)."""
+    from diagnose.unmatched import _search
+
+    texts = [p.read_text() for p in sorted((ROOT / "examples" / "logs").glob("*.log"))]
+    for part in ("public", "holdout2", "holdout7"):
+        for path in sorted((CORPUS / part).glob("*.yaml")):
+            data = yaml.safe_load(path.read_text())
+            cases = data if isinstance(data, list) else []
+            texts += [str(c.get("log") or "") for c in cases if isinstance(c, dict)]
+    lines = sorted({line.strip() for t in texts for line in t.splitlines() if line.strip()})
+    assert len(lines) > 500
+    found = tested = 0
+    for kind in default_kinds():
+        for rx in kind.lines:
+            search = _search(rx)
+            for line in lines:
+                got = search(line)
+                assert got == (rx.search(line) is not None), (kind.kind, rx.pattern, line[:200])
+                found += got
+            tested += 1
+    assert tested > 20 and found > 20

@@ -1,0 +1,73 @@
+"""A finding's texts and cited lines are made when first read (diagnose.matcher._Deferred): the diagnosis,
+every finding's texts and lines, and what pickles or compares are those of findings made at once."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+from pathlib import Path
+
+import pytest
+import yaml
+
+import diagnose
+from diagnose import matcher as M
+from diagnose.collectors import collect
+from diagnose.rules import default_rules
+
+ROOT = Path(diagnose.__file__).resolve().parent.parent
+
+
+def _texts() -> list[str]:
+    texts = [p.read_text() for p in sorted((ROOT / "examples" / "logs").glob("*.log"))]
+    for path in [*sorted((ROOT / "corpus" / "public").glob("*.yaml")), ROOT / "corpus" / "holdout2" / "issues.yaml"]:
+        data = yaml.safe_load(path.read_text())
+        texts += [str(c.get("log") or "") for c in (data if isinstance(data, list) else []) if isinstance(c, dict)]
+    return [t for t in texts if t]
+
+
+@pytest.fixture(scope="module")
+def matcher() -> M.Matcher:
+    return M.Matcher(default_rules())
+
+
+def _eager(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = M._finding
+    monkeypatch.setattr(M, "_finding", lambda *a, deferred=False, **k: made(*a, **k))
+
+
+def test_deferred_findings_are_the_rendered_ones(matcher, monkeypatch):
+    texts = _texts()
+    deferred = [matcher.diagnose(collect(t)) for t in texts]
+    _eager(monkeypatch)
+    rendered = [matcher.diagnose(collect(t)) for t in texts]
+    alternatives = 0
+    for text, got, want in zip(texts, deferred, rendered, strict=True):
+        assert all(type(f) is M.Finding for f in want.findings)
+        assert got == want, text[:200]
+        assert [f.to_dict() for f in got.findings] == [f.to_dict() for f in want.findings]
+        alternatives += len(got.findings) - 1
+    assert alternatives > 20  # findings whose texts were left to render
+
+
+def test_a_deferred_finding_renders_once_and_answers_as_a_finding(matcher):
+    ev = collect("RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    d = matcher.diagnose(ev)
+    assert d.findings
+    top = d.findings[0]
+    assert "_pending" not in top.__dict__  # the finding every output shows: rendered by the matcher
+    rule = next(r for r in matcher.rules if r.id == top.rule)
+    lazy = M._finding(rule, ev, deferred=True)
+    assert isinstance(lazy, M.Finding) and "_pending" in lazy.__dict__
+    plain = M._finding(rule, ev)
+    assert type(plain) is M.Finding
+    assert lazy.evidence == plain.evidence and "_pending" not in lazy.__dict__  # one read makes every text
+    assert lazy.what == plain.what
+    assert (lazy.why, lazy.fix, lazy.caveats, lazy.facts) == (plain.why, plain.fix, plain.caveats, plain.facts)
+    assert lazy == plain and plain == lazy and hash(lazy) == hash(plain) and repr(lazy) == repr(plain)
+    again = pickle.loads(pickle.dumps(M._finding(rule, ev, deferred=True)))
+    assert type(again) is M.Finding and again == plain
+    changed = dataclasses.replace(M._finding(rule, ev, deferred=True), confidence=0.1)
+    assert changed == dataclasses.replace(plain, confidence=0.1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        lazy.what = "x"  # type: ignore[misc]
