@@ -141,12 +141,22 @@ class _Deferred(Finding):
         from diagnose.explain import explain_finding
 
         rule, evidence, context, moved = self.__dict__["_pending"]
-        text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
-        facts = text.facts + ((("confidence", moved),) if moved else ())
-        cited = cite(rule, evidence)
-        self.__dict__.update(
-            evidence=cited, what=text.what, why=text.why, fix=text.fix, caveats=text.caveats, facts=facts
-        )
+        try:
+            text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
+            facts = text.facts + ((("confidence", moved),) if moved else ())
+            cited = cite(rule, evidence)
+            made = dict(evidence=cited, what=text.what, why=text.why, fix=text.fix, caveats=text.caveats, facts=facts)
+        except Exception as exc:  # read by an output, long after the matcher: say so there, lose nothing else
+            why = f"{type(exc).__name__}: {exc}"
+            made = dict(
+                evidence=(),
+                what=f"(rule {rule.id}: its text could not be made for this input: {why})",
+                why="",
+                fix="",
+                caveats="",
+                facts=(("render_error", why),),
+            )
+        self.__dict__.update(made)
         del self.__dict__["_pending"]
 
     def _values(self) -> tuple[Any, ...]:

@@ -71,3 +71,27 @@ def test_a_deferred_finding_renders_once_and_answers_as_a_finding(matcher):
     assert changed == dataclasses.replace(plain, confidence=0.1)
     with pytest.raises(dataclasses.FrozenInstanceError):
         lazy.what = "x"  # type: ignore[misc]
+
+
+def test_an_alternative_whose_text_fails_to_render_is_reported_not_raised(matcher, monkeypatch):
+    """An alternative's text is made when an output reads it: a rule whose text raises there says so in the
+    finding instead of failing the output; the answer and the other findings are kept."""
+    text = "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    d = matcher.diagnose(collect(text))
+    assert len(d.findings) > 1
+    broken = d.findings[1].rule
+    from diagnose import explain
+
+    made = explain.explain_finding
+
+    def failing(rule, evidence, context=None):
+        if rule.id == broken:
+            raise ValueError("a template value the rule did not expect")
+        return made(rule, evidence, context)
+
+    monkeypatch.setattr(explain, "explain_finding", failing)
+    d = matcher.diagnose(collect(text))
+    assert d.findings[1].rule == broken
+    shown = [f.to_dict() for f in d.findings]
+    assert "could not be made" in shown[1]["what"] and "ValueError" in shown[1]["what"]
+    assert shown[0]["what"] and "could not be made" not in shown[0]["what"]
