@@ -39,3 +39,12 @@ def decided(text: str) -> tuple[str | None, str | None, str | None]:
     d = report.diagnosis
     assert d is not None
     return report.category, d.failure_mode, d.rule
+
+
+def verdict(text: str) -> tuple[str, str | None, str | None]:
+    """(status, category, rule) of kdiag's answer on ``text`` (category and rule None when it has none)."""
+    report = classify_text(text)
+    d = report.diagnosis
+    if d is None:
+        return report.status, None, None
+    return report.status, d.category, d.rule

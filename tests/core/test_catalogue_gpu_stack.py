@@ -8,11 +8,10 @@ from __future__ import annotations
 import pytest
 
 from diagnose.catalogue import default_catalogue
-from diagnose.classify import classify_record
 from diagnose.collectors.families import facts_from
-from diagnose.inputs import InputRecord
 from diagnose.matcher import Matcher
 from diagnose.rules import default_rules
+from tests.core.corpus_logs import verdict
 
 CAT = default_catalogue()
 MATCHER = Matcher(default_rules())
@@ -29,14 +28,6 @@ TOOLS = (
     "cuda-jl",
     "hip",
 )
-
-
-def verdict(text: str) -> tuple[str, str | None, str | None]:
-    report = classify_record(InputRecord(id="t", text=text), MATCHER)
-    d = report.diagnosis
-    if d is None:
-        return report.status, None, None
-    return report.status, d.category, d.rule
 
 
 def test_every_tool_of_the_wider_stack_has_families() -> None:

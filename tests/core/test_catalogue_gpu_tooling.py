@@ -14,17 +14,10 @@ from diagnose.classify import classify_record
 from diagnose.inputs import InputRecord
 from diagnose.matcher import Matcher
 from diagnose.rules import default_rules
+from tests.core.corpus_logs import verdict
 
 MATCHER = Matcher(default_rules())
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-
-
-def verdict(text: str) -> tuple[str, str | None, str | None]:
-    report = classify_record(InputRecord(id="t", text=text), MATCHER)
-    d = report.diagnosis
-    if d is None:
-        return report.status, None, None
-    return report.status, d.category, d.rule
 
 
 IMA_LOAD = """\
