@@ -1,0 +1,107 @@
+"""Families for failures the log decides but kdiag used not to recognise (second pass): Triton's interpreter
+reaching a @triton.jit function decorated while it was off, a program that runs nvcc where there is none, and
+a Ref indexed with the wrong number of indices (JAX's state indexing, early jax-triton Pallas).
+
+Each family is tested on the line of a development case (its id and public source in the comment), on at least
+one other wording of the same tool (its source, cited in the family's ``messages``), and on nearby lines it must
+not take."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.core.corpus_logs import corpus_log, verdict
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "category"),
+    [
+        # corpus/holdout2 triton-interpret-set-after-import (triton-lang/triton#5142)
+        (
+            "triton.runtime.errors.InterpreterError: RuntimeError(\"Cannot call @triton.jit'd outside of the "
+            'scope of a kernel")\n',
+            "triton-interpreter-reaches-compiled-jit-function",
+            "environment",
+        ),
+        # triton 3.7.1 runtime/interpreter.py: InterpretedFunction.__call__ wraps the helper's InterpreterError
+        # again (repr() escapes the inner quote)
+        (
+            "InterpreterError: InterpreterError('RuntimeError(\"Cannot call @triton.jit\\'d outside of the scope "
+            "of a kernel\")')\n",
+            "triton-interpreter-reaches-compiled-jit-function",
+            "environment",
+        ),
+        # corpus/holdout8 pycuda-nvcc75-sm61-unsupported (inducer/pycuda#134): pytools prefork's ExecError
+        (
+            "ExecError: error invoking 'nvcc --preprocess -arch sm_61 -Ifile.cu --compiler-options -P': "
+            "[Errno 2] No such file or directory\n",
+            "nvcc-executable-not-found",
+            "environment",
+        ),
+        # CPython 3.11 Lib/subprocess.py (_execute_child): the executable's name after ENOENT's text
+        (
+            "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc'\n",
+            "nvcc-executable-not-found",
+            "environment",
+        ),
+        (
+            "FileNotFoundError: [Errno 2] No such file or directory: 'nvcc'\n",
+            "nvcc-executable-not-found",
+            "environment",
+        ),
+        # jax 0.10.2 jax/_src/state/indexing.py (NDIndexer.from_indices_shape), run in a scratch venv
+        (
+            "ValueError: `indices` must not be longer than `shape`: indices=(0, 1), shape=(8,)\n",
+            "jax-ref-indexer-rank-mismatch",
+            "kernel-logic",
+        ),
+        # jax 0.10.2 jax/_src/state/indexing.py (NDIndexer.__post_init__)
+        (
+            "ValueError: `indices` must be the same length as `Ref` shape.: NDIndexer(indices=(), shape=(8,)).\n",
+            "jax-ref-indexer-rank-mismatch",
+            "kernel-logic",
+        ),
+    ],
+)
+def test_family_decides(text: str, rule: str, category: str) -> None:
+    status, cat, got = verdict(text)
+    assert (status, cat, got) == ("diagnosed", category, rule)
+
+
+@pytest.mark.parametrize(
+    ("where", "case_id", "rule", "category"),
+    [
+        (
+            "holdout2",
+            "triton-interpret-set-after-import",
+            "triton-interpreter-reaches-compiled-jit-function",
+            "environment",
+        ),
+        ("holdout8", "pycuda-nvcc75-sm61-unsupported", "nvcc-executable-not-found", "environment"),
+        ("public/jax.yaml", "jax-triton-pallas-load-index-rank", "jax-ref-indexer-rank-mismatch", "kernel-logic"),
+    ],
+)
+def test_dev_case_whole_log(where: str, case_id: str, rule: str, category: str) -> None:
+    status, cat, got = verdict(corpus_log(where, case_id))
+    assert (status, cat, got) == ("diagnosed", category, rule)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # triton 3.7.1 runtime/jit.py JITFunction.__call__ from host code, no interpreter around it
+        "RuntimeError: Cannot call @triton.jit'd outside of the scope of a kernel\n",
+        # another program that is missing, and nvcc found but failing
+        "FileNotFoundError: [Errno 2] No such file or directory: 'ninja'\n",
+        "FileNotFoundError: [Errno 2] No such file or directory: '/data/nvcc_outputs/kernel.ptx'\n",
+        # a safe_zip failure with no Ref indexer in the traceback
+        "ValueError: safe_zip() argument 2 is longer than argument 1\n",
+    ],
+)
+def test_nearby_lines_not_taken(text: str) -> None:
+    _, _, rule = verdict(text)
+    assert rule not in {
+        "triton-interpreter-reaches-compiled-jit-function",
+        "nvcc-executable-not-found",
+        "jax-ref-indexer-rank-mismatch",
+    }
