@@ -1,6 +1,7 @@
 """Families for failures the log decides but kdiag used not to recognise (second pass): Triton's interpreter
-reaching a @triton.jit function decorated while it was off, a program that runs nvcc where there is none, and
-a Ref indexed with the wrong number of indices (JAX's state indexing, early jax-triton Pallas).
+reaching a @triton.jit function decorated while it was off, a program that runs nvcc where there is none,
+a Ref indexed with the wrong number of indices (JAX's state indexing, early jax-triton Pallas), and XLA's
+GPU emitter computing a launch with more blocks than the grid allows.
 
 Each family is tested on the line of a development case (its id and public source in the comment), on at least
 one other wording of the same tool (its source, cited in the family's ``messages``), and on nearby lines it must
@@ -61,6 +62,19 @@ from tests.core.corpus_logs import corpus_log, verdict
             "jax-ref-indexer-rank-mismatch",
             "kernel-logic",
         ),
+        # openxla/xla xla/service/gpu/launch_dimensions.cc (Unimplemented status, earlier XLA)
+        (
+            "UNIMPLEMENTED: Kernel launch needs more blocks (4294967296) than allowed by hardware (2147483647).\n",
+            "xla-launch-blocks-over-hardware-limit",
+            "environment",
+        ),
+        # openxla/xla xla/service/gpu/fusions/fusion_emitter.cc (the later check of x and y)
+        (
+            "Kernel 'input_reduce_fusion' launch needs more blocks (4294967296, 1) than allowed by hardware "
+            "(2147483647, 65535).\n",
+            "xla-launch-blocks-over-hardware-limit",
+            "environment",
+        ),
     ],
 )
 def test_family_decides(text: str, rule: str, category: str) -> None:
@@ -79,6 +93,12 @@ def test_family_decides(text: str, rule: str, category: str) -> None:
         ),
         ("holdout8", "pycuda-nvcc75-sm61-unsupported", "nvcc-executable-not-found", "environment"),
         ("public/jax.yaml", "jax-triton-pallas-load-index-rank", "jax-ref-indexer-rank-mismatch", "kernel-logic"),
+        (
+            "holdout10",
+            "xla-loop-fusion-launch-blocks-over-hardware-limit",
+            "xla-launch-blocks-over-hardware-limit",
+            "environment",
+        ),
     ],
 )
 def test_dev_case_whole_log(where: str, case_id: str, rule: str, category: str) -> None:
