@@ -39,15 +39,30 @@ from tests.core.corpus_logs import corpus_log, verdict
             "nvcc-executable-not-found",
             "environment",
         ),
-        # CPython 3.11 Lib/subprocess.py (_execute_child): the executable's name after ENOENT's text
+        # pytools prefork's ExecError on Python 3, where the OSError's text names the file too
+        (
+            "pytools.prefork.ExecError: error invoking 'nvcc --cubin -arch sm_86 -I/tmp kernel.cu': "
+            "[Errno 2] No such file or directory: 'nvcc'\n",
+            "nvcc-executable-not-found",
+            "environment",
+        ),
+        # the same ExecError on Windows (CPython's str() of an OSError with winerror 2)
+        (
+            "pytools.prefork.ExecError: error invoking 'nvcc.exe --cubin -arch sm_86 kernel.cu': "
+            "[WinError 2] The system cannot find the file specified\n",
+            "nvcc-executable-not-found",
+            "environment",
+        ),
+        # CPython 3.11 Lib/subprocess.py (_execute_child) without a wrapper, nvcc given by its full path
         (
             "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc'\n",
             "nvcc-executable-not-found",
             "environment",
         ),
+        # ... and by its bare name: the environment facts' rule, with the same decision
         (
             "FileNotFoundError: [Errno 2] No such file or directory: 'nvcc'\n",
-            "nvcc-executable-not-found",
+            "env-toolchain-missing",
             "environment",
         ),
         # jax 0.10.2 jax/_src/state/indexing.py (NDIndexer.from_indices_shape), run in a scratch venv
@@ -111,8 +126,10 @@ def test_dev_case_whole_log(where: str, case_id: str, rule: str, category: str) 
     [
         # triton 3.7.1 runtime/jit.py JITFunction.__call__ from host code, no interpreter around it
         "RuntimeError: Cannot call @triton.jit'd outside of the scope of a kernel\n",
-        # another program that is missing, and nvcc found but failing
+        # another program that is missing, a file whose name only contains nvcc, and nvcc found but failing
+        "pytools.prefork.ExecError: error invoking 'g++ -c host.cpp': [Errno 2] No such file or directory\n",
         "FileNotFoundError: [Errno 2] No such file or directory: 'ninja'\n",
+        "pytools.prefork.ExecError: status 1 invoking 'nvcc --cubin kernel.cu': kernel.cu(3): error: identifier\n",
         "FileNotFoundError: [Errno 2] No such file or directory: '/data/nvcc_outputs/kernel.ptx'\n",
         # a safe_zip failure with no Ref indexer in the traceback
         "ValueError: safe_zip() argument 2 is longer than argument 1\n",
