@@ -328,7 +328,8 @@ def explain_finding(rule: Any, evidence: Any, context: Mapping[str, Any] | None 
 
 _JAX = re.compile(r"\bjax(?:lib)?\b|XlaRuntimeError|\bpallas\b", re.IGNORECASE)
 _TRITON = re.compile(r"\btriton\b|@triton\.jit|\btl\.(?:load|store|dot|arange)\b|Triton Error \[CUDA\]")
-_CUPY = re.compile(r"\bcupyx?\b", re.IGNORECASE)
+# CuPy's modules, and its CUDA errors' own module (`cupy_backends.cuda.api.runtime.CUDARuntimeError`)
+_CUPY = re.compile(r"\bcupy(?:x|_backends)?\b", re.IGNORECASE)
 _NUMBA = re.compile(r"\bnumba\b|\bcudapy::", re.IGNORECASE)  # cudapy:: starts Numba's kernel names
 # c10's wording of a CUDA error raised as a Python exception (`RuntimeError: CUDA error: ...`), and the
 # THC checks of older releases

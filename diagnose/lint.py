@@ -8,6 +8,7 @@ from typing import Any
 from diagnose import facts as F
 from diagnose.collectors import collect
 from diagnose.evidence import SOURCES, Evidence
+from diagnose.lint_arch import check_arch_guard, check_guard_allow_list
 from diagnose.lint_evidence import (
     check_allow_list,
     check_evidence_text,
@@ -16,6 +17,7 @@ from diagnose.lint_evidence import (
 )
 from diagnose.lint_language import check_rule_language, check_unmatched_language
 from diagnose.lint_os import check_fix_os
+from diagnose.lint_owner import check_fix_owner
 from diagnose.rules import Example, Rule, RuleProblem, RuleSet
 
 
@@ -106,6 +108,7 @@ def check_rule(rule: Rule) -> list[RuleProblem]:
     contexts = _contexts(rule)
     problems += check_evidence_text(rule, contexts) + check_fix_frameworks(rule, contexts)
     problems += check_fix_os(rule, contexts) + check_rule_language(rule, contexts)
+    problems += check_fix_owner(rule, contexts) + check_arch_guard(rule)
     for ex in rule.match_examples + rule.no_match_examples:
         expected = ex in rule.match_examples
         try:
@@ -221,7 +224,8 @@ def check_rules(rules: RuleSet) -> list[RuleProblem]:
     from diagnose.rule_model import DEFAULT_RULES_DIR
 
     if Path(rules.root).resolve() == DEFAULT_RULES_DIR.resolve():
-        out.extend(check_allow_list({r.id for r in rules}))
+        ids = {r.id for r in rules}
+        out.extend(check_allow_list(ids) + check_guard_allow_list(ids))
         out.extend(check_unmatched_language())
     return out
 

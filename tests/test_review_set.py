@@ -1,6 +1,6 @@
 """The explanation review set: the fix kdiag gives names the fix the case's thread found.
 
-corpus/review/fixes.yaml lists real corpus cases (never the held-out holdout4/) with the fix class
+corpus/review/fixes.yaml lists real corpus cases (never the held-out holdout4/, holdout14/, holdout15/) with the fix class
 their resolution names; a case kdiag answers passes when the fix text matches the class' keywords.
 The floor is the committed figure (`python -m diagnose.kb.review` prints it): raise it with the rules.
 """
@@ -15,7 +15,10 @@ import yaml
 from diagnose.kb import review as R
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
-FLOOR_PASSED = 102  # of 110 answered, with the message catalogue and calibrated confidences (abstain below 0.5)
+#: the labelled sets a review case may come from (development sets), and the held-out ones it never does
+DEVELOPMENT = ("public/real-dev.yaml", "holdout/", *(f"holdout{n}/" for n in (2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13)))
+HELD_OUT = ("holdout4/", "holdout14/", "holdout15/")
+FLOOR_PASSED = 109  # of 112 answered, with the message catalogue and calibrated confidences (abstain below 0.5)
 
 
 @pytest.fixture(scope="module")
@@ -30,8 +33,8 @@ def test_the_review_set_is_real_corpus_cases() -> None:
     files: dict[str, dict] = {}  # each corpus file parsed once (the cases share a handful of files)
     for c in cases:
         file, _, cid = c["case"].partition(":")
-        assert not file.startswith("holdout4/"), c["case"]
-        assert file.startswith(("public/real-dev.yaml", "holdout/", "holdout2/", "holdout3/")), c["case"]
+        assert not file.startswith(HELD_OUT), c["case"]
+        assert file.startswith(DEVELOPMENT), c["case"]
         assert c["case"] not in seen
         seen.add(c["case"])
         if file not in files:
