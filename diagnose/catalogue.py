@@ -546,6 +546,11 @@ def default_catalogue() -> Catalogue:
     return _DEFAULT[0]
 
 
+def default_loaded() -> bool:
+    """Whether this process has its bundled catalogue already (loaded, or read with the rule base)."""
+    return bool(_DEFAULT)
+
+
 def use_default(catalogue: Catalogue) -> Catalogue:
     """Make ``catalogue`` (the bundled one, as the rule cache kept it) the default, unless one is loaded
     already; the default either way."""

@@ -85,7 +85,7 @@ def load_rules(
         raise RuleLoadError([RuleProblem(str(base), 0, "rules directory does not exist")])
     bundled = base.resolve() == DEFAULT_RULES_DIR.resolve()
     # the bundled rule base as it comes (what every command loads) is kept between runs (diagnose.rule_cache)
-    key = None
+    key, stale = None, False
     if (
         bundled
         and base.is_dir()
@@ -94,16 +94,32 @@ def load_rules(
         and catalogue is not False
         and calibrate is not False
     ):
+        from diagnose.catalogue import default_loaded
+
+        # a catalogue this process loaded before the key was taken may be older than the files the key hashes
+        stale = default_loaded()
         key, kept = _kept(base)
         if kept is not None:
             return kept
     ruleset = _load(base, include_deprecated=include_deprecated, extra=extra, catalogue=catalogue, calibrate=calibrate)
-    if key is not None:
+    if key is not None and not stale:
         from diagnose import rule_cache
         from diagnose.catalogue import default_catalogue
 
-        rule_cache.store(key, ruleset, default_catalogue())
+        # kept only under the key of what was loaded: files edited while it loaded leave it unkept
+        if _same_key(base, key):
+            rule_cache.store(key, ruleset, default_catalogue())
     return ruleset
+
+
+def _same_key(base: Path, key: str) -> bool:
+    """Whether the bundled rule base under ``base`` still has the content key ``key``."""
+    from diagnose import rule_cache
+
+    try:
+        return rule_cache.content_key(base) == key
+    except Exception:
+        return False
 
 
 def _kept(base: Path) -> tuple[str | None, RuleSet | None]:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import rule_engine
 
+from diagnose import catalogue as catalogue_module
 from diagnose import rule_cache
 from diagnose.catalogue import load_catalogue
 from diagnose.classify import classify_record
@@ -128,12 +129,30 @@ def test_key_is_content_not_time(tmp_path):
 
 def test_load_rules_stores_then_reads_the_same(tmp_path, monkeypatch, fresh):
     monkeypatch.setenv("KDIAG_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(catalogue_module, "_DEFAULT", [])  # as a new process: no catalogue loaded yet
     first = load_rules()
     stored = list(tmp_path.glob("rules-*.pickle"))
     assert len(stored) == 1
     assert rule_cache.read(stored[0].name[len("rules-") : -len(".pickle")]) is not None
     second = load_rules()
     assert first == second == fresh[0]
+
+
+def test_a_rule_base_whose_files_changed_while_it_loaded_is_not_kept(tmp_path, monkeypatch):
+    """The key is taken before the load; files edited meanwhile (another key after it) or a catalogue this
+    process read before the key was taken (it may predate the files) leave nothing kept under the key."""
+    monkeypatch.setenv("KDIAG_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(catalogue_module, "_DEFAULT", [])
+    keys = iter(("before-the-edit", "after-the-edit"))
+    monkeypatch.setattr(rule_cache, "content_key", lambda root: next(keys))
+    load_rules()
+    assert not list(tmp_path.glob("rules-*.pickle"))
+    monkeypatch.setattr(rule_cache, "content_key", lambda root: "unchanged")
+    load_rules()  # the catalogue is loaded now, before this call took its key
+    assert not list(tmp_path.glob("rules-*.pickle"))
+    monkeypatch.setattr(catalogue_module, "_DEFAULT", [])
+    load_rules()
+    assert [p.name for p in tmp_path.glob("rules-*.pickle")] == ["rules-unchanged.pickle"]
 
 
 def test_no_cache_when_the_variable_is_empty(tmp_path, monkeypatch):
@@ -149,6 +168,7 @@ def test_a_corrupt_or_foreign_file_is_passed_over(tmp_path, monkeypatch, fresh):
     path = tmp_path / f"rules-{key}.pickle"
     path.write_bytes(b"not a pickle")
     assert rule_cache.read(key) is None
+    monkeypatch.setattr(catalogue_module, "_DEFAULT", [])  # as a new process: no catalogue loaded yet
     assert load_rules() == fresh[0]  # loaded from the files, and stored again
     assert rule_cache.read(key) is not None
     # a pickle that would call something else than a rule base's classes is refused before it runs
