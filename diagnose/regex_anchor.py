@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from diagnose.lazy_regex import real
+from diagnose.regex_code import Code, from_sub_code, sub_code
 
 with warnings.catch_warnings():  # the stdlib's own regex parser and compiler (deprecated names)
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -53,6 +54,32 @@ _MIN_LITERAL = 3  # shorter literals are found too often to save a search
 #: test (kept with the rule base, diagnose.rule_cache: a run does not read each pattern's parse tree again)
 _PLANS: dict[tuple[str, int], tuple[tuple[str, ...], bool] | None] = {}
 _NO_PLAN = ((), False)  # a pattern whose test needs its parse tree (a later anchor, an alternation's branches)
+
+
+#: a test read from a pattern's parse tree: ("seq", tests) for a sequence, ("branches", ((tests, code of the
+#: branch), ...)) for an alternation whose branches each have tests; each test is (literals, whether the case
+#: folds, code of the rest of the pattern tried where a literal stands, or None: the whole sequence)
+_Tests = tuple[tuple[tuple[str, ...], bool, Code | None], ...]
+Reading = tuple[str, Any]
+#: the readings of patterns without a plan (:data:`_NO_PLAN`), by (text, flags), None for a pattern with no
+#: test: kept with the rule base too (diagnose.rule_cache), so a run neither parses such a pattern nor
+#: compiles the rests of it its test tries
+_READINGS: dict[tuple[str, int], Reading | None] = {}
+_UNREAD = ("", ())
+
+
+def readings(patterns: Iterable[re.Pattern[str]]) -> dict[tuple[str, int], Reading | None]:
+    """The readings of ``patterns`` that have no plan (see :data:`_READINGS`)."""
+    out = {}
+    for rx in patterns:
+        rx = real(rx)
+        if _plan(rx) is _NO_PLAN:
+            out[(rx.pattern, rx.flags)] = _reading(rx)
+    return out
+
+
+def remember_readings(found: dict[tuple[str, int], Reading | None]) -> None:
+    _READINGS.update(found)
 
 
 def plans(patterns: Iterable[re.Pattern[str]]) -> dict[tuple[str, int], tuple[tuple[str, ...], bool] | None]:
@@ -134,13 +161,72 @@ def _find(literals: tuple[str, ...], fold: bool, rx: re.Pattern[str]) -> Callabl
 
 
 def _read(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
-    """:func:`anchor_test`, from the pattern's parse tree."""
+    """:func:`anchor_test`, from the pattern's reading (kept, or read from its parse tree)."""
+    reading = _READINGS.get((rx.pattern, rx.flags), _UNREAD)
+    if reading is _UNREAD:
+        reading = _reading(rx)
+    return None if reading is None else _built(reading, rx)
+
+
+def _reading(rx: re.Pattern[str]) -> Reading | None:
+    """The test of ``rx`` as its parse tree gives it: a sequence's, or one per branch of an alternation."""
     try:
         parsed = sre_parse.parse(rx.pattern, rx.flags)
-        items = list(parsed.data)
-        return _sequence_test(items, parsed.state, rx, rx.flags) or _branches_test(items, parsed.state, rx.flags)
+        items: list[tuple[Any, Any]] = list(parsed.data)
+        tests = _sequence_reading(items, parsed.state, rx.flags)
+        if tests:
+            return ("seq", tests)
+        if len(items) != 1 or items[0][0] is not _C.BRANCH or _refers(items):
+            return None
+        branches = []
+        for branch in items[0][1][1]:
+            sub = list(branch)
+            tests = _sequence_reading(sub, parsed.state, rx.flags)
+            if not tests:
+                return None
+            branches.append((tests, sub_code(sre_parse.SubPattern(parsed.state, sub), rx.flags)))
+        return ("branches", tuple(branches))
     except Exception:  # a construct this reading does not know: no test, the regex decides
         return None
+
+
+def _sequence_reading(items: list[tuple[Any, Any]], state: Any, flags: int) -> _Tests:
+    """The tests of the sequence ``items`` (see :func:`_sequence`), none when no item anchors it."""
+    fold = bool(state.flags & re.IGNORECASE)
+    tests = []
+    for index, literals in _anchors(items):
+        if fold:
+            if not all(lit.isascii() for lit in literals):
+                continue  # a case fold beyond ASCII: str.lower() is not the regex's matching
+            literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
+        # from the first item, the rest is the sequence itself
+        rest = None if index == 0 else sub_code(sre_parse.SubPattern(state, items[index:]), flags)
+        tests.append((literals, fold, rest))
+    return tuple(tests)
+
+
+def _built(reading: Reading, rx: re.Pattern[str]) -> Callable[[str], bool]:
+    kind, body = reading
+    if kind == "seq":
+        return _joined(body, rx)
+    tests = [_joined(seq, from_sub_code(code)) for seq, code in body]
+
+    def one_of(text: str) -> bool:
+        for test in tests:  # noqa: SIM110 (a loop, not any() over a generator: this runs for every log)
+            if test(text):
+                return True
+        return False
+
+    return one_of
+
+
+def _joined(tests: _Tests, whole: re.Pattern[str]) -> Callable[[str], bool]:
+    """Each test of a sequence (compiled: ``whole``) passes: the rarest anchor's, then the first item's."""
+    built = [_test(literals, fold, whole if rest is None else from_sub_code(rest)) for literals, fold, rest in tests]
+    if len(built) == 1:
+        return built[0]
+    rare, long_rest = built
+    return lambda text: rare(text) and long_rest(text)
 
 
 def anchor_search(rx: re.Pattern[str]) -> Callable[[str], bool] | None:

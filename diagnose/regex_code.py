@@ -80,6 +80,32 @@ def codes(keys: Iterable[tuple[str, int]]) -> dict[tuple[str, int], Code]:
     return out
 
 
+def sub_code(parsed: sre_parse.SubPattern, flags: int) -> Code:
+    """What ``sre_compile.compile(parsed, flags)`` hands ``_sre.compile`` for a parsed part of a pattern (a
+    pattern with no text); :func:`from_sub_code` builds it again.  Raises where the build differs."""
+    words = sre_compile._code(parsed, flags)  # type: ignore[attr-defined]
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, i in groupindex.items():
+        indexgroup[i] = name
+    code: Code = (
+        int(flags | parsed.state.flags),
+        array(_WORD, words).tobytes(),
+        parsed.state.groups - 1,
+        groupindex,
+        tuple(indexgroup),
+    )
+    if from_sub_code(code) != sre_compile.compile(parsed, flags):
+        raise ValueError("the part's code builds another pattern")
+    return code
+
+
+def from_sub_code(code: Code) -> re.Pattern[str]:
+    """The pattern (with no text) :func:`sub_code` read."""
+    final, words, groups, groupindex, indexgroup = code
+    return _sre.compile(None, final, array(_WORD, words).tolist(), groups, groupindex, indexgroup)
+
+
 def remember(found: dict[tuple[str, int], Code]) -> None:
     _CODES.update(found)
 

@@ -21,7 +21,8 @@ What is stored differently: a rule's rule-engine expression is stored as its tex
 rules it tries; each one parsed when it was stored); a rule's pre-check (closures,
 :mod:`diagnose.prefilter`) is derived again from it on its first call; the catalogue's literal
 automaton is built again from its anchors, and the anchor tests of its patterns and the rules' from the
-plans kept with them (:func:`diagnose.regex_anchor.plans`); a compiled regex is read back as a
+plans kept with them (:func:`diagnose.regex_anchor.plans`) or, for a pattern without a plan, its
+reading (:func:`diagnose.regex_anchor.readings`: no parse, no compile of the parts its test tries); a compiled regex is read back as a
 :class:`diagnose.lazy_regex.LazyPattern`, compiled the first time it is used (a log tries few of them),
 from the code ``re``'s compiler made of it, kept with the rule base (:mod:`diagnose.regex_code`).
 """
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 #: bumped when what is stored changes shape
-FORMAT = "kdiag-rule-cache-3"
+FORMAT = "kdiag-rule-cache-4"
 PACKAGE = Path(__file__).resolve().parent
 #: the code a loaded rule base depends on: every module of the package's top level and of its collectors
 #: (more than the loader needs, so that no module it reads is left out), and every data file
@@ -192,7 +193,7 @@ def read(key: str) -> tuple[Any, Any] | None:
         collecting = gc.isenabled()
         gc.disable()  # many objects, none garbage: the collector's passes would only cost time
         try:
-            tag, stored_key, ruleset, catalogue, plans, codes = _Unpickler(io.BytesIO(data)).load()
+            tag, stored_key, ruleset, catalogue, plans, codes, reads = _Unpickler(io.BytesIO(data)).load()
         finally:
             if collecting:
                 gc.enable()
@@ -202,9 +203,10 @@ def read(key: str) -> tuple[Any, Any] | None:
             if rule.precheck == DERIVED:  # a rule just built here, not yet seen by anyone
                 rule.__dict__["precheck"] = LazyPrecheck(rule)
         _remember_patterns(catalogue)
-        from diagnose.regex_anchor import remember_plans
+        from diagnose.regex_anchor import remember_plans, remember_readings
 
         remember_plans(plans)
+        remember_readings(reads)
         from diagnose.regex_code import remember
 
         remember(codes)
@@ -213,12 +215,15 @@ def read(key: str) -> tuple[Any, Any] | None:
         return None
 
 
-def _pattern_tables(ruleset: Any, catalogue: Any) -> tuple[dict[tuple[str, int], Any], dict[tuple[str, int], Any]]:
-    """The anchor plans (diagnose.regex_anchor) of the catalogue's patterns and the rules' text patterns, and
-    their compiled code (diagnose.regex_code), each by the (text, flags) it is looked up with."""
+def _pattern_tables(
+    ruleset: Any, catalogue: Any
+) -> tuple[dict[tuple[str, int], Any], dict[tuple[str, int], Any], dict[tuple[str, int], Any]]:
+    """The anchor plans (diagnose.regex_anchor) of the catalogue's patterns and the rules' text patterns, their
+    compiled code (diagnose.regex_code) and the anchor readings of those without a plan, each by the (text,
+    flags) it is looked up with."""
     import re
 
-    from diagnose.regex_anchor import plans
+    from diagnose.regex_anchor import plans, readings
     from diagnose.regex_code import codes
     from diagnose.regex_literals import compiled
 
@@ -231,7 +236,7 @@ def _pattern_tables(ruleset: Any, catalogue: Any) -> tuple[dict[tuple[str, int],
             except re.error:
                 continue
             keys.append((text, 0))  # a rule's text pattern: regex_literals.compiled(text)
-    return plans(patterns), codes(keys + _table_patterns())
+    return plans(patterns), codes(keys + _table_patterns()), readings(patterns)
 
 
 def _table_patterns() -> list[tuple[str, int]]:

@@ -20,10 +20,37 @@ def _context() -> Any:
     )
 
 
+@functools.cache
+def _shared_regexes() -> None:
+    """rule-engine compiles each regex literal of an expression (``log_text =~ "..."``) with ``re.compile``;
+    the same text (flags 0) is the pattern the rule's pre-check and citation use, compiled once per run by
+    :func:`diagnose.regex_literals.compiled` (from the code kept with the rule base): rule-engine is handed
+    that one.  A pattern that does not compile goes to rule-engine's own, which reports the error."""
+    import re
+
+    from rule_engine.ast import FuzzyComparisonExpression
+
+    from diagnose.regex_literals import compiled
+
+    own = FuzzyComparisonExpression._compile_regex
+
+    def _compile_regex(self: Any, regex: str) -> re.Pattern[str]:
+        if isinstance(regex, str) and self.context.regex_flags == 0:
+            try:
+                return compiled(regex)
+            except re.error:
+                pass
+        return own(self, regex)
+
+    FuzzyComparisonExpression._compile_regex = _compile_regex
+
+
 def compile_expression(expr: str) -> Any:
     """Build a rule-engine Rule over the Evidence types (raises rule_engine errors)."""
     rule_engine_tables.install()  # before rule-engine's first import: its parser tables read, not computed
     import rule_engine
+
+    _shared_regexes()
 
     return rule_engine.Rule(expr, context=_context())
 

@@ -254,3 +254,32 @@ def test_anchor_find_is_the_search_on_the_catalogue() -> None:
             assert (got and (got.span(), got.groupdict())) == (want and (want.span(), want.groupdict())), rx.pattern
             found += want is not None
     assert with_find > 500 and found > 500
+
+
+def test_a_kept_reading_answers_as_the_parse_tree() -> None:
+    """A pattern without a plan (a later anchor, an alternation's branches): the test built from its
+    reading kept with the rule base (pickled, as diagnose.rule_cache keeps it) answers as the one read
+    from its parse tree, on the real logs and the families' own texts."""
+    import pickle
+
+    from diagnose import regex_anchor as RA
+
+    texts = _real_logs() + _family_texts()
+    patterns = [
+        re.compile(r"(?i)(?P<subject>\w+)\s+must\s+be\s+(?P<need>\d+)"),
+        re.compile(r"(?i)\w+ (?:out of memory|illegal memory access) at (?P<where>\S+)|cudaError\w+: (?P<msg>.+)"),
+    ]
+    patterns += [rx for fam in default_catalogue().families for rx in fam.patterns]
+    kept = pickle.loads(pickle.dumps(RA.readings(patterns)))
+    assert any(r is not None and r[0] == "branches" for r in kept.values())
+    assert any(r is not None and r[0] == "seq" and any(t[2] is not None for t in r[1]) for r in kept.values())
+    for rx in patterns:
+        key = (rx.pattern, rx.flags)
+        if key not in kept:
+            continue
+        read = RA._reading(rx)
+        if read is None:
+            assert kept[key] is None
+            continue
+        live, stored = RA._built(read, rx), RA._built(kept[key], rx)
+        assert [live(t) for t in texts] == [stored(t) for t in texts], rx.pattern

@@ -68,3 +68,24 @@ def test_codes_are_plain_values() -> None:
     assert type(key[1]) is int and type(code[0]) is int
     regex_code.remember(kept)
     assert regex_code.from_code("a(?P<x>b)", re.MULTILINE | re.VERBOSE) == re.compile("a(?P<x>b)", re.M | re.X)
+
+
+def test_a_part_of_a_pattern_is_built_from_its_code() -> None:
+    """The code of a parsed part of a pattern (what an anchor test tries from a literal on) builds the
+    pattern ``sre_compile`` makes of that part, and it matches as that one does."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import sre_compile
+        import sre_parse
+
+    from diagnose.regex_code import from_sub_code, sub_code
+
+    parsed = sre_parse.parse(r"(?i)(?P<subject>\w+)\s+must\s+be\s+(?P<need>\d+)")
+    part = sre_parse.SubPattern(parsed.state, list(parsed.data)[2:])
+    rx = from_sub_code(sub_code(part, 0))
+    assert rx == sre_compile.compile(part, 0)
+    m = rx.match("x MUST be 4", 2)
+    assert m is not None and m.group("need") == "4" and m.group("subject") is None
+    assert rx.match("x must be four", 2) is None and rx.match("x must be 4", 0) is None
