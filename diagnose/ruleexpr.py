@@ -32,7 +32,9 @@ def _shared_regexes() -> None:
 
     from diagnose.regex_literals import compiled
 
-    own = FuzzyComparisonExpression._compile_regex
+    own = getattr(FuzzyComparisonExpression, "_compile_regex", None)
+    if own is None:  # a rule-engine release without this hook compiles its own, as it always did
+        return
 
     def _compile_regex(self: Any, regex: str) -> re.Pattern[str]:
         if isinstance(regex, str) and self.context.regex_flags == 0:
