@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from diagnose.lazy_regex import real
@@ -190,15 +190,22 @@ def _reading(rx: re.Pattern[str]) -> Reading | None:
         return None
 
 
+def _folded_anchors(items: list[tuple[Any, Any]], fold: bool) -> Iterator[tuple[int, tuple[str, ...]]]:
+    """The anchors of ``items`` (:func:`_anchors`), their literals lowered where the pattern folds case; an
+    anchor whose literals fold beyond ASCII is left out (str.lower() is not the regex's matching there)."""
+    for index, literals in _anchors(items):
+        if fold:
+            if not all(lit.isascii() for lit in literals):
+                continue
+            literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
+        yield index, literals
+
+
 def _sequence_reading(items: list[tuple[Any, Any]], state: Any, flags: int) -> _Tests:
     """The tests of the sequence ``items`` (see :func:`_sequence`), none when no item anchors it."""
     fold = bool(state.flags & re.IGNORECASE)
     tests = []
-    for index, literals in _anchors(items):
-        if fold:
-            if not all(lit.isascii() for lit in literals):
-                continue  # a case fold beyond ASCII: str.lower() is not the regex's matching
-            literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
+    for index, literals in _folded_anchors(items, fold):
         # from the first item, the rest is the sequence itself
         rest = None if index == 0 else sub_code(sre_parse.SubPattern(state, items[index:]), flags)
         tests.append((literals, fold, rest))
@@ -253,11 +260,7 @@ def _sequence(
     whether it is exact (its one anchor starts every match: it tries ``whole`` itself at each place)."""
     fold = bool(state.flags & re.IGNORECASE)
     tests = []
-    for index, literals in _anchors(items):
-        if fold:
-            if not all(lit.isascii() for lit in literals):
-                continue  # a case fold beyond ASCII: str.lower() is not the regex's matching
-            literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
+    for index, literals in _folded_anchors(items, fold):
         # from the first item, the rest is the sequence itself
         rest = whole if index == 0 else sre_compile.compile(sre_parse.SubPattern(state, items[index:]), flags)
         tests.append((index, _test(literals, fold, rest)))

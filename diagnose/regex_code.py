@@ -42,24 +42,28 @@ def code_of(pattern: str, flags: int = 0) -> Code | None:
     """What ``re.compile(pattern, flags)`` hands ``_sre.compile``; None where it cannot be kept (a pattern
     that does not compile, a code word the array cannot hold, a build that differs from ``re.compile``'s)."""
     try:
-        parsed = sre_parse.parse(pattern, flags)
-        words = sre_compile._code(parsed, flags)  # type: ignore[attr-defined]
-        groupindex = dict(parsed.state.groupdict)
-        indexgroup: list[str | None] = [None] * parsed.state.groups
-        for name, i in groupindex.items():
-            indexgroup[i] = name
-        code: Code = (
-            int(flags | parsed.state.flags),  # a plain int (a RegexFlag is no part of a rule base's pickle)
-            array(_WORD, words).tobytes(),
-            parsed.state.groups - 1,
-            groupindex,
-            tuple(indexgroup),
-        )
+        code = _code_of(sre_parse.parse(pattern, flags), flags)
         if _build(pattern, code) != re.compile(pattern, flags):
             return None
     except Exception:
         return None
     return code
+
+
+def _code_of(parsed: sre_parse.SubPattern, flags: int) -> Code:
+    """The arguments ``_sre.compile`` takes for ``parsed`` (a pattern's parse, or a part of one)."""
+    words = sre_compile._code(parsed, flags)  # type: ignore[attr-defined]
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, i in groupindex.items():
+        indexgroup[i] = name
+    return (
+        int(flags | parsed.state.flags),  # a plain int (a RegexFlag is no part of a rule base's pickle)
+        array(_WORD, words).tobytes(),
+        parsed.state.groups - 1,
+        groupindex,
+        tuple(indexgroup),
+    )
 
 
 def _build(pattern: str, code: Code) -> re.Pattern[str]:
@@ -83,18 +87,7 @@ def codes(keys: Iterable[tuple[str, int]]) -> dict[tuple[str, int], Code]:
 def sub_code(parsed: sre_parse.SubPattern, flags: int) -> Code:
     """What ``sre_compile.compile(parsed, flags)`` hands ``_sre.compile`` for a parsed part of a pattern (a
     pattern with no text); :func:`from_sub_code` builds it again.  Raises where the build differs."""
-    words = sre_compile._code(parsed, flags)  # type: ignore[attr-defined]
-    groupindex = dict(parsed.state.groupdict)
-    indexgroup: list[str | None] = [None] * parsed.state.groups
-    for name, i in groupindex.items():
-        indexgroup[i] = name
-    code: Code = (
-        int(flags | parsed.state.flags),
-        array(_WORD, words).tobytes(),
-        parsed.state.groups - 1,
-        groupindex,
-        tuple(indexgroup),
-    )
+    code = _code_of(parsed, flags)
     if from_sub_code(code) != sre_compile.compile(parsed, flags):
         raise ValueError("the part's code builds another pattern")
     return code
