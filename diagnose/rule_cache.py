@@ -244,8 +244,8 @@ def _table_patterns() -> list[tuple[str, int]]:
     failure-line patterns): each (text, flags) as compiled where it is used."""
     import re
 
-    from diagnose.collectors.cuda_errors import tables
-    from diagnose.failure_lines import _FLAGS, _PATTERNS
+    from diagnose.cuda_error_table import tables
+    from diagnose.failure_line_table import _FLAGS, _PATTERNS
 
     cuda = tables()  # (the flags each one is compiled with there)
     keys = [(cuda.message_re.pattern, 0), (cuda.long_message_re.pattern, 0), (cuda.tail_re.pattern, re.MULTILINE)]

@@ -1,0 +1,315 @@
+"""The shapes of a failure line: (keywords, pattern) pairs that :mod:`diagnose.failure_lines` tries on a log's lines,
+with the flags they are compiled with.  Data only, kept apart so that the rule cache (:mod:`diagnose.rule_cache`)
+can keep their compiled code without importing what reads them."""
+
+from __future__ import annotations
+
+import re
+
+#: NCCL prints warnings and errors at one level, WARN: an NCCL WARN line that names a failure, other
+#: than its probing for optional libraries and plugins (``NCCL WARN Failed to open libibverbs.so[.1]``)
+_NCCL_WARN_FAILURE = (
+    r"\bNCCL\ WARN\b(?!.*\b(?:open|load|find|dlopen)\b.*(?:\.so\b|[Pp]lugin))"
+    r".*\b(?:[Ff]ail\w*|[Ee]rror|timed\ out|[Tt]imeout|[Aa]bort\w*|[Uu]nable|[Cc]annot|[Cc]ould\ not"
+    r"|[Ii]nvalid|[Uu]nhandled|refused|truncated|[Mm]ismatch|not\ (?:supported|found|available)|[Nn]o\ .{0,60}found)"
+)
+#: a figure over a device's limit, unless the line says what it did instead (clamped, fell back)
+_LIMIT_EXCEEDED = (
+    r"\b(?![^\n]*\b(?:clamp\w*|fall(?:ing|s)?\ back|instead|capp\w*|reduc\w*|using)\b)"
+    r"\d+\ (?:bytes\ |B\ )?exceeds?\ (?:the\ )?(?:current\ )?(?:device|GPU|gpu|hardware|arch)\b[^\n]{0,60}?\d"
+)
+#: glog's FATAL severity letter before a source position, with no date: "F path/file.cc:12] "
+_FATAL_NO_DATE = (
+    r"^\s*(?:\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?:\s+)?F\ [\w./+-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|cuh):\d+\]\ "
+)
+#: (keywords, pattern): the shapes that mark a line as a failure.  Every match of a pattern contains
+#: one of its keywords, lower-cased (``START`` marks patterns found by :data:`_LINE_STARTS` instead):
+#: a line is matched only against the patterns of the keywords it holds, since Python's regex engine
+#: tries a whole alternation at every position of a line.
+START = "<line start>"
+_PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
+    # --- severities: error: / Error: / ERROR: / error[E12]: / CRITICAL: / [ERROR] / glog E,F / [E] ---
+    (("error", "critical"), r"\b(?:error|Error|ERROR|CRITICAL)\b\s*(?:\[[^\]\n]{0,40}\]\s*)?[:!]"),
+    (("fatal",), r"\b(?:fatal|Fatal|FATAL)\b(?:\s+error)?\s*[:!]"),
+    # LLVM's and its users' fatal-error reports (XLA: "LLVM Fatal Error while compiling ..."), JVM, Windows
+    (("fatal",), r"\b(?:fatal|Fatal|FATAL)\ (?:error|Error|ERROR|exception|Exception|EXCEPTION)\b(?!\ (?:if|when|on)\b)"),
+    (("error", "fatal", "critical"), r"\[(?:ERROR|FATAL|CRITICAL|error|fatal)\]"),
+    (("error",), r"\b(?:Error|ERROR)\ (?:at|in)\ \S+?(?::\d+|:\s|\ \()"),
+    (("error",), r"\berror\ [A-Z]{1,3}\d{3,5}\s*:"),  # MSVC, MSBuild: error C2065: / error MSB3721:  # CMake Error at CMakeLists.txt:3 (message):
+    ((START,), r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d"),  # glog/absl E/F lines, also in a prefix: [rank0]:[E1203
+    # a glog/absl FATAL line pasted without its date and thread ("F external/.../cuda_dnn.cc:1011] msg"), and
+    # TensorFlow's own prefix of it ("2021-09-01 10:00:00.123456: F tensorflow/core/.../x.cc:12] msg"): the
+    # process aborts after it (glog's LOG(FATAL), absl's LOG(FATAL), tsl's logging.cc)
+    ((START,), _FATAL_NO_DATE),
+    (("[e", "[f"), r"\[[EF]\]"),  # TensorRT's logger: [E] [TRT] ...
+    (("[e", "[f"), r"\[[EF]\ [\w.-]+:\d+\]"),  # c10 logging: [E ProcessGroupNCCL.cpp:475]
+    (("[e:", "[f:"), r"\[[EF]:[\w.-]+:"),  # ONNX Runtime's logger: [E:onnxruntime:Default, file.cc:12 Fn]
+    (("onnxruntimeerror",), r"\[ONNXRuntimeError\]"),  # ONNX Runtime's Python exceptions: [ONNXRuntimeError] : 6 : ...
+    # Python logging, loguru, vLLM: "ERROR 05-05 17:03:35 [...]", "- ERROR -", "| ERROR    |"
+    (("error", "fatal", "critical"), r"(?:^|[\s|\[(-])(?:ERROR|FATAL|CRITICAL)(?=\s+\d|\s*[|\]]|\s+-\s|\s{2,})"),
+    (
+        ("level", "lvl", "severity"),
+        r"\b(?:level|lvl|severity|levelname)\s*[=:]\s*[\"']?(?:error|fatal|critical|panic|ERROR|FATAL|CRITICAL)\b",
+    ),
+    (("nccl warn",), _NCCL_WARN_FAILURE),
+    # --- test frameworks ---
+    (("fail",), r"\bFAILED\b | \bFAILURE\b | \bFAIL\b"),
+    (("fail", "error"), r"(?<![-.])\b[1-9]\d*\s+(?:failed|errors?|failures)\b"),  # pytest / ctest / compiler totals
+    (("fail",), r":\d+:\ Failure\s*$"),  # googletest: file.cc:12: Failure
+    # a named test reported as failed: "test_moment_0d failure on GPU", "kernel_test failed", Julia's "Test Failed at"
+    (
+        ("fail",),
+        r"\b(?:test_\w+|\w+_test|Test[A-Z]\w*|\w+Test)\ (?:failure|failed|fails)\b | \bTest\ (?:[Ff]ailure|[Ff]ailed)\b",
+    ),
+    ((START,), r"^E\ {2,}\S"),  # pytest's explanation lines: E   assert ...
+    (
+        ("expected",),  # JUnit's assertEquals, googletest's EXPECT_EQ / EXPECT_LT
+        r"\bexpected:?\s*<[^>\n]*>\s*but\s+was:?\s*< | \bExpected\ equality\ of\ these\ values\b"
+        r" | \bExpected:\ .*,\ actual:\ ",
+    ),
+    (
+        ("mismatched", "not equal", "are not"),
+        r"\bMismatched\ elements:\s*[1-9] | \bNot\ equal\ to\ tolerance\b | \bArrays\ are\ not\ (?:almost\ )?equal\b",
+    ),
+    (("are not",), r"\b(?:Tensor-likes|Scalars)\ are\ not\ (?:close|equal)\b"),
+    # --- processes that died ---
+    (
+        ("segmentation", "abort", "core dumped", "bus error"),
+        r"Segmentation\ fault | \bAborted\b | core\ dumped | \bBus\ error\b",
+    ),
+    (("floating point", "illegal", "killed"), r"Floating\ point\ exception | Illegal\ instruction | ^\s*Killed\b"),
+    (("sig",), r"\bSIG(?:SEGV|ABRT|BUS|FPE|ILL|TRAP)\b"),
+    (("sig",), r"\b(?:[Rr]eceived|[Cc]aught|[Gg]ot)\ (?:signal\ \d+|SIG[A-Z]+)"),
+    # Open MPI's / PMIx's signal handler block (opal/util/stacktrace.c): "*** Process received signal ***",
+    # "Signal: Floating point exception (8)", "Signal code: Integer divide-by-zero (1)", "Failing at address: 0x0"
+    (
+        ("signal", "failing at address"),
+        r"\*\*\*\ Process\ received\ signal\ \*\*\* | \bSignal\ code:\ | \bFailing\ at\ address:\ ",
+    ),
+    # the si_code / exception names of an arithmetic trap (SIGFPE's FPE_INTDIV, Windows' INT_DIVIDE_BY_ZERO)
+    (("divi",), r"\b[Ii]nteger\ divi(?:de|sion)[\ -]by[\ -]zero\b | \bINT_DIVIDE_BY_ZERO\b"),
+    (
+        ("(): ", "double free", "stack smashing"),
+        r"\b(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\):\ | \bdouble\ free\b | stack\ smashing\ detected",
+    ),
+    (
+        ("exit", "return"),  # exit code 139, exited with code 1, returned non-zero exit status 1, return value -6
+        r"(?i:\b(?:exit(?:ed)?|return(?:ed)?)[\ _-]?(?:with\ )?(?:exit\ )?(?:code|status|value)\b\s*[:=]?\s*-?[1-9]\d*\b)",
+    ),
+    (("exit",), r"\bexitcode\s*[:=]\s*-?[1-9] | \bnon-?zero\ exit\ (?:status|code)\b"),
+    (("error", "err "), r"\b(?:[Ee]rror|ERROR|err)\ (?:[Cc]ode\s*)?[:=]?\s*-?[1-9]\d*(?![.,]?\d|[eE%])"),  # error code 700, TensorRT's Error Code 10:
+    (
+        ("xid", "fallen off", "memory access fault", "gpu hang"),  # the GPU driver (NVRM Xid), ROCm
+        r"\bNVRM:\ Xid\b | fallen\ off\ (?:of\ )?the\ bus | \bMemory\ access\ fault\b | \bGPU\ [Hh]ang\b",
+    ),
+    # --- exceptions ---
+    (("traceback",), r"^\s*Traceback\ \(most\ recent\ call\ last\):"),
+    # IPython / Jupyter's traceback header: the exception's name, then "Traceback (most recent call last)"
+    (("traceback",), r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\s+Traceback\ \(most\ recent\ call\ last\)"),
+    # a Python exception line: a class name ending in Error/Exception (CompilationError: ...), or with more
+    # after it (pynvml's NVMLError_NotSupported: Not Supported), or one that lives in an errors/exceptions module (triton.runtime.errors.OutOfResources: ...)
+    (
+        ("error_", "exception_", "error:", "exception:"),
+        r"(?:^|[\s(\[](?=[A-Za-z_]\w*\.))(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|Exception)(?:_[A-Za-z]\w*)?:(?:\s|$)",
+    ),
+    (
+        ("errors.", "exceptions.", "error.", "exception."),
+        r"(?:^|[\s(\[])(?:[A-Za-z_]\w*\.)*(?:errors|exceptions|error|exception)\.[A-Z]\w*:(?:\s|$)",
+    ),
+    (("error", "exception"), r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
+    (("terminate", "what():"), r"terminate\ called | \bwhat\(\):"),
+    # CPython's unraisable-exception hook (Python/errors.c, PyErr_WriteUnraisable; Cython's noexcept functions
+    # report through it): "Exception ignored in: <obj>", 3.13's "Exception ignored while calling ...", and
+    # ctypes' "Exception ignored on calling ctypes callback function": raised, then swallowed
+    (("exception ignored",), r"^\s*Exception\ ignored\ (?:in\b|on\ calling\b|while\ \w+ing\b)"),
+    # Numba's typing errors (numba/core/errors.py UntypedAttributeError), also pasted without the TypingError head
+    (("unknown attribute",), r"^\s*Unknown\ attribute\ '\w+'\ (?:of\ type\b|(?:of\ )?module\b)"),
+    (("std::", "c10::"), r"\bstd::(?:bad_\w+|\w+_error)\b | \bc10::\w*Error\b"),
+    (("exception",), r"\b[Uu]n(?:handled|caught)\ exception\b | \bexception\ (?:was\ )?(?:thrown|raised)\b"),
+    # glog / absl CHECK ("Check failed: x == y"), XLA's TF_RET_CHECK ("RET_CHECK failure (file:12) x")
+    (("fail",), r"\b(?:Check|CHECK|RET_CHECK)\ fail(?:ed|ure)\b"),
+    (("panic",), r"\bpanic(?:ked)?\b:?"),
+    # C assert() (glibc "prog: f.c:3: main: Assertion `x' failed.", musl "Assertion failed: x (f.c: main: 3)"),
+    # Rust's "assertion `left == right` failed", Julia's / Python's AssertionError (an exception line above)
+    (("assert",), r"(?i:\bassertion\b).{0,200}\bfailed | \bassertion\ failed"),
+    # assertion macros that print the condition without "failed": ggml's old GGML_ASSERT
+    # ("GGML_ASSERT: ggml.c:3: x", ggml.h before 2024) and its GGML_ABORT("GGML_ASSERT(%s) failed", #x)
+    # when the paste drops the tail, at a line's start or after ggml_abort's "file:line: "; a source line
+    # quoting the macro ("GGML_ASSERT(x);", "#define GGML_ASSERT(x) ...") is not a report
+    (
+        ("ggml_assert", "ggml_abort"),
+        r"(?:^\s*|:\d+:\s+)GGML_(?:ASSERT|ABORT)(?::\s+\S|\((?![^\n]*\)\s*;\s*$)(?![^\n]*\\\s*$))",
+    ),
+    # a program's own last word before it stops: CUTLASS's arch-conditional guard ("... compute capability.
+    # Aborting."), nextpnr's "Could not get OpenGL 3.0 context. Aborting.", a runtime's "abort() called"
+    (("abort",), r"\b[Aa]borting\b[.!]*\s*$ | \babort\(\)\ (?:called|was\ called|has\ been\ called)\b"),
+    # cuda-gdb's report of a hardware exception (CUDA_EXCEPTION_1..N: "CUDA Exception: Warp Misaligned
+    # Address", "received signal CUDA_EXCEPTION_14, Warp Illegal Address.")
+    (("cuda exception", "cuda_exception_"), r"\bCUDA\ Exception:\ +[A-Z] | \bCUDA_EXCEPTION_\d+\b,"),
+    # the exception's name alone, as cuda-gdb's exception table (CUDA-GDB manual, "Exception Codes") and
+    # tools that relay it print it: "Warp Misaligned Address", "Lane Illegal Address", "Device Hardware Stack
+    # Overflow", "Warp Illegal Instruction", "Cluster Out-of-range Address"
+    (
+        ("warp ", "lane ", "device illegal", "device hardware", "cluster out", "cluster target"),
+        r"(?:^|[:,]\s*|\bexception\s+)(?:Lane|Warp|Device|Cluster)\ (?:Illegal\ (?:Address|Instruction)"
+        r"|Misaligned\ (?:Address|PC)|Out-of-range\ Address|Invalid\ (?:Address\ Space|PC)"
+        r"|(?:User|Hardware)\ Stack\ Overflow|Syscall\ Error|Target\ Block\ Not\ Present)\b",
+    ),
+    # an exception printed as its repr, alone on its line: Triton's "OutOfResources(576, 512, 'tensor memory')"
+    # (triton/runtime/errors.py), Python's "RuntimeError('CUDA error: ...')", "CompilationError(...)"
+    (
+        ("error(", "exception(", "outofresources(", "failure("),
+        r"^\s*(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Failure)|OutOfResources)\((?:['\"\d-]|[a-z_]\w*=)[^\n]*\)[,;]?\s*$",
+    ),
+    # a debugger stopped inside a kernel: cuda-gdb's backtrace frame of a device function names the launch
+    # (``#0  kern<<<(54,1,1),(32,1,1)>>> () at k.cu:172``); nobody pastes one from a run that went well
+    ((">>>",), r"^\s*\#\d+\s+(?:0x[0-9a-fA-F]+\ in\ )?\S+<<<\(\d+,\s*\d+,\s*\d+\),\s*\(\d+,\s*\d+,\s*\d+\)>>>"),
+    # --- compilers' IR parsers: libNVVM's ``<module> (81, 19): parse expected comma after load's type`` (LLVM's
+    # own tools print ``<stdin>:81:19: error: ...``, an error severity above) ---
+    (("): parse ",), r"\S\ \(\d+,\ \d+\):\ parse\ \S"),
+    # a figure stated over a device's or hardware's limit, at any severity (NCCL prints its
+    # ``ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856`` at INFO before the launch fails)
+    (("exceed",), _LIMIT_EXCEEDED),
+    (("error", "exception"), r"(?:Error|Exception)\("),  # an exception's repr: AssertionError('...')
+    (("exception", "***"), r"\bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*"),
+    # --- compute-sanitizer / cuda-memcheck error records (its documentation's error kinds), after its prefix ---
+    (  # the heads that name nothing else, also pasted without the prefix
+        ("invalid __", "uninitialized __", "shared or local address", "malloc/free error", "barrier error detected",
+         "race reported between", "program hit ", "hardware stack overflow"),
+        r"(?:^|[\s:=])(?:Potential\ )?[Ii]nvalid\ __(?:global|shared|local|generic)__\ (?:read|write|atomic)"
+        r" | \bUninitialized\ __\w+__\ memory\ read | (?i:\b(?:misaligned|out-of-range)\ shared\ or\ local\ address)"
+        r" | \bMalloc/Free\ error\ encountered | \bBarrier\ error\ detected | (?<!Warning:\ )(?<!WARNING:\ )\bRace\ reported\ between\b"
+        r" | \bProgram\ hit\ \S+\ \(error\ \d+\) | (?i:\bhardware\ stack\ overflow)",
+    ),
+    (
+        ("=====",),
+        r"^\s*={5,}\ *(?:(?:Warp|Lane|Device)\ )?(?:"
+        r"(?:Potential\ )?[Ii]nvalid\ (?:__\w+__|global|shared|local|generic)\ (?:read|write|atomic|\?)"
+        r" | Uninitialized\ __\w+__\ memory\ read | (?i:misaligned|out-of-range)\ (?i:address|shared\ or\ local\ address)"
+        r" | (?i:illegal\ (?:address|instruction)|malformed\ instruction|invalid\ pc|invalid\ address\ space)"
+        r" | (?i:(?:hardware\ |user\ )?stack\ overflow) | MMU\ Fault | Malloc/Free\ error | Barrier\ error"
+        r" | Deadlock\ detected | Leaked\ (?:[1-9][\d,]*\ bytes|an?\ ) | Program\ hit\ | (?:Error|ERROR):\ Race\ reported"
+        r" | (?:ERROR|Error)\ ?:\ ?Potential\ (?:RAW|WAR|WAW)\ hazard | Host\ API\ memory\ access\ error"
+        r" | Target\ application\ returned\ an\ error | Tensor\ Memory\ .*(?:is\ not\ allocated|guardrail)"
+        r" | Address\ 0x[0-9a-fA-F]+\ is\ (?:out\ of\ bounds|misaligned))",
+    ),
+    # --- compiler diagnostics quoted without their "error:" (EDG, the front end of nvcc and NVRTC) ---
+    (
+        ("no instance of", "is undefined"),
+        r"\bno\ instance\ of\ (?:overloaded\ function|constructor|function\ template)\b.{0,200}\bmatch"
+        r" | \bidentifier\ \"[^\"\n]+\"\ is\ undefined\b",
+    ),
+    # --- status enums and error codes of CUDA and its libraries ---
+    (
+        ("error", "fail"),
+        r"\b(?:CUDA|cuda)\ error\b | \bCUDA_ERROR_[A-Z_]+ | \bcudaError(?!_t\b)\w+ | \b(?:CUDA|Cuda|cuda)\ failure\b",
+    ),
+    (("_status_",), r"\b[A-Z][A-Z0-9]*_STATUS_(?!SUCCESS\b)[A-Z][A-Z0-9_]*"),  # CUDNN_STATUS_BAD_PARAM, HSA_STATUS_...
+    (("error",), r"\b[A-Z][A-Z0-9]*_ERROR_[A-Z0-9_]+"),  # NVRTC_ERROR_COMPILATION, VK_ERROR_...
+    (
+        ("cufft_",),
+        r"\bCUFFT_(?:INVALID|INTERNAL|EXEC|ALLOC|SETUP|UNALIGNED|INCOMPLETE|PARSE|NO_WORKSPACE|NOT_IMPLEMENTED"
+        r"|LICENSE|NOT_SUPPORTED)\w*",
+    ),
+    (
+        ("error", "nccl"),
+        r"\bhipError(?!_t\b)\w+ | \bnccl(?:[A-Z]\w*Error|InvalidArgument|InvalidUsage)\b | \bNCCL\ error\b",
+    ),
+    (
+        ("illegal", "misaligned", "fail"),
+        r"illegal\ memory\ access | illegal\ address | [Mm]isaligned\ address | unspecified\ launch\ failure",
+    ),
+    (("assert", "out of memory"), r"device-side\ assert | \bout\ of\ memory\b"),
+    # --- failed statements, linkers ---
+    (
+        ("fail",),
+        r"\b(?:Failed|failed)\ (?:to|with|because|due\ to|while|when)\b | \b(?:Failed|failed|FAILED)\s*[:(!]"
+        r" | \S\s+(?:failed|FAILED)[.!]?\s*$",  # ... failed: invalid argument / Build failed.
+    ),
+    # "Fail to <verb> ...: <reason>" as a message's head (xinference's "Fail to get GPU info: Not Supported",
+    # TensorRT-LLM's and Paddle's "Fail to ..." checks): a capitalised statement with the reason after a colon
+    (("fail to", "fails to"), r"(?:^|[\]:|>-]\s)\s*Fails?\ to\ [a-z]\w*\b[^\n:]{0,100}:\s*[A-Za-z]"),
+    # a reference check's verdict: CUTLASS examples' "results miscompared", "miscompare at index 3"
+    (("miscompar",), r"\b(?:[Rr]esults?|[Oo]utputs?|[Vv]alues?)\ miscompared?\b | \b[Mm]iscompares?\ (?:at|in|on|found)\b"),
+    (
+        ("occurred",),  # a statement, not "if an error occurred"
+        r"(?:^\s*|[.:;!]\s+)(?:[Aa]n\ |[Tt]he\ )?(?:[Ee]rror|[Ee]xception)\ (?:has\ )?occurred\b"
+        r" | \b(?:[Ee]rror|[Ee]xception)\ occurred\ (?:while|during)\b",
+    ),
+    (("undefined", "multiple definition"), r"\bundefined\ (?:reference\ to|symbol)\b | \bmultiple\ definition\ of\b"),
+    # RAPIDS libraries' checks (RMM_EXPECTS / RMM_FAIL: "RMM failure at: file:193: reason", cuDF's CUDF_EXPECTS /
+    # CUDF_FAIL: "cuDF failure at: file:12: reason"): a library's name, "failure at:", a source location
+    (("failure at",), r"\b[A-Za-z][\w.-]*\ failure\ at:\s*\S+:\d+"),
+    # --- hangs ---
+    (("timeout",), r"^Timeout\ \(\d+:\d\d:\d\d\)! | ^\++\ Timeout\ \++"),  # faulthandler, pytest-timeout
+    (
+        ("timed out", "timing out", "timeout"),
+        r"\btim(?:ed|ing)\ out\b | \b[Tt]imeout\ (?:exceeded|expired|reached)\b"
+        r" | \b(?:[Cc]ollective|NCCL|[Oo]peration|[Kk]ernel|[Ll]aunch)\ timeout\b",
+    ),
+    (("watchdog",), r"\b[Ww]atchdog\b.{0,80}(?:timeout|timed\ out|caught|detected|fired|terminat|abort)"),
+    (("deadlock",), r"\bdeadlock(?:ed|\ detected)\b"),
+    # --- results ---
+    (("nan",), r"\bNaN\b | (?:^\s*|[\[(,:=]\s*)[-+]?nan(?=[\s\]),]|$)"),  # a NaN printed as a result: [nan, 1.0]
+    # a reduction printed with an infinite result (``jnp.max(v[:8193]) -> -inf``, ``torch.sum(x) = inf``): a max,
+    # min, sum or norm of finite data is finite, so the printed call says its own result is wrong
+    (
+        ("inf",),
+        r"\b(?:a?max|a?min|sum|mean|norm|prod|std|var|logsumexp|reduce_\w+)\((?:[^()\n]|\([^()\n]*\)){0,80}\)"
+        r"\s*(?:->|=>|==?|:|is)\s*[-+]?inf(?:inity)?\b",
+    ),
+    (
+        ("internal:", "invalid_argument:", "resource_exhausted:", "fail", "unimplemented:",
+         "out_of_range:", "data_loss:", "deadline_exceeded:"),  # an XLA/absl status (jaxlib, TF): INTERNAL: ...
+        r"(?:^|[\s:\#(])(?:INTERNAL|INVALID_ARGUMENT|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|UNIMPLEMENTED"
+        r"|OUT_OF_RANGE|DATA_LOSS|DEADLINE_EXCEEDED):\s",
+    ),
+    # a printed result the text itself says is wrong: it names the expected value beside the one obtained
+    (
+        ("expected", "should", "but got", "instead of"),
+        r"\b[Ee]xpected:?\s+(?P<expected_value>[^\s,;]+?)[,;]?\s+(?:but\s+)?(?:got|received|returned|obtained|was|is)\b:?\s+"
+        r"(?!(?P=expected_value)(?:[\s,;.)]|$))\S"
+        r" | \b(?:got|returned|returns|printed|prints|gives|results\ in)\s+(?:[-+]?[\d\[(]|nan\b|inf\b|True\b|False\b)"
+        r"[^\n]{0,80}?(?:[,;(]\s*(?:but\s+)?(?:expected|should\ be)\b|\binstead\ of\b)"
+        r" | \bshould\ (?:be|have\ been|equal|return|print|give)\s+(?:[-+]?[\d\[(]|nan\b|inf\b|True\b|False\b)"
+        r"[^\n]{0,80}\bbut\b"
+        r" | \bbut\ got\b",
+    ),
+    (  # a run that says its own output is wrong
+        ("wrong", "incorrect"),
+        r"\b(?:WRONG\ (?:ANSWER|RESULTS?)|[Ww]rong\ (?:answers?|results?|outputs?)|[Ii]ncorrect\ (?:results?|outputs?))\b",
+    ),
+    # a printed value its reporter marks as wrong: a comment that ends in the verdict ("print(f(x))  # tensor([7.9e4]),
+    # incorrect"), or a result called garbage ("FP32 output produces garbage data"; not "garbage collection")
+    (
+        ("wrong", "incorrect", "garbage"),
+        r"\#[^\n]*?[,;:(]\s*(?:incorrect|wrong|INCORRECT|WRONG)\s*\)?\s*$"
+        r" | \bgarbage\ (?:data|values?|outputs?|results?|numbers)\b | \b(?:produc|return|giv)\w*\ garbage\b",
+    ),
+    # a check that says the values differ: "Mismatch of dbias at 0: ...", "3 mismatches found", "output does
+    # not match the reference", "result is incorrect", cuda-samples' "Result verification failed at element 3!";
+    # a test program's bare verdict line ("Failed"), the CUTLASS profiler's "Disposition: Failed" / "Incorrect"
+    (
+        ("mismatch", "match", "incorrect", "wrong", "fail", "disposition"),
+        r"\b(?:[Mm]ismatch(?:es|ed)?|MISMATCH(?:ES|ED)?)\b(?:\s+(?:of|at|in|for|on|found|detected|between)\b|\s*[:!])"
+        r" | \b(?:[Vv]alues?|[Rr]esults?|[Oo]utputs?|[Ee]lements?|[Cc]hecksums?)\ (?:mismatch|differ)\b"
+        r" | \b(?:[Rr]esults?|[Oo]utputs?|[Vv]alues?|[Tt]ensors?|[Aa]rrays?|GPU|[Kk]ernel|[Cc]hecksums?|[Ss]ums?)"
+        r"\ (?:does|do|did)(?:\ not|n't)\ match\b"
+        r" | \b(?:does|do|did)(?:\ not|n't)\ match\ (?:the\ )?(?:reference|expected|CPU|cpu|host|golden|baseline)\b"
+        r" | \b(?:[Rr]esults?|[Oo]utputs?|[Vv]alues?|[Aa]nswers?|[Cc]hecksums?|[Ss]ums?)\ (?:is|are|was|were)\ (?:incorrect|wrong"
+        r"|not\ (?:correct|equal|close))\b"
+        r" | ^\s*(?:Failed|FAILED|Fail|FAIL|Failure|Incorrect|INCORRECT)[.!]?\s*$ | \bDisposition:\s*(?:Failed|Incorrect)\b"
+        r" | \b(?:[Vv]erification|[Vv]alidation|[Cc]heck|[Cc]omparison)\ failed\b"
+        r" | \b(?:failed|FAILED)\ at\ (?:element|index|position|row|column|offset|i|idx)\b",
+    ),
+    # a load or an initialisation said not to work, in words (nvtop's "Impossible to initialize nvidia nvml",
+    # go-nvml's "could not load NVML library"), or a library file said not to load ("libcudnn.so.8 ... dont load")
+    (
+        ("load", "initiali", "init", "dlopen"),
+        r"(?i:\b(?:could\s*n[o']?t|unable\ to|cannot|can\s*not|can't|impossible\ to|fail(?:ed|s)?\ to)"
+        r"\ (?:load|initiali[sz]e|init|dlopen)\b)"
+        r" | (?:\blib[\w+-]*\.so[\w.]*|\b[\w+-]+\.(?:dll|dylib))\b[^\n]{0,80}?(?i:\b(?:dont|don't|do\ not|doesn't|does\ not"
+        r"|won't|will\ not|didn't|did\ not|can't|cannot|couldn't|could\ not|fails?\ to|failed\ to)\ (?:be\ )?load(?:ed|ing)?\b)",
+    ),
+)  # fmt: skip
+_FLAGS = re.VERBOSE | re.MULTILINE
