@@ -218,6 +218,12 @@ def _built(reading: Reading, rx: re.Pattern[str]) -> Callable[[str], bool]:
         return _joined(body, rx)
     tests = [_joined(seq, from_sub_code(code)) for seq, code in body]
 
+    return _any_of(tests)
+
+
+def _any_of(tests: list[Callable[[str], bool]]) -> Callable[[str], bool]:
+    """Whether one of ``tests`` holds for a text (the branches of an alternation)."""
+
     def one_of(text: str) -> bool:
         for test in tests:  # noqa: SIM110 (a loop, not any() over a generator: this runs for every log)
             if test(text):
@@ -307,13 +313,7 @@ def _branches_test(
             return None
         tests.append(test)
 
-    def one_of(text: str) -> bool:
-        for test in tests:  # noqa: SIM110 (a loop, not any() over a generator: this runs for every log)
-            if test(text):
-                return True
-        return False
-
-    return one_of
+    return _any_of(tests)
 
 
 def _test(literals: tuple[str, ...], fold: bool, rest: re.Pattern[str]) -> Callable[[str], bool]:
