@@ -505,6 +505,7 @@ class RunFacts(Facts):
     tf32_dot: bool = False  # a float32 tl.dot ran with TF32 operands (input_precision "tf32", the GPU's default)
     extension_unlinked: str | None = None  # a load_inline function whose declaration and definition do not link
     triton_name_unknown: str | None = None  # a triton.language name no release defines ("astype"): run/triton_names.py
+    triton_nested_def: str | None = None  # a function defined inside a @triton.jit one: "gelu (line 27, inside k)"
     # one stride argument for two axes of one pointer offset, read from the Triton source (diagnose/run/stride_reuse.py)
     stride_reused: str | None = None  # the argument: "stride_xm"
     stride_reused_line: int | None = None  # the offset's line in the target file

@@ -17,6 +17,15 @@ from harness.triton_state import MAX_GRIDS, MAX_TEXT, Launch, State
 from harness.triton_target import backend, compile_for_target, jit_twin
 
 
+class ArgumentsRejected(Exception):
+    """The launch's arguments do not bind to the kernel's parameters: Triton's own binder (the ``dynamic_func``
+    that ``create_function_from_signature`` generates) raised the ``TypeError`` a GPU launch raises."""
+
+    def __init__(self, error: TypeError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 def specialise(st: State, jf: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
     from triton.runtime.jit import create_function_from_signature
 
@@ -26,7 +35,10 @@ def specialise(st: State, jf: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
         binder = create_function_from_signature(jf.signature, jf.params, be)
         st.binders[id(jf)] = binder
     kw = dict(kwargs)
-    bound, specialization, options = binder(*args, **kw)
+    try:
+        bound, specialization, options = binder(*args, **kw)
+    except TypeError as exc:
+        raise ArgumentsRejected(exc) from exc
     options, signature, constexprs, attrs = jf._pack_args(be, kw, bound, specialization, options)
     return bound, signature, constexprs, attrs, options
 
@@ -119,6 +131,9 @@ def wrap_run(original: Any) -> Any:
             return original(self, *args, grid=grid, warmup=warmup, **kwargs)
         try:
             rec: dict[str, Any] | None = capture(st, self, args, kwargs, grid)
+        except ArgumentsRejected as rejected:
+            # what a GPU launch raises (the interpreter's own binding words it differently): the call's error
+            raise rejected.error from None
         except Exception as exc:
             st.error(f"capture {getattr(self, '__name__', '?')}: {''.join(traceback.format_exception(exc))}")
             rec = None

@@ -18,6 +18,8 @@ is thrown away), one module per part: :mod:`harness.triton_capture` (1), :mod:`h
    of the target, so unit integers become ``constexpr 1``, 16-byte-aligned pointers and integers
    divisible by 16 get ``tt.divisibility 16``, and launch options (``num_warps``, ``num_stages``)
    are parsed by the backend.  Distinct specialisations are kept once, with a call count and grids.
+   A launch whose arguments do not bind to the kernel's parameters raises the binder's own ``TypeError``
+   (``dynamic_func() missing 1 required positional argument: ...``), as the launch raises it on a GPU.
 
 2. **Bounds checks (interpreter only).**  The interpreter does no bounds checks.  The hooks wrap
    ``InterpreterBuilder.create_masked_load`` / ``create_masked_store`` (every ``tl.load`` /

@@ -45,7 +45,7 @@ from diagnose.run import cuda_sources as CS
 from diagnose.run import ext_symbols as ES
 from diagnose.run import stride_reuse as SR
 from diagnose.run import triton_names as TN
-from diagnose.run.triton_source import jit_functions, parse_source
+from diagnose.run.triton_source import jit_functions, nested_function_defs, parse_source
 
 #: what the run facts say the facts came from
 TARGET = "kernelbench-result"
@@ -148,6 +148,11 @@ def with_source_facts(ev: Evidence, text: str, *, path: Path | None = None, reco
         unknown = TN.unknown_in_source(text, *TN.installed_language())
         if unknown:
             facts.update(triton_name_unknown=unknown, target=TARGET)
+        tree = parse_source(text)
+        nested = nested_function_defs(tree) if tree is not None else []
+        if nested:
+            kernel, name, line = nested[0]
+            facts.update(triton_nested_def=f"{name} (line {line}, inside {kernel})", target=TARGET)
     if _NOT_BUILT.search(record_text) and "load_inline" in text:
         unlinked = ES.unlinked(CS.extract_text(text))
         if unlinked:
@@ -158,5 +163,8 @@ def with_source_facts(ev: Evidence, text: str, *, path: Path | None = None, reco
 #: a result that says the sample's extension did not build or load (a declaration that does not link is the cause
 #: only then: a sample that ran has linked)
 _NOT_BUILT = re.compile(r"(?m)^compiled: False$|undefined symbol")
-#: a result that says the sample's Triton kernel did not compile (a name no release has is the cause only then)
-_COMPILE_FAILED = re.compile(r"(?m)CompilationError|^compiled: False$")
+#: a result that says the sample's Triton kernel did not compile (a name no release has is the cause only then):
+#: Triton's CompilationError or one of its subclasses (triton/compiler/errors.py)
+_COMPILE_FAILED = re.compile(
+    r"(?m)CompilationError|UnsupportedLanguageConstruct|CompileTimeAssertionFailure|^compiled: False$"
+)

@@ -27,6 +27,7 @@ from diagnose.run import source_failures as SF
 from diagnose.run import stride_reuse as SR
 from diagnose.run import tail_lanes as TL
 from diagnose.run import triton_names as TN
+from diagnose.run import triton_source as TS
 from diagnose.run.climb import Step, climb, rel, sanitizer_log, wrapper
 from diagnose.run.context import Background, RunContext
 from diagnose.run.probe_run import harness_contract, probe_matrix, probe_verdict, shrink_and_repro
@@ -400,6 +401,9 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
     reused = SR.static_facts(ctx.target.path) if ctx.target.uses_triton else {}
     if reused:
         ev = A.with_run(ev, **reused)
+    nested = TS.nested_def_facts(ctx.target.path) if ctx.target.uses_triton else {}
+    if nested:
+        ev = A.with_run(ev, **nested)
     if verdict == "fail":
         ev = AR.sweep(ctx, manifest, sizes, ev)
         ev = TL.check(ctx, manifest, sizes, ev)
