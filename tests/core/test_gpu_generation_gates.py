@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from diagnose.catalogue import default_catalogue
+from diagnose.collectors.families import facts_from
 from tests.core.corpus_logs import corpus_log, decided, verdict
+
+CAT = default_catalogue()
 
 
 @pytest.mark.parametrize(
@@ -68,6 +72,15 @@ from tests.core.corpus_logs import corpus_log, decided, verdict
             None,  # the driver rules
             "environment",
         ),
+        # Megvii-BaseDetection/YOLOX#515 (TensorRT 8): 2 is cudaErrorMemoryAllocation, no rule of its own at
+        # start-up; TensorRT's check itself says CUDA could not start
+        (
+            "[TensorRT] INTERNAL ERROR: [runtime.cpp::isCudaInstalledCorrectly::41] Error Code 6: Internal Error "
+            "(CUDA initialization failure with error 2. Please check your CUDA installation:  "
+            "http://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html)",
+            "tensorrt-cuda-initialization-failure",
+            "environment",
+        ),
     ],
 )
 def test_generation_gates_decide(text: str, rule: str | None, category: str) -> None:
@@ -93,12 +106,28 @@ def test_a_cuda_failure_number_is_read_as_its_status() -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "family"),
     [
         # NVIDIA/TensorRT#218's title: the FP16 warning alone, the build going on
-        "[TensorRT] WARNING: Half2 support requested on hardware without native FP16 support, performance will be "
-        "negatively affected.",
+        (
+            "[TensorRT] WARNING: Half2 support requested on hardware without native FP16 support, performance will "
+            "be negatively affected.",
+            "tensorrt-half2-without-native-fp16",
+        ),
+        # jax-ml/jax#21121's title: LLVM drops a PTX version it does not know and goes on
+        (
+            "'+ptx84' is not a recognized feature for this target (ignoring feature)",
+            "llvm-ptx-feature-not-recognized",
+        ),
     ],
 )
-def test_the_fp16_warning_alone_is_no_failure(text: str) -> None:
+def test_a_warning_alone_gives_facts_and_no_failure(text: str, family: str) -> None:
+    facts = facts_from(CAT, text)
+    assert facts is not None and family in facts.families and not facts.failed
     assert verdict(text)[0] == "no-failure"
+
+
+def test_the_feature_warning_about_host_features_is_not_the_gpu_toolchain() -> None:
+    # pocl/pocl#1006: x86 features met while building for ARM, printed on a healthy build
+    facts = facts_from(CAT, "'+sse2' is not a recognized feature for this target (ignoring feature)")
+    assert facts is None or "llvm-ptx-feature-not-recognized" not in facts.families
