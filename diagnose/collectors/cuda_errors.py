@@ -280,7 +280,7 @@ _CHECK_VS = re.compile(
 #: the ``CHECK(status)`` macro of TensorRT's samples and the projects built on them, ``"Cuda failure: " << ret``
 _CUDA_NUMBER = re.compile(
     r"\bCUDA (?:runtime |driver )?error(?: code)?[:=]?\s*\(?(?P<code>\d{1,3})\b(?!\.\d)"
-    r"|\bCUDA (?:initialization )?failure(?: with error)?:?\s*(?P<code3>\d{1,3})\b(?!\.\d)"
+    r"|\bCUDA (?:initialization )?failure(?: with error)?:?\s*(?P<code3>\d{1,3})(?=\.(?!\d)|\)|\s*$)"
     r"|\b(?P<call>(?:cuda|cu)[A-Z]\w*)(?:\([^()]*\))?\s+(?:returned|failed with (?:error )?(?:code )?)\s*"
     r"\(?(?P<code2>\d{1,3})\b(?!\.\d)",
     re.I,

@@ -108,3 +108,8 @@ def test_a_cuda_failure_that_names_no_number_is_left_to_its_words() -> None:
     # Tianxiaomo/pytorch-YOLOv4#310's title: the message decides, no number is invented
     f = parse("Cuda failure: initialization error")
     assert f is not None and f.error == "cudaErrorInitializationError"
+
+
+def test_a_count_after_cuda_failure_is_no_status() -> None:
+    # the macro prints the number and ends the line; a number that goes on into words is something else
+    assert parse("CUDA failure: 3 retries left") is None
