@@ -275,9 +275,12 @@ _CHECK_VS = re.compile(
     r"Check failed: (?P<lhs>.*?)\s*==\s*(?P<rhs>.*?)\s*\((?P<a>-?\d+) vs\. (?P<b>-?\d+)\)\s*(?P<msg>.*?)\s*$"
 )
 #: a bare number after words that say it is a CUDA status: "CUDA error 2", "CUDA error code 700",
-#: "CUDA driver error: 999", "cudaMalloc returned 2", "cuInit failed with error code 100"
+#: "CUDA driver error: 999", "cudaMalloc returned 2", "cuInit failed with error code 100"; TensorRT's
+#: start-up check "CUDA initialization failure with error 222." (7.x; "with error: 35." from 8.x on) and
+#: the ``CHECK(status)`` macro of TensorRT's samples and the projects built on them, ``"Cuda failure: " << ret``
 _CUDA_NUMBER = re.compile(
     r"\bCUDA (?:runtime |driver )?error(?: code)?[:=]?\s*\(?(?P<code>\d{1,3})\b(?!\.\d)"
+    r"|\bCUDA (?:initialization )?failure(?: with error)?:?\s*(?P<code3>\d{1,3})(?=\.(?!\d)|\)|\s*$)"
     r"|\b(?P<call>(?:cuda|cu)[A-Z]\w*)(?:\([^()]*\))?\s+(?:returned|failed with (?:error )?(?:code )?)\s*"
     r"\(?(?P<code2>\d{1,3})\b(?!\.\d)",
     re.I,
@@ -313,7 +316,7 @@ def _numeric_hits(line: str, add: _Add) -> bool:
                         return True
     m = _CUDA_NUMBER.search(line)
     if m:
-        code = int(m["code"] or m["code2"])
+        code = int(m["code"] or m["code2"] or m["code3"])
         call = m["call"] or _api_call(line)
         name = name_for_message(line)
         if name is None:

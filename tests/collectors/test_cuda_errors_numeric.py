@@ -66,3 +66,50 @@ def test_a_glog_check_on_the_runtime_success_name_uses_the_runtime_table() -> No
     # Caffe's form (BVLC/caffe#1793), here with the message dropped: 9 is cudaErrorInvalidConfiguration
     f = parse("Check failed: error == cudaSuccess (9 vs. 0)")
     assert f is not None and f.error == "cudaErrorInvalidConfiguration"
+
+
+@pytest.mark.parametrize(
+    ("line", "error", "code"),
+    [
+        # TensorRT 7.x's start-up check (NVIDIA/TensorRT#1052; corpus/holdout16
+        # h16b-insightface-rest-trt-error-222-old-driver): 222 is cudaErrorUnsupportedPtxVersion
+        (
+            "[TensorRT] ERROR: CUDA initialization failure with error 222. Please check your CUDA installation:  "
+            "http://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html",
+            "cudaErrorUnsupportedPtxVersion",
+            222,
+        ),
+        # TensorRT 10's wording, a colon before the number (vbanakha/edgePtychoNN#5)
+        (
+            "  what():  CUDA initialization failure with error: 35. Please check your CUDA installation: "
+            "http://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html In "
+            "checkCudaInstalledAndPrintMemoryUsage at optimizer/api/builder.cpp:1238",
+            "cudaErrorInsufficientDriver",
+            35,
+        ),
+        # TensorRT 5/6 (lewes6369/TensorRT-Yolov3#61)
+        (
+            "ERROR: Cuda initialization failure with error 35. Please check cuda installation:  "
+            "http://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html.",
+            "cudaErrorInsufficientDriver",
+            35,
+        ),
+        # the CHECK(status) macro of TensorRT's samples (`"Cuda failure: " << ret`), the issue title of
+        # bychen7/Face-Restoration-TensorRT#12 (corpus/holdout16 h16b-face-restoration-trt-512-model-hardcoded-size)
+        ("Cuda failure: 700", "cudaErrorIllegalAddress", 700),
+    ],
+)
+def test_tensorrt_numeric_statuses(line: str, error: str, code: int) -> None:
+    f = parse(line)
+    assert f is not None and (f.error, f.code) == (error, code)
+
+
+def test_a_cuda_failure_that_names_no_number_is_left_to_its_words() -> None:
+    # Tianxiaomo/pytorch-YOLOv4#310's title: the message decides, no number is invented
+    f = parse("Cuda failure: initialization error")
+    assert f is not None and f.error == "cudaErrorInitializationError"
+
+
+def test_a_count_after_cuda_failure_is_no_status() -> None:
+    # the macro prints the number and ends the line; a number that goes on into words is something else
+    assert parse("CUDA failure: 3 retries left") is None
