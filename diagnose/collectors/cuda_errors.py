@@ -275,9 +275,11 @@ _CHECK_VS = re.compile(
     r"Check failed: (?P<lhs>.*?)\s*==\s*(?P<rhs>.*?)\s*\((?P<a>-?\d+) vs\. (?P<b>-?\d+)\)\s*(?P<msg>.*?)\s*$"
 )
 #: a bare number after words that say it is a CUDA status: "CUDA error 2", "CUDA error code 700",
-#: "CUDA driver error: 999", "cudaMalloc returned 2", "cuInit failed with error code 100"
+#: "CUDA driver error: 999", "cudaMalloc returned 2", "cuInit failed with error code 100", TensorRT's "CUDA
+#: initialization failure with error 222"
 _CUDA_NUMBER = re.compile(
-    r"\bCUDA (?:runtime |driver )?error(?: code)?[:=]?\s*\(?(?P<code>\d{1,3})\b(?!\.\d)"
+    r"\bCUDA (?:runtime |driver |initiali[sz]ation )?(?:error|failure with error)(?: code)?[:=]?\s*\(?"
+    r"(?P<code>\d{1,3})\b(?!\.\d)"
     r"|\b(?P<call>(?:cuda|cu)[A-Z]\w*)(?:\([^()]*\))?\s+(?:returned|failed with (?:error )?(?:code )?)\s*"
     r"\(?(?P<code2>\d{1,3})\b(?!\.\d)",
     re.I,
