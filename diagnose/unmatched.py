@@ -130,7 +130,7 @@ def parse_kinds(items: Any) -> tuple[Kind, ...]:
         facts = tuple(item.get("facts") or ())
         if any(f not in FACTS for f in facts):
             raise ValueError(f"unmatched.yaml {name}: unknown fact in {facts} (known: {', '.join(FACTS)})")
-        cands = []
+        cands: list[Candidate] = []
         after: list[Candidate] = []
         for key, into in (("candidates", cands), ("after_progress", after)):
             for c in item.get(key) or ():

@@ -106,8 +106,12 @@ _GCC = re.compile(
 )
 # a toolchain process that crashed, as nvcc names it ("'%s' died due to signal %d %s", "'%s' core dumped": the
 # nvcc binary's own strings) or Triton does ("`ptxas` raised SIGSEGV")
-_CRASHED = re.compile(r"['`](?P<tool>[\w.+-]+)['`] (?:died due to signal (?P<sig>\d+)|core dumped|raised (?P<name>SIG\w+))")
-_CRASH_WORDS = re.compile(r"[Mm]emory allocation (?:failure|error)|[Ii]nternal (?:compiler )?error|Unexpected exception")
+_CRASHED = re.compile(
+    r"['`](?P<tool>[\w.+-]+)['`] (?:died due to signal (?P<sig>\d+)|core dumped|raised (?P<name>SIG\w+))"
+)
+_CRASH_WORDS = re.compile(
+    r"[Mm]emory allocation (?:failure|error)|[Ii]nternal (?:compiler )?error|Unexpected exception"
+)
 _HOST_UNSUPPORTED = re.compile(
     r"unsupported (?:GNU|clang|Microsoft Visual Studio|[\w ]+?) version|UNSUPPORTED COMPILER"
 )

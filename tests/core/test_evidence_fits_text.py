@@ -46,7 +46,9 @@ def test_crash_of_the_front_end_is_not_called_a_ptxas_crash() -> None:
 
 def test_ptxas_crash_keeps_the_assembler_remedies() -> None:
     # ggml-org/llama.cpp#8714 (the rule's own example)
-    text = "nvcc error   : 'ptxas' died due to signal 11 (Invalid memory reference)\nnvcc error   : 'ptxas' core dumped\n"
+    text = (
+        "nvcc error   : 'ptxas' died due to signal 11 (Invalid memory reference)\nnvcc error   : 'ptxas' core dumped\n"
+    )
     r = classify_text(text).to_dict()
     assert "PTX assembler" in r["what"] and "-Xptxas -O1" in r["fix"]
 
