@@ -113,3 +113,13 @@ def test_unsupported_arch_fix_drops_the_arch_before_a_newer_toolkit() -> None:
 def test_no_kernel_image_fix_names_an_older_release_for_an_old_gpu() -> None:
     fix = _report("h16b-ultralytics-ort-gt730-below-min-cc")["fix"]
     assert "an older release that still lists it" in fix
+
+
+@pytest.mark.parametrize(
+    "case_id", ["h16a-vllm-minimax-m3-topk-buffer-layout", "h16b-qibojit-ravel-multigpu-illegal-address"]
+)
+def test_bare_illegal_address_check_names_layout_and_device(case_id: str) -> None:
+    r = _report(case_id)
+    assert r["category"] == "unknown"
+    check = r["next_check"]
+    assert "strides" in check and "CUDA_VISIBLE_DEVICES=0" in check
