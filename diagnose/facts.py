@@ -152,6 +152,10 @@ class CompilerFacts(Facts):
     spill_loads: int = 0
     stack_bytes: int = 0
     host_compiler_unsupported: bool = False  # "unsupported GNU version"
+    host_compiler_supported: str | None = None  # the range host_config.h states: "gcc 7 or older"
+    host_compiler_ccbin: str | None = None  # a -ccbin value in that range: "g++-7"
+    crash_tool: str | None = None  # the toolchain process that crashed: "'cudafe++' died due to signal 6"
+    crash_not_ptxas: bool = False  # ... and it is not the PTX assembler (the front end, cicc, nvlink)
     library_header: str | None = None  # the library whose own header holds the first error ("CuPy")
     needs_arch: str | None = None  # "sm_60": an error names an intrinsic/overload that exists from this arch on
     gated_symbol: str | None = None  # that intrinsic, with its argument types: "atomicAdd(double *, double)"

@@ -96,6 +96,8 @@ class Kind:
     candidates: tuple[Candidate, ...]
     check: str
     checks: tuple[tuple[str, str], ...] = ()  # (framework, text) where the check depends on the framework
+    # the candidates that lead when the log shows the job got through earlier steps first (oom_progress)
+    after_progress: tuple[Candidate, ...] = ()
 
     def check_for(self, framework: str | None) -> str:
         return dict(self.checks).get(framework or "", self.check)
@@ -128,11 +130,13 @@ def parse_kinds(items: Any) -> tuple[Kind, ...]:
         facts = tuple(item.get("facts") or ())
         if any(f not in FACTS for f in facts):
             raise ValueError(f"unmatched.yaml {name}: unknown fact in {facts} (known: {', '.join(FACTS)})")
-        cands = []
-        for c in item.get("candidates") or ():
-            if not isinstance(c, dict) or c.get("category") not in CATEGORIES:
-                raise ValueError(f"unmatched.yaml {name}: a candidate needs a category of {CATEGORIES}: {c!r}")
-            cands.append(Candidate(c["category"], c.get("failure_mode")))
+        cands: list[Candidate] = []
+        after: list[Candidate] = []
+        for key, into in (("candidates", cands), ("after_progress", after)):
+            for c in item.get(key) or ():
+                if not isinstance(c, dict) or c.get("category") not in CATEGORIES:
+                    raise ValueError(f"unmatched.yaml {name}: a candidate needs a category of {CATEGORIES}: {c!r}")
+                into.append(Candidate(c["category"], c.get("failure_mode")))
         check = item.get("check")
         keyed: dict[str, str] = dict(check) if isinstance(check, dict) else {"default": check}
         if not all(isinstance(t, str) and t.strip() for t in keyed.values()) or "default" not in keyed:
@@ -148,6 +152,7 @@ def parse_kinds(items: Any) -> tuple[Kind, ...]:
                 candidates=tuple(cands),
                 check=" ".join(keyed.pop("default").split()),
                 checks=tuple((fw, " ".join(t.split())) for fw, t in keyed.items()),
+                after_progress=tuple(after),
             )
         )
     return tuple(out)
@@ -215,6 +220,19 @@ def _failure_text(ev: Evidence) -> list[str]:
     return out
 
 
+def _progress(ev: Evidence, k: Kind) -> str | None:
+    """The training loop's progress line up to the log's first failure line of kind ``k`` (on it, or above
+    it), when its counter shows the job got through earlier steps (``Epoch 4/10``, ``step 1200``:
+    diagnose.collectors.oom.progress_before)."""
+    from diagnose.collectors.oom import progress_before
+
+    text = ev.log.text
+    for n, line in failure_lines(text, LINES):
+        if any(_search(rx)(line) for rx in k.lines):
+            return progress_before(text, n + 1)
+    return None
+
+
 def hint_for(ev: Evidence, context: Mapping[str, Any] | None = None) -> Hint | None:
     """The hint for a log no rule matched (None when the log shows no failure); never raises."""
     try:
@@ -224,8 +242,15 @@ def hint_for(ev: Evidence, context: Mapping[str, Any] | None = None) -> Hint | N
         from diagnose.explain import framework, render
 
         ctx = ev.context() if context is None else context
+        candidates = k.candidates
+        if k.after_progress:
+            progress = ctx.get("oom_progress") or _progress(ev, k)
+            if progress:
+                # the job ran earlier steps at the same size first: what grows with the run leads
+                ctx = {**ctx, "oom_progress": progress}
+                candidates = (*k.after_progress, *(c for c in candidates if c not in k.after_progress))
         fw = framework(ctx) if k.checks else None
         # a check may keep a step to one system ([[{log_windows:if} ...]], like a rule's fix)
-        return Hint(kind=k.kind, seen=k.seen, candidates=k.candidates, check=render(k.check_for(fw), ctx) or k.check)
+        return Hint(kind=k.kind, seen=k.seen, candidates=candidates, check=render(k.check_for(fw), ctx) or k.check)
     except Exception:  # a hint is an extra: a log it cannot read keeps its plain unknown
         return None

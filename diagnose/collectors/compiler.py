@@ -104,9 +104,24 @@ _GCC = re.compile(
     r":(?P<line>\d+):(?:\d+:)? (?P<sev>fatal error|error|warning|note): (?P<msg>[^\n]*)$",
     re.M,
 )
+# a toolchain process that crashed, as nvcc names it ("'%s' died due to signal %d %s", "'%s' core dumped": the
+# nvcc binary's own strings) or Triton does ("`ptxas` raised SIGSEGV")
+_CRASHED = re.compile(
+    r"['`](?P<tool>[\w.+-]+)['`] (?:died due to signal (?P<sig>\d+)|core dumped|raised (?P<name>SIG\w+))"
+)
+_CRASH_WORDS = re.compile(
+    r"[Mm]emory allocation (?:failure|error)|[Ii]nternal (?:compiler )?error|Unexpected exception"
+)
 _HOST_UNSUPPORTED = re.compile(
     r"unsupported (?:GNU|clang|Microsoft Visual Studio|[\w ]+?) version|UNSUPPORTED COMPILER"
 )
+# the range host_config.h states (crt/host_config.h of CUDA 8 to 13): "gcc versions later than 7 are not
+# supported", "gcc 4.9 and up are not supported", "clang version must be less than 21 and greater than 3.2",
+# "Only the versions between 2019 and 2022 (inclusive) are supported"
+_HOST_GCC_MAX = re.compile(r"\bgcc versions? later than (\d+(?:\.\d+)?) (?:is|are) not supported")
+_HOST_GCC_UP = re.compile(r"\bgcc (\d+(?:\.\d+)?) and up (?:is|are) not supported")
+_HOST_CLANG_MAX = re.compile(r"\bclang version must be less than (\d+)\b")
+_HOST_MSVC_RANGE = re.compile(r"\bOnly the versions between (\d{4}) and (\d{4}) \(inclusive\) are supported")
 
 _ERRORISH = ("error", "fatal")
 _BUILDKIT = re.compile(r"^#\d+ \d+(?:\.\d+)? +")
@@ -208,6 +223,37 @@ def _unique(found: list[tuple[int, Diagnostic]]) -> tuple[Diagnostic, ...]:
     return tuple(unique)
 
 
+def _crashed_tool(text: str, errors: list[Diagnostic]) -> str | None:
+    """The toolchain process that crashed or failed internally, as the log names it (``cudafe++``, ``cicc``,
+    ``ptxas``, ``nvlink``)."""
+    if "died due to signal" in text or "core dumped" in text or "raised SIG" in text:
+        hit = _CRASHED.search(text)
+        if hit:
+            return hit.group("tool")
+    for d in errors:
+        if d.tool in ("ptxas", "nvlink", "fatbinary") and _CRASH_WORDS.search(d.message):
+            return d.tool
+    return None
+
+
+def _host_range(errors: list[Diagnostic]) -> tuple[str | None, str | None]:
+    """The host compilers host_config.h accepts, as it states them ("gcc 7 or older"), and a ``-ccbin``
+    value for the newest of them where the compiler's packages are named by version (``g++-7``)."""
+    for d in errors:
+        msg = d.message
+        if hit := _HOST_GCC_MAX.search(msg):
+            v = hit.group(1)
+            return f"gcc {v} or older", f"g++-{v}" if "." not in v else None
+        if hit := _HOST_GCC_UP.search(msg):
+            return f"gcc older than {hit.group(1)}", None
+        if hit := _HOST_CLANG_MAX.search(msg):
+            v = int(hit.group(1)) - 1
+            return f"clang {v} or older", f"clang++-{v}"
+        if hit := _HOST_MSVC_RANGE.search(msg):
+            return f"Visual Studio {hit.group(1)} to {hit.group(2)}", None
+    return None, None
+
+
 def _error_details(errors: list[Diagnostic]) -> dict[str, Any]:
     """What the error messages name: an unknown arch, a feature the target lacks, shared memory over the limit."""
     out: dict[str, Any] = dict.fromkeys(
@@ -277,6 +323,8 @@ def parse(text: str) -> CompilerFacts | None:
         if "unsupported" in d.message.lower() or "UNSUPPORTED" in d.message
     )
     cited = [d.log_line for d in diags if d.severity != "note" and d.log_line is not None]
+    host_supported, host_ccbin = _host_range(errors) if host_unsupported else (None, None)
+    crash_tool = _crashed_tool(text, errors)
     return CompilerFacts(
         lines=tuple(sorted({*cited, *summary_lines, *res.lines}))[:_MAX_CITED],
         tool=errors[0].tool if errors else (diags[0].tool if diags else "ptxas"),
@@ -290,6 +338,10 @@ def parse(text: str) -> CompilerFacts | None:
         spill_loads=res.spill_loads,
         stack_bytes=res.stack,
         host_compiler_unsupported=host_unsupported,
+        host_compiler_supported=host_supported,
+        host_compiler_ccbin=host_ccbin,
+        crash_tool=crash_tool,
+        crash_not_ptxas=crash_tool is not None and crash_tool != "ptxas",
         diagnostics=diags,
         **_error_details(errors),
         **_cause(text, errors),

@@ -13,7 +13,7 @@ import yaml
 from diagnose.classify import classify_record
 from diagnose.cli import main
 from diagnose.collectors import collect
-from diagnose.explain import framework
+from diagnose.explain import framework, render
 from diagnose.inputs import InputRecord
 from diagnose.lint_evidence import ALSO_FITS, frameworks_named
 from diagnose.matcher import Matcher
@@ -97,7 +97,8 @@ def test_the_check_follows_the_logs_framework() -> None:
     assert framework(cuda_oom.context()) == "cuda" and framework(jax_crash.context()) == "jax"
     oom, crash = hint_for(cuda_oom), hint_for(jax_crash)
     assert oom is not None and oom.kind == "out-of-memory"
-    assert oom.check == kinds["out-of-memory"].check  # the default: no torch or XLA advice for CUDA C++
+    # the default, as this log renders it: no torch or XLA advice for CUDA C++
+    assert oom.check == render(kinds["out-of-memory"].check, cuda_oom.context())
     assert "torch" not in oom.check and "XLA" not in oom.check
     assert kinds["out-of-memory"].check_for("jax") != oom.check
     assert crash is not None and crash.kind == "signal" and "faulthandler" in crash.check
