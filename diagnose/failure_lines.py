@@ -82,6 +82,7 @@ from diagnose.comparisons import (
     flagged_row_lines,
     over_tolerance_lines,
     path_comparison_lines,
+    variant_comparison_lines,
     zero_input_results,
     zero_metric_lines,
 )
@@ -237,6 +238,7 @@ _PRINTED = (
     block_comparison_lines,
     over_tolerance_lines,
     path_comparison_lines,
+    variant_comparison_lines,
     flagged_row_lines,
     zero_metric_lines,
     _zero_input_lines,
