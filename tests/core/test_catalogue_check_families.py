@@ -112,7 +112,9 @@ def test_the_old_gpu_warning_gives_both_capabilities_when_printed() -> None:
     )
     assert answer(text)[0] == "runtime-assumption"
     # a GPU newer than the build (the other direction) stays the stack's
-    newer = "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation."
+    newer = (
+        "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation."
+    )
     assert answer(newer)[0] == "environment"
 
 
