@@ -449,6 +449,8 @@ def path_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
 #: ``(Pdb)``, a debugger's or a quoted session's bare ``>``)
 _TYPED_AT = re.compile(r"^\s*(?:>>>|>|In \[\d+\]:|\(Pdb\)|ipdb>)\s+(?P<expr>\S.*?)\s*$")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+#: expressions with a result read from one session at most (they are compared pairwise)
+_MAX_TYPED = 200
 #: what a printed tensor or array carries beside its values (``device='cuda:0'``, ``dtype=torch.float32``)
 _VALUE_ATTRS = re.compile(r"\b(?:device|dtype|grad_fn|requires_grad|shape)=(?:'[^']*'|<[^>]*>|[\w.]+)")
 
@@ -499,6 +501,8 @@ def variant_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]
             continue
         tokens = re.findall(r"[A-Za-z_]\w*|\S", m["expr"])
         typed.append((tokens, _VALUE_ATTRS.sub("", result), n + 2, result))
+        if len(typed) >= _MAX_TYPED:
+            break
     out: list[tuple[int, str]] = []
     for i, (tokens, result, first, first_shown) in enumerate(typed):
         for other, other_result, number, shown in typed[i + 1 :]:
