@@ -12,7 +12,8 @@ arrays element by element; whole numbers count as values only beside ``expected`
 yields to a named path (``output_liger`` against ``output_torch``).  Equal values, timings and other
 measurements (``CPU time: 12 ms vs GPU time: 1 ms``), counts and versions stay healthy.
 :func:`path_comparison_lines` finds one call printed compiled (``jax.jit(f)(x)``) and as it is with
-different results, :func:`flagged_row_lines` a printed row the program marks (``*****``, ``<-- mismatch``).  :func:`zero_input_results` finds the other shape
+different results, :func:`variant_comparison_lines` one expression typed for a value and for a variant of it
+(``logprobs`` / ``logprobs_fused``) with different results, :func:`flagged_row_lines` a printed row the program marks (``*****``, ``<-- mismatch``).  :func:`zero_input_results` finds the other shape
 and the element count of the input where the call states it (``zeros((2**31+1,), ...)``).
 
 >>> [n for n, _ in comparison_lines("Mismatch of dbias at 0: CPU_ref: 1.125032 vs GPU: 3.562500")]
@@ -440,6 +441,74 @@ def path_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
             if any(values_differ(c[1], p[1]) for p in plain_runs):
                 out.append((c[2], c[3]))
     return sorted(out)[:limit]
+
+
+# --- one expression evaluated on a value and on a variant of it, with different results ----------
+
+#: an interactive prompt and the expression typed at it (Python's ``>>>``, IPython's ``In [3]:``, pdb's
+#: ``(Pdb)``, a debugger's or a quoted session's bare ``>``)
+_TYPED_AT = re.compile(r"^\s*(?:>>>|>|In \[\d+\]:|\(Pdb\)|ipdb>)\s+(?P<expr>\S.*?)\s*$")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+#: expressions with a result read from one session at most (they are compared pairwise)
+_MAX_TYPED = 200
+#: what a printed tensor or array carries beside its values (``device='cuda:0'``, ``dtype=torch.float32``)
+_VALUE_ATTRS = re.compile(r"\b(?:device|dtype|grad_fn|requires_grad|shape)=(?:'[^']*'|<[^>]*>|[\w.]+)")
+
+
+def _variant(a: str, b: str) -> bool:
+    """``b`` names a variant of ``a``: the same name with a word added (``logprobs`` / ``logprobs_fused``,
+    ``out`` / ``ref_out``)."""
+    return a != b and (b.startswith(a + "_") or b.endswith("_" + a))
+
+
+def _variant_pair(a: list[str], b: list[str]) -> bool:
+    """Two token lists that differ only where a name of ``a`` stands as one variant of it in ``b`` (or the
+    other way round), the same name at every such place."""
+    if len(a) != len(b):
+        return False
+    swaps = {(x, y) for x, y in zip(a, b, strict=True) if x != y}
+    if len(swaps) != 1:
+        return False
+    ((x, y),) = swaps
+    return _IDENT.fullmatch(x) is not None and (_variant(x, y) or _variant(y, x))
+
+
+def variant_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    """One expression typed in an interactive session for a value and again for a variant of it (the same
+    name with a word added: a second implementation of one quantity), each followed by its printed result,
+    and the results differ beyond the comparison tolerance: the two result lines.  Two paths of one
+    quantity must agree; equal results stay healthy, and so do two different names.
+
+    >>> variant_comparison_lines(">>> out.max()\\ntensor(3.5)\\n>>> out_fused.max()\\ntensor(124.)")
+    [(2, 'tensor(3.5)'), (4, 'tensor(124.)')]
+    >>> variant_comparison_lines(">>> out.max()\\ntensor(3.5)\\n>>> out_fused.max()\\ntensor(3.5)")
+    []
+    >>> variant_comparison_lines(">>> a.max()\\ntensor(3.5)\\n>>> b.max()\\ntensor(124.)")
+    []
+    """
+    if ">" not in text and "In [" not in text:
+        return []
+    lines = text.split("\n")
+    typed: list[tuple[list[str], str, int, str]] = []  # (tokens, result, result's line number, result line)
+    for n, line in enumerate(lines):
+        if len(line) > 500:
+            continue
+        m = _TYPED_AT.match(line)
+        if not m or n + 1 >= len(lines) or _TYPED_AT.match(lines[n + 1]):
+            continue
+        result = lines[n + 1].strip()
+        if not result or _ELEMENT.search(result) is None:
+            continue
+        tokens = re.findall(r"[A-Za-z_]\w*|\S", m["expr"])
+        typed.append((tokens, _VALUE_ATTRS.sub("", result), n + 2, result))
+        if len(typed) >= _MAX_TYPED:
+            break
+    out: list[tuple[int, str]] = []
+    for i, (tokens, result, first, first_shown) in enumerate(typed):
+        for other, other_result, number, shown in typed[i + 1 :]:
+            if _variant_pair(tokens, other) and values_differ(result, other_result):
+                out += [(first, first_shown), (number, shown)]
+    return sorted(set(out))[:limit]
 
 
 # --- a row of a printed table flagged as the wrong one -----------------------------------------

@@ -49,7 +49,8 @@ any one report's wording:
   CUTLASS's ``Disposition: Incorrect``), and printed values that say it without a word
   (:mod:`diagnose.comparisons`): a reference and a device value that differ, a difference above the tolerance
   printed beside it, a call on an all-zero array whose result is not all zeros, one call printed compiled
-  (``jax.jit(f)(x)``) and plain with different results, a row the program flags (``*****``), a metric at
+  (``jax.jit(f)(x)``) and plain with different results, one expression typed at a prompt for a value and for a
+  variant of it (``logprobs`` / ``logprobs_fused``) with different results, a row the program flags (``*****``), a metric at
   exactly 0 beside the same metric of a reference;
 - an exception raised and swallowed (CPython's unraisable hook: ``Exception ignored in: ...``), Numba's typing
   message without its head (``Unknown attribute 'to_device' of type Module(...)``), a ``Fail to <verb> ...:
@@ -82,6 +83,7 @@ from diagnose.comparisons import (
     flagged_row_lines,
     over_tolerance_lines,
     path_comparison_lines,
+    variant_comparison_lines,
     zero_input_results,
     zero_metric_lines,
 )
@@ -237,6 +239,7 @@ _PRINTED = (
     block_comparison_lines,
     over_tolerance_lines,
     path_comparison_lines,
+    variant_comparison_lines,
     flagged_row_lines,
     zero_metric_lines,
     _zero_input_lines,

@@ -434,6 +434,28 @@ def _ggml_statement(text: str, line: int) -> tuple[int, str] | None:
     return (line + 2, call) if call else None
 
 
+#: the error check many CUDA C++ projects copy (``CHECK_CUDA_ERROR(val)`` / ``CHECK_LAST_CUDA_ERROR()``: ``std::cerr
+#: << "CUDA Runtime Error at: " << file << ":" << line`` then ``cudaGetErrorString(err) << " " << func``): the
+#: runtime's text starts the next line, followed by the failing call, or alone
+_RUNTIME_ERROR_AT = re.compile(r"\bCUDA Runtime Error at: ?\S", re.IGNORECASE)
+
+
+def _check_macro_hit(line: str, ln: int) -> _Hit | None:
+    r"""The runtime error of the line under a ``CUDA Runtime Error at: FILE:LINE`` line.
+
+    >>> _check_macro_hit("out of memory cudaMalloc(&this->d_jcb, size * sizeof(float))", 2)
+    _Hit(name='cudaErrorMemoryAllocation', form='raw', line=2, api_call='cudaMalloc')
+    >>> _check_macro_hit("epoch 3 done", 2) is None
+    True
+    """
+    t = tables()
+    m = t.message_re.match(line.strip().lower())
+    if m is None:
+        return None
+    name = t.by_message[m[0]]
+    return _Hit(name, "raw", ln, _api_call(line)) if name != "cudaSuccess" else None
+
+
 def parse(text: str) -> CudaFacts | None:
     """CUDA errors named in ``text``, or ``None`` when there are none."""
     if not any(h in text for h in _HINTS):
@@ -442,9 +464,17 @@ def parse(text: str) -> CudaFacts | None:
     assert_message: str | None = None
     assert_line: int | None = None
     thrust = "thrust::" in text and bool(_THRUST_EXCEPTION.search(text))
+    under_check = False
     for ln, line in enumerate(text.splitlines(), 1):
+        if under_check:
+            under_check = False
+            macro = _check_macro_hit(line, ln)
+            if macro is not None:
+                hits.append(macro)
+                continue
         if len(line) > 20000 or not _HINT_IN_LINE(line):
             continue
+        under_check = "Runtime Error at" in line and _RUNTIME_ERROR_AT.search(line) is not None
         if "Assertion" in line and "thread: [" in line and assert_message is None:
             m = _DEVICE_ASSERT.search(line)
             if m:

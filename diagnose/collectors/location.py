@@ -107,6 +107,13 @@ _KERNEL_LIBS: tuple[tuple[re.Pattern[str], str, str, tuple[str, ...]], ...] = (
     # ggml's CUDA backend (llama.cpp, koboldcpp, whisper.cpp): its error check names its own source
     (re.compile(r"\bggml-cuda(?:\.cu\b|[/\\][\w.-]+\.cuh?\b)|\bggml_cuda_\w+"), "library", "ggml", ("ggml",)),
     (re.compile(r"\bfaiss::gpu::|\bfaiss[/\\]gpu[/\\]"), "library", "Faiss", ("faiss",)),
+    # nnabla's CUDA extension (sony/nnabla-ext-cuda): its sources under nbla/cuda/, its namespace nbla::
+    (
+        re.compile(r"\bnbla[/\\]cuda[/\\]|\bnbla::\w*Cuda\b|\bnnabla[-_]ext[-_]cuda\b"),
+        "library",
+        "nnabla",
+        ("nbla", "nnabla"),
+    ),
     (re.compile(r"\bcudf::"), "library", "cuDF", ("cudf::",)),
     (re.compile(r"\bcuvs::"), "library", "cuVS", ("cuvs::",)),
     (re.compile(r"\braft::"), "library", "RAFT", ("raft::",)),
@@ -152,6 +159,7 @@ _KERNEL_LIBS: tuple[tuple[re.Pattern[str], str, str, tuple[str, ...]], ...] = (
 #: installed Python packages that hold kernels of their own (directory name → library)
 _PY_LIBS = {
     "flash_attn": "flash-attn",
+    "nnabla_ext": "nnabla",
     "flash_attn_interface": "flash-attn",
     "hopper": "flash-attn",
     "xformers": "xformers",

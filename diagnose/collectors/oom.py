@@ -87,7 +87,10 @@ _GENERIC = re.compile(
     r"cuda runtime error \(2\) : out of memory|THCudaCheck FAIL .* error=2 : out of memory|"
     # cudaGetErrorString(cudaErrorMemoryAllocation) is "out of memory": a project's own check macro prints it
     # after the call or the code ("CUDA error 2 in file … line 169: out of memory", "cudaMalloc failed: out of memory")
-    r"\b(?:CUDA|[Cc]uda|cuda\w+|cu\w*Malloc\w*)\b[^\n]{0,200}?\bout of memory\b"
+    r"\b(?:CUDA|[Cc]uda|cuda\w+|cu\w*Malloc\w*)\b[^\n]{0,200}?\bout of memory\b|"
+    # ... or before the call, at the start of its line: the widely copied CHECK_CUDA_ERROR macro prints
+    # "CUDA Runtime Error at: FILE:LINE", then cudaGetErrorString's text and the call ("out of memory cudaMalloc(...)")
+    r"(?<![^\n])[ \t]*out of memory[ \t]+cu\w*(?:Malloc|Alloc)\w*\("
 )
 # TensorFlow's BFC allocator warns and retries: "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.26GiB
 # … The caller indicates that this is not a failure, but may mean that there could be performance gains if more

@@ -224,3 +224,16 @@ def test_noise_before_a_fixture_changes_only_the_line_numbers() -> None:
         assert clean is not None and clean.error, log.name
         noisy = parse(noise + log.read_text())
         assert noisy == dataclasses.replace(clean, lines=tuple(n + 2_000 for n in clean.lines)), log.name
+
+
+def test_the_copied_check_macro_prints_the_text_on_the_next_line() -> None:
+    # CHECK_CUDA_ERROR / CHECK_LAST_CUDA_ERROR as many CUDA C++ projects copy it: "CUDA Runtime Error at: FILE:LINE",
+    # then cudaGetErrorString's text and the call (lhnguyen102/cuTAGI#71), or the text alone
+    from diagnose.collectors.cuda_errors import parse as parse_cuda
+
+    f = parse_cuda("CUDA Runtime Error at: src/data_struct_cuda.cu:83\nout of memory cudaMalloc(&this->d_jcb, n)\n")
+    assert f is not None and (f.error, f.api_call, f.lines) == ("cudaErrorMemoryAllocation", "cudaMalloc", (2,))
+    f = parse_cuda("CUDA Runtime Error at: main.cu:40\ninvalid configuration argument\n")
+    assert f is not None and f.error == "cudaErrorInvalidConfiguration"
+    # a line that is not a runtime text under it says nothing
+    assert parse_cuda("CUDA Runtime Error at: main.cu:40\nsee above\n") is None

@@ -67,6 +67,15 @@ def test_cudf_and_cuvs_kernels_and_atens_device_assert() -> None:
     assert f is not None and (f.kind, f.library) == ("library", "ATen (PyTorch)")
 
 
+def test_nnablas_cuda_extension_is_a_library() -> None:
+    # sony/nnabla-ext-cuda#321: its error check names its own source under nbla/cuda/
+    f = location.parse(_corpus_log("holdout16/issues.yaml", "h16a-nnabla-transpose-grid-y-exceeds-limit"))
+    assert f is not None and (f.kind, f.library) == ("library", "nnabla")
+    # a project of the user's own that is not under nbla/cuda/ stays the user's
+    f = location.parse("my_nbla_tools/kernels/transpose.cu:184 (cudaGetLastError()) failed")
+    assert f is None or f.kind != "library"
+
+
 def test_a_compiler_crash_is_the_toolchains() -> None:
     # ggml-org/llama.cpp#8714, the ptxas-crashed rule's own example
     f = location.parse(_rule_example("compiler/ptxas-crashed.yaml"))

@@ -179,3 +179,18 @@ def test_tensorflow_allocator_warning_that_says_it_is_not_a_failure() -> None:
     # the real OOM later in the same log is still read, on its own line
     f = parse(warning + "\nResourceExhaustedError: OOM when allocating tensor with shape[8,512,512,64]")
     assert f is not None and f.kind == "tensorflow" and f.lines == (2,)
+
+
+def test_the_copied_check_macro_prints_the_text_before_the_call() -> None:
+    # lhnguyen102/cuTAGI#71 (corpus/holdout16 h16a-cutagi-resnet-realloc-without-free): CHECK_CUDA_ERROR's
+    # "CUDA Runtime Error at: FILE:LINE", then cudaGetErrorString's text and the call, after epochs of training
+    log = (
+        "Epoch 4/10 | training error: 43.58% | test error: 48.08%:  40%| 4/10 [25:27<38:13, 382.20s/it]"
+        "CUDA Runtime Error at: /home/mf/Documents/RESNET/cuTAGI/src/data_struct_cuda.cu:83\n"
+        "out of memory cudaMalloc(&this->d_jcb, size * sizeof(float))\n"
+    )
+    f = parse(log)
+    assert f is not None and f.kind == "generic" and f.lines == (2,)
+    assert f.progress is not None and f.progress.startswith("Epoch 4/10")
+    # the words alone, in prose, stay no GPU OOM
+    assert parse("we ran out of memory cudaMalloc-ing nothing") is None

@@ -13,6 +13,7 @@ from diagnose.comparisons import (
     flagged_row_lines,
     path_comparison_lines,
     values_differ,
+    variant_comparison_lines,
     zero_metric_lines,
 )
 from diagnose.failure import has_failure
@@ -66,6 +67,9 @@ PRINTED_HEALTHY = [
     # counts beside "device"/"host" stay ids, timings stay measurements
     "host: 0 device: 1",
     "jit time: 12.1 ms\neager time: 30.5 ms",
+    # one expression typed for a value and a variant of it with equal results, and for two unrelated names
+    ">>> out.max(), out.min()\n(tensor(3.5000), tensor(-1.))\n>>> out_fused.max(), out_fused.min()\n(tensor(3.5000), tensor(-1.))",
+    ">>> a.max()\ntensor(1.)\n>>> b.max()\ntensor(9.)",
 ]
 
 
@@ -96,6 +100,18 @@ def test_a_compiled_call_is_compared_with_the_same_call_plain() -> None:
     assert path_comparison_lines(text) == [(2, ">>> print(torch.compile(f)(x))  # tensor([1., 0.])")]
     # another function's result is no comparison
     assert path_comparison_lines("print(f(x))  # [1]\nprint(jax.jit(g)(x))  # [2]") == []
+
+
+def test_one_expression_typed_for_a_value_and_a_variant_of_it() -> None:
+    # verl-project/verl#2656 (corpus/holdout16 h16a-verl-fused-lce-vocab-tail-logprobs): the same statistics of
+    # the fused kernel's log-probabilities and of the unfused path's, typed at a prompt; both result lines
+    text = case("holdout16/issues.yaml", "h16a-verl-fused-lce-vocab-tail-logprobs")
+    assert [n for n, _ in variant_comparison_lines(text)] == [2, 4]
+    assert has_failure(collect(text))
+    assert unknown_kind(text) == "wrong-result"
+    # the device a tensor is printed on is not one of its values
+    same = ">>> y.sum()\ntensor(2., device='cuda:0')\n>>> y_ref.sum()\ntensor(2., device='cuda:1')"
+    assert variant_comparison_lines(same) == []
 
 
 def test_a_flagged_row_needs_an_unflagged_row_beside_it() -> None:
