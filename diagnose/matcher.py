@@ -140,10 +140,10 @@ class _Deferred(Finding):
     def _render(self) -> None:
         from diagnose.explain import explain_finding
 
-        rule, evidence, context, moved = self.__dict__["_pending"]
+        rule, evidence, context, moved, added = self.__dict__["_pending"]
         try:
             text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
-            facts = text.facts + ((("confidence", moved),) if moved else ())
+            facts = text.facts + ((("confidence", moved),) if moved else ()) + added
             cited = cite(rule, evidence)
             made = dict(evidence=cited, what=text.what, why=text.why, fix=text.fix, caveats=text.caveats, facts=facts)
         except Exception as exc:  # read by an output, long after the matcher: say so there, lose nothing else
@@ -154,7 +154,7 @@ class _Deferred(Finding):
                 why="",
                 fix="",
                 caveats="",
-                facts=(("render_error", why),),
+                facts=(("render_error", why), *added),
             )
         self.__dict__.update(made)
         del self.__dict__["_pending"]
@@ -453,7 +453,21 @@ def _below(finding: Finding, ceiling: float) -> Finding:
     note = (
         f"{finding.confidence:.2f} for this rule in general; at most the answer's {ceiling:.2f}, which outranks it here"
     )
-    return replace(finding, confidence=ceiling, facts=(*finding.facts, ("confidence", note)))
+    return with_fact(finding, ("confidence", note), confidence=ceiling)
+
+
+def with_fact(finding: Finding, fact: tuple[str, str], **changes: Any) -> Finding:
+    """``replace(finding, facts=(*finding.facts, fact), **changes)`` (``changes``: of its rank, not of its texts);
+    a finding whose texts are not made yet (:class:`_Deferred`) stays so, the fact added to its facts when
+    they are made."""
+    pending = finding.__dict__.get("_pending") if type(finding) is _Deferred else None
+    if pending is None:
+        return replace(finding, facts=(*finding.facts, fact), **changes)
+    rule, evidence, context, moved, added = pending
+    out = object.__new__(_Deferred)
+    out.__dict__.update(finding.__dict__, **changes)
+    out.__dict__["_pending"] = (rule, evidence, context, moved, (*added, fact))
+    return out
 
 
 def _rank(f: Finding | Rule) -> tuple[int, int, float]:
@@ -500,7 +514,7 @@ def _finding(
     }
     if deferred:
         finding = object.__new__(_Deferred)
-        finding.__dict__.update(fixed, _pending=(rule, evidence, context, moved))
+        finding.__dict__.update(fixed, _pending=(rule, evidence, context, moved, ()))
         return finding
     text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
     return Finding(
