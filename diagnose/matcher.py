@@ -140,7 +140,10 @@ class _Deferred(Finding):
     def _render(self) -> None:
         from diagnose.explain import explain_finding
 
-        rule, evidence, context, moved, added = self.__dict__["_pending"]
+        pending = self.__dict__.get("_pending")
+        if pending is None:  # made meanwhile, by another thread's read: every text is set
+            return
+        rule, evidence, context, moved, added = pending
         try:
             text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
             facts = text.facts + ((("confidence", moved),) if moved else ()) + added
@@ -157,7 +160,7 @@ class _Deferred(Finding):
                 facts=(("render_error", why), *added),
             )
         self.__dict__.update(made)
-        del self.__dict__["_pending"]
+        self.__dict__.pop("_pending", None)
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, f) for f in _FIELDS)
@@ -372,9 +375,9 @@ class Matcher:
             if not modes or not group.modes.isdisjoint(modes):
                 missing |= group.requires - present
         unchecked = tuple(HOW_TO_GET[k] for k in HOW_TO_GET if k in missing)
+        # every finding's texts, the answer's too, are made when an output first reads them (a text that fails
+        # to render says so in its finding): a caller that reads only the verdicts (eval, corpus check) makes none
         diag = decide(findings, lead=lead, min_confidence=self.min_confidence)
-        if diag.findings:  # the finding every output shows (the answer, or the candidate an abstention cites)
-            _ = diag.findings[0].what  # rendered now: a rule whose text fails to render fails here, as before
         n_skipped = sum(len(g.rules) for g in skipped)
         return replace(diag, unchecked=unchecked, skipped_rules=n_skipped, rule_errors=tuple(e for _, e in errors))
 

@@ -55,7 +55,9 @@ def test_a_deferred_finding_renders_once_and_answers_as_a_finding(matcher):
     d = matcher.diagnose(ev)
     assert d.findings
     top = d.findings[0]
-    assert "_pending" not in top.__dict__  # the finding every output shows: rendered by the matcher
+    assert "_pending" in top.__dict__  # the answer's texts too are made when an output first reads them
+    assert top.what and top == M._finding(next(r for r in matcher.rules if r.id == top.rule), ev)
+    assert "_pending" not in top.__dict__
     rule = next(r for r in matcher.rules if r.id == top.rule)
     lazy = M._finding(rule, ev, deferred=True)
     assert isinstance(lazy, M.Finding) and "_pending" in lazy.__dict__
