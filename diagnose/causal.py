@@ -145,8 +145,6 @@ def anchor(rule: Rule, evidence: Evidence) -> int | None:
 def order(rules: Sequence[Rule], findings: Sequence[Finding], evidence: Evidence) -> list[Finding]:
     """``findings`` (one per rule of ``rules``, ranked), with each chain's consequences ranked below its
     cause when the cause is printed first; the ranking is otherwise unchanged."""
-    from diagnose.matcher import with_fact  # (the matcher imports this module)
-
     by_id = {r.id: r for r in rules}
     out = list(findings)
     changed = False
@@ -166,7 +164,7 @@ def order(rules: Sequence[Rule], findings: Sequence[Finding], evidence: Evidence
             if line is None or line < at:
                 continue
             note = f"line {line} follows from {chain.cause_text} at line {at}: ranked below it"
-            out[i] = with_fact(f, ("caused_by", note), priority=cause.priority - 1)
+            out[i] = f.with_fact(("caused_by", note), priority=cause.priority - 1)
             changed = True
     if changed:  # stable: findings that were not moved keep their order
         out.sort(key=lambda f: (f.priority, f.specificity, f.confidence), reverse=True)

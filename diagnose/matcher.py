@@ -81,6 +81,10 @@ class Finding:
     speaks_about: str = "contract"  # contract | probe (diagnose.rules.Rule.speaks_about)
     facts: tuple[tuple[str, str], ...] = ()  # (symbol, value) of the facts the rule read: "In this log"
 
+    def with_fact(self, fact: tuple[str, str], **changes: Any) -> Finding:
+        """This finding with ``fact`` added to its facts (and ``changes``: of its rank, not of its texts)."""
+        return replace(self, facts=(*self.facts, fact), **changes)
+
     def to_dict(self, *, full: bool = True) -> dict:
         out = {
             "rule": self.rule,
@@ -161,6 +165,18 @@ class _Deferred(Finding):
             )
         self.__dict__.update(made)
         self.__dict__.pop("_pending", None)
+
+    def with_fact(self, fact: tuple[str, str], **changes: Any) -> Finding:
+        """As :meth:`Finding.with_fact`; where the texts are not made yet they stay so, the fact added to the
+        facts when they are made."""
+        pending = self.__dict__.get("_pending")
+        if pending is None:
+            return super().with_fact(fact, **changes)
+        rule, evidence, context, moved, added = pending
+        out = object.__new__(_Deferred)
+        out.__dict__.update(self.__dict__, **changes)
+        out.__dict__["_pending"] = (rule, evidence, context, moved, (*added, fact))
+        return out
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, f) for f in _FIELDS)
@@ -456,21 +472,7 @@ def _below(finding: Finding, ceiling: float) -> Finding:
     note = (
         f"{finding.confidence:.2f} for this rule in general; at most the answer's {ceiling:.2f}, which outranks it here"
     )
-    return with_fact(finding, ("confidence", note), confidence=ceiling)
-
-
-def with_fact(finding: Finding, fact: tuple[str, str], **changes: Any) -> Finding:
-    """``replace(finding, facts=(*finding.facts, fact), **changes)`` (``changes``: of its rank, not of its texts);
-    a finding whose texts are not made yet (:class:`_Deferred`) stays so, the fact added to its facts when
-    they are made."""
-    pending = finding.__dict__.get("_pending") if type(finding) is _Deferred else None
-    if pending is None:
-        return replace(finding, facts=(*finding.facts, fact), **changes)
-    rule, evidence, context, moved, added = pending
-    out = object.__new__(_Deferred)
-    out.__dict__.update(finding.__dict__, **changes)
-    out.__dict__["_pending"] = (rule, evidence, context, moved, (*added, fact))
-    return out
+    return finding.with_fact(("confidence", note), confidence=ceiling)
 
 
 def _rank(f: Finding | Rule) -> tuple[int, int, float]:
