@@ -230,12 +230,12 @@ def _line_plan(rx: re.Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
     except Exception:
         return None
     flags = parsed.state.flags
-    items = list(parsed.data)
+    items: list[tuple[Any, Any]] = list(parsed.data)
     if not flags & re.MULTILINE or not items or items[0] != (_C.AT, _C.AT_BEGINNING):
         return None
     dotall = bool(flags & re.DOTALL)
     fold = bool(flags & re.IGNORECASE)
-    options: list[frozenset[str]] = []
+    options: list[frozenset[str] | None] = []
     k = 1
     while k < len(items) and items[k][0] in (_C.AT, _C.ASSERT, _C.ASSERT_NOT):
         op, arg = items[k]
