@@ -134,7 +134,30 @@ _lowered = lowered  # s.lower(), remembered for the last string (diagnose.regex_
 _MIN_LITERAL = 3
 
 
+#: :func:`literal_options`' answers by (text, flags, folded); those not folded are kept with the rule base
+#: (diagnose.rule_cache), so that a run does not parse again each pattern its rules' pre-checks test
+_OPTIONS: dict[tuple[str, int, bool], tuple[tuple[str, ...], bool] | None] = {}
+
+
+def kept_options() -> dict[tuple[str, int, bool], tuple[tuple[str, ...], bool] | None]:
+    """The answers of :func:`literal_options` so far (not folded: the rules' and the collectors' patterns)."""
+    return {k: v for k, v in _OPTIONS.items() if not k[2]}
+
+
+def remember_options(found: dict[tuple[str, int, bool], tuple[tuple[str, ...], bool] | None]) -> None:
+    _OPTIONS.update(found)
+
+
 def literal_options(rx: re.Pattern[str], *, folded: bool = False) -> tuple[tuple[str, ...], bool] | None:
+    """:func:`_literal_options`, read once per pattern (and from the rule base, where it kept it)."""
+    key = (rx.pattern, rx.flags, folded)
+    if key in _OPTIONS:
+        return _OPTIONS[key]
+    found = _OPTIONS[key] = _literal_options(rx, folded=folded)
+    return found
+
+
+def _literal_options(rx: re.Pattern[str], *, folded: bool = False) -> tuple[tuple[str, ...], bool] | None:
     """Strings of which every match of ``rx`` contains at least one, and whether they are to be looked
     for case-folded (``re.IGNORECASE``: then they are lowered, and all ASCII); None when there are none
     (or only shorter than 3 characters, not worth a test).
