@@ -69,7 +69,7 @@ import yaml
 from diagnose.catalogue_candidates import Candidate, parse_candidates
 from diagnose.catalogue_text import STRING_FILLERS, fill_template
 from diagnose.regex_anchor import anchor_find, anchor_test
-from diagnose.regex_literals import compiled, literal_options, lowered
+from diagnose.regex_literals import compiled, literal_options, lowered, searcher
 
 CATALOGUE_DIR = Path(__file__).resolve().parent / "data" / "catalogue"
 CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
@@ -187,6 +187,9 @@ class Catalogue:
     _tests: dict[int, Callable[[str], bool] | None] = field(default_factory=dict, repr=False, compare=False)
     # where the pattern's anchor plan makes one: its search, tried only at its anchor's places (by id, the same)
     _finds: dict[int, Callable[[str], Any] | None] = field(default_factory=dict, repr=False, compare=False)
+    # the search of a pattern without such a plan: tried only where a match can start, where the pattern says
+    # (diagnose.regex_literals.searcher: the lines its ``(?m)^`` and their literals allow, or its leading literals)
+    _searches: dict[int, Callable[[str], Any]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         table: dict[str, list[tuple[Family, re.Pattern[str]]]] = {}
@@ -210,14 +213,14 @@ class Catalogue:
     def __getstate__(self) -> dict[str, Any]:
         """Pickled (diagnose.rule_cache) without the automaton, which is built again from its anchors, and
         without the anchor tests, which are keyed by the patterns' ids in this process."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_anchors", "_tests", "_finds")}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_anchors", "_tests", "_finds", "_searches")}
         # in the order they were added (each one's value is its index in _entries)
         state["_anchor_words"] = sorted(self._anchors.items(), key=_SECOND) if self._anchors is not None else []
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         words = state.pop("_anchor_words")
-        self.__dict__.update(state, _anchors=_automaton(words), _tests={}, _finds={})
+        self.__dict__.update(state, _anchors=_automaton(words), _tests={}, _finds={}, _searches={})
 
     def __len__(self) -> int:
         return len(self.families)
@@ -242,6 +245,7 @@ class Catalogue:
         hits: dict[str, Hit] = {}
         tests = self._tests
         finds = self._finds
+        searches = self._searches
         for fam, rx in self.candidates(text):
             key = id(rx)
             find = finds[key] if key in finds else finds.setdefault(key, anchor_find(rx))
@@ -251,7 +255,8 @@ class Catalogue:
                 test = tests[key] if key in tests else tests.setdefault(key, anchor_test(rx))
                 if test is not None and not test(text):
                     continue  # the rest of the pattern matches at none of its anchor's places: no match
-                m = rx.search(text)
+                search = searches[key] if key in searches else searches.setdefault(key, searcher(rx))
+                m = search(text)  # tried only where a match can start, where the pattern says
             if m is None:
                 continue
             line = text.count("\n", 0, m.start()) + 1

@@ -21,7 +21,6 @@ symptom stays among the alternatives with a note saying which line it follows fr
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -165,7 +164,7 @@ def order(rules: Sequence[Rule], findings: Sequence[Finding], evidence: Evidence
             if line is None or line < at:
                 continue
             note = f"line {line} follows from {chain.cause_text} at line {at}: ranked below it"
-            out[i] = dataclasses.replace(f, priority=cause.priority - 1, facts=(*f.facts, ("caused_by", note)))
+            out[i] = f.with_fact(("caused_by", note), priority=cause.priority - 1)
             changed = True
     if changed:  # stable: findings that were not moved keep their order
         out.sort(key=lambda f: (f.priority, f.specificity, f.confidence), reverse=True)

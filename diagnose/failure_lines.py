@@ -112,6 +112,10 @@ for _i, (_kws, _) in enumerate(_PATTERNS):
         _BY_KEYWORD[_k] = (*_BY_KEYWORD.get(_k, ()), _i)
 #: failure lines recognised by their start, with no keyword: glog E/F lines, pytest's ``E   `` lines
 _LINE_STARTS = re.compile(r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d|^E {2,}\S|" + _FATAL_NO_DATE, re.MULTILINE)
+#: what every match of :data:`_LINE_STARTS` holds (``E1203``, ``E   ``, ``F ``): a text without it has none of
+#: them, and this search (led by a character set) costs a fraction of that one's, which tries three branches at
+#: every position
+_MAY_START = re.compile(r"[EF][\d ]").search
 
 
 @functools.cache
@@ -195,7 +199,7 @@ def _candidate_lines(text: str) -> dict[int, set[int]]:
                 line_end = len(lower)
             selected = starts.setdefault(start, set())
         selected.update(idx)
-    for m in _LINE_STARTS.finditer(text):
+    for m in _LINE_STARTS.finditer(text) if _MAY_START(text) else ():
         starts.setdefault(text.rfind("\n", 0, m.start() + 1) + 1, set()).update(_BY_KEYWORD[START])
     return starts
 

@@ -81,6 +81,10 @@ class Finding:
     speaks_about: str = "contract"  # contract | probe (diagnose.rules.Rule.speaks_about)
     facts: tuple[tuple[str, str], ...] = ()  # (symbol, value) of the facts the rule read: "In this log"
 
+    def with_fact(self, fact: tuple[str, str], **changes: Any) -> Finding:
+        """This finding with ``fact`` added to its facts (and ``changes``: of its rank, not of its texts)."""
+        return replace(self, facts=(*self.facts, fact), **changes)
+
     def to_dict(self, *, full: bool = True) -> dict:
         out = {
             "rule": self.rule,
@@ -140,10 +144,13 @@ class _Deferred(Finding):
     def _render(self) -> None:
         from diagnose.explain import explain_finding
 
-        rule, evidence, context, moved = self.__dict__["_pending"]
+        pending = self.__dict__.get("_pending")
+        if pending is None:  # made meanwhile, by another thread's read: every text is set
+            return
+        rule, evidence, context, moved, added = pending
         try:
             text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
-            facts = text.facts + ((("confidence", moved),) if moved else ())
+            facts = text.facts + ((("confidence", moved),) if moved else ()) + added
             cited = cite(rule, evidence)
             made = dict(evidence=cited, what=text.what, why=text.why, fix=text.fix, caveats=text.caveats, facts=facts)
         except Exception as exc:  # read by an output, long after the matcher: say so there, lose nothing else
@@ -154,10 +161,22 @@ class _Deferred(Finding):
                 why="",
                 fix="",
                 caveats="",
-                facts=(("render_error", why),),
+                facts=(("render_error", why), *added),
             )
         self.__dict__.update(made)
-        del self.__dict__["_pending"]
+        self.__dict__.pop("_pending", None)
+
+    def with_fact(self, fact: tuple[str, str], **changes: Any) -> Finding:
+        """As :meth:`Finding.with_fact`; where the texts are not made yet they stay so, the fact added to the
+        facts when they are made."""
+        pending = self.__dict__.get("_pending")
+        if pending is None:
+            return super().with_fact(fact, **changes)
+        rule, evidence, context, moved, added = pending
+        out = object.__new__(_Deferred)
+        out.__dict__.update(self.__dict__, **changes)
+        out.__dict__["_pending"] = (rule, evidence, context, moved, (*added, fact))
+        return out
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, f) for f in _FIELDS)
@@ -372,9 +391,9 @@ class Matcher:
             if not modes or not group.modes.isdisjoint(modes):
                 missing |= group.requires - present
         unchecked = tuple(HOW_TO_GET[k] for k in HOW_TO_GET if k in missing)
+        # every finding's texts, the answer's too, are made when an output first reads them (a text that fails
+        # to render says so in its finding): a caller that reads only the verdicts (eval, corpus check) makes none
         diag = decide(findings, lead=lead, min_confidence=self.min_confidence)
-        if diag.findings:  # the finding every output shows (the answer, or the candidate an abstention cites)
-            _ = diag.findings[0].what  # rendered now: a rule whose text fails to render fails here, as before
         n_skipped = sum(len(g.rules) for g in skipped)
         return replace(diag, unchecked=unchecked, skipped_rules=n_skipped, rule_errors=tuple(e for _, e in errors))
 
@@ -453,7 +472,7 @@ def _below(finding: Finding, ceiling: float) -> Finding:
     note = (
         f"{finding.confidence:.2f} for this rule in general; at most the answer's {ceiling:.2f}, which outranks it here"
     )
-    return replace(finding, confidence=ceiling, facts=(*finding.facts, ("confidence", note)))
+    return finding.with_fact(("confidence", note), confidence=ceiling)
 
 
 def _rank(f: Finding | Rule) -> tuple[int, int, float]:
@@ -500,7 +519,7 @@ def _finding(
     }
     if deferred:
         finding = object.__new__(_Deferred)
-        finding.__dict__.update(fixed, _pending=(rule, evidence, context, moved))
+        finding.__dict__.update(fixed, _pending=(rule, evidence, context, moved, ()))
         return finding
     text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
     return Finding(

@@ -137,6 +137,42 @@ def anchor_find(rx: re.Pattern[str]) -> Callable[[str], re.Match[str] | None] | 
     return _find(plan[0], plan[1], rx) if plan is not _NO_PLAN else None
 
 
+#: start plans by (text, flags): the literals of 2 characters or more one of which starts every match, and whether
+#: the case folds; None for a pattern without them (see :func:`start_find`)
+_STARTS: dict[tuple[str, int], tuple[tuple[str, ...], bool] | None] = {}
+_MIN_START = 2
+
+
+def start_find(rx: re.Pattern[str]) -> Callable[[str], re.Match[str] | None] | None:
+    """``rx.search`` itself, tried only where one of the literals that start every match stands, for a
+    pattern whose literals are too short to be an anchor (``(?i)\\b(?:kv|head|...)\\w*...``: ``kv`` is found
+    too often for a test to save a search).  For a caller that searches anyway (a test let the text
+    through): ``str.find`` of each literal and a match at its places still cost much less than a search
+    that tries the leading alternation at every position.  None for a pattern without such literals."""
+    rx = real(rx)
+    key = (rx.pattern, rx.flags)
+    plan = _STARTS.get(key, _NO_PLAN)
+    if plan is _NO_PLAN:
+        plan = _STARTS[key] = _start_plan(rx)
+    return None if plan is None else _find(plan[0], plan[1], rx)
+
+
+def _start_plan(rx: re.Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
+    try:
+        parsed = sre_parse.parse(rx.pattern, rx.flags)
+        literals = _leading(list(parsed.data))
+    except Exception:  # a construct this reading does not know: the regex searches
+        return None
+    if not literals or min(map(len, literals)) < _MIN_START:
+        return None
+    fold = bool(parsed.state.flags & re.IGNORECASE)
+    if fold:
+        if not all(lit.isascii() for lit in literals):
+            return None
+        literals = tuple(dict.fromkeys(lit.lower() for lit in literals))
+    return literals, fold
+
+
 def _find(literals: tuple[str, ...], fold: bool, rx: re.Pattern[str]) -> Callable[[str], re.Match[str] | None]:
     def find(text: str) -> re.Match[str] | None:
         if fold:

@@ -22,7 +22,8 @@ rules it tries; each one parsed when it was stored); a rule's pre-check (closure
 :mod:`diagnose.prefilter`) is derived again from it on its first call; the catalogue's literal
 automaton is built again from its anchors, and the anchor tests of its patterns and the rules' from the
 plans kept with them (:func:`diagnose.regex_anchor.plans`) or, for a pattern without a plan, its
-reading (:func:`diagnose.regex_anchor.readings`: no parse, no compile of the parts its test tries); a compiled regex is read back as a
+reading (:func:`diagnose.regex_anchor.readings`: no parse, no compile of the parts its test tries), and a pre-check's
+regex tests from the literals kept with them (:func:`diagnose.regex_literals.kept_options`); a compiled regex is read back as a
 :class:`diagnose.lazy_regex.LazyPattern`, compiled the first time it is used (a log tries few of them),
 from the code ``re``'s compiler made of it, kept with the rule base (:mod:`diagnose.regex_code`).
 """
@@ -42,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 #: bumped when what is stored changes shape
-FORMAT = "kdiag-rule-cache-4"
+FORMAT = "kdiag-rule-cache-5"
 PACKAGE = Path(__file__).resolve().parent
 #: the code a loaded rule base depends on: every module of the package's top level and of its collectors
 #: (more than the loader needs, so that no module it reads is left out), and every data file
@@ -119,10 +120,19 @@ def store(key: str, ruleset: Any, catalogue: Any) -> bool:
     if directory is None:
         return False
     try:
+        from diagnose.regex_literals import kept_options
+
         rules = tuple(dataclasses.replace(r, precheck=DERIVED) if r.precheck is not None else r for r in ruleset.rules)
         buf = io.BytesIO()
         _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(
-            (FORMAT, key, dataclasses.replace(ruleset, rules=rules), catalogue, *_pattern_tables(ruleset, catalogue))
+            (
+                FORMAT,
+                key,
+                dataclasses.replace(ruleset, rules=rules),
+                catalogue,
+                *_pattern_tables(ruleset, catalogue),
+                kept_options(),  # the literals of the patterns the rules' pre-checks test, read at this load
+            )
         )
         directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".rules-", suffix=".tmp")
@@ -193,7 +203,7 @@ def read(key: str) -> tuple[Any, Any] | None:
         collecting = gc.isenabled()
         gc.disable()  # many objects, none garbage: the collector's passes would only cost time
         try:
-            tag, stored_key, ruleset, catalogue, plans, codes, reads = _Unpickler(io.BytesIO(data)).load()
+            tag, stored_key, ruleset, catalogue, plans, codes, reads, options = _Unpickler(io.BytesIO(data)).load()
         finally:
             if collecting:
                 gc.enable()
@@ -207,6 +217,9 @@ def read(key: str) -> tuple[Any, Any] | None:
 
         remember_plans(plans)
         remember_readings(reads)
+        from diagnose.regex_literals import remember_options
+
+        remember_options(options)
         from diagnose.regex_code import remember
 
         remember(codes)

@@ -55,7 +55,9 @@ def test_a_deferred_finding_renders_once_and_answers_as_a_finding(matcher):
     d = matcher.diagnose(ev)
     assert d.findings
     top = d.findings[0]
-    assert "_pending" not in top.__dict__  # the finding every output shows: rendered by the matcher
+    assert "_pending" in top.__dict__  # the answer's texts too are made when an output first reads them
+    assert top.what and top == M._finding(next(r for r in matcher.rules if r.id == top.rule), ev)
+    assert "_pending" not in top.__dict__
     rule = next(r for r in matcher.rules if r.id == top.rule)
     lazy = M._finding(rule, ev, deferred=True)
     assert isinstance(lazy, M.Finding) and "_pending" in lazy.__dict__
@@ -95,3 +97,19 @@ def test_an_alternative_whose_text_fails_to_render_is_reported_not_raised(matche
     shown = [f.to_dict() for f in d.findings]
     assert "could not be made" in shown[1]["what"] and "ValueError" in shown[1]["what"]
     assert shown[0]["what"] and "could not be made" not in shown[0]["what"]
+
+
+def test_a_capped_alternative_stays_deferred(matcher):
+    """An alternative whose confidence is capped at the answer's (or that a causal chain ranks below its
+    cause) gains a fact without its texts being made: they are made when read, with the fact last."""
+    capped = 0
+    for text in _texts():
+        d = matcher.diagnose(collect(text))
+        for f in d.findings[1:]:
+            if "_pending" not in f.__dict__ or not f.__dict__["_pending"][-1]:
+                continue
+            capped += 1
+            added = f.__dict__["_pending"][-1]
+            assert f.facts[-len(added) :] == added
+            assert "_pending" not in f.__dict__
+    assert capped > 5

@@ -307,3 +307,25 @@ def test_the_collectors_table_patterns_are_built_from_the_kept_code(stored):
         built = regex_code.from_code(pattern, flags)
         assert built is not None and built == re.compile(pattern, flags), pattern[:80]
         assert regex_code.compile_pattern(pattern, flags) == re.compile(pattern, flags)
+
+
+def test_the_pre_checks_literals_are_read_back(fresh, stored, monkeypatch):
+    """The literals of the patterns the rules' pre-checks test are kept with the rule base: read back, they
+    are what each pattern's parse tree gives, and deriving the pre-checks parses none of the patterns."""
+    import re
+
+    from diagnose import regex_literals
+    from diagnose.prefilter import compile_precheck
+
+    monkeypatch.setattr(regex_literals, "_OPTIONS", {})
+    rules, _ = _read(stored)
+    kept = dict(regex_literals._OPTIONS)
+    assert len(kept) > 50 and not any(folded for _, _, folded in kept)
+    for (pattern, flags, folded), options in kept.items():
+        assert options == regex_literals._literal_options(re.compile(pattern, flags), folded=folded), pattern
+    parsed = []
+    monkeypatch.setattr(regex_literals, "_literal_options", lambda rx, **k: parsed.append(rx.pattern))
+    for rule in rules.rules:
+        if isinstance(rule.precheck, LazyPrecheck):
+            compile_precheck(rule.compiled.statement)
+    assert parsed == []
