@@ -264,6 +264,27 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"(?:^|[\s:\#(])(?:INTERNAL|INVALID_ARGUMENT|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|UNIMPLEMENTED"
         r"|OUT_OF_RANGE|DATA_LOSS|DEADLINE_EXCEEDED):\s",
     ),
+    # the other codes of absl::StatusCodeToString (absl/status/status.cc), as XLA/jaxlib and TF print a failed
+    # status: "NOT_FOUND: ...", "PERMISSION_DENIED: ...", "Status: CANCELLED: ..." (OK never carries a message)
+    (
+        ("not_found:", "permission_denied:", "cancelled:", "already_exists:", "unauthenticated:", "unknown:",
+         "aborted:", "unavailable:"),
+        r"(?:^|[\s:\#(])(?:NOT_FOUND|PERMISSION_DENIED|CANCELLED|ALREADY_EXISTS|UNAUTHENTICATED|UNKNOWN|ABORTED"
+        r"|UNAVAILABLE):\s+\S",
+    ),
+    # TensorFlow 1.x's names of the same codes (tensorflow/core/lib/core/status.cc error_name, "Resource
+    # exhausted: OOM when allocating ..."): the several-word names at a line's start or after a failed
+    # statement, a "Status:" or a log prefix; the one-word names ("Internal:", "Unknown:") only after those
+    (
+        ("resource exhausted:", "failed precondition:", "invalid argument:", "deadline exceeded:", "data loss:",
+         "out of range:", "not found:", "already exists:", "internal:", "unimplemented:", "unknown:", "aborted:",
+         "unavailable:", "cancelled:", "unauthenticated:", "permission denied:"),
+        r"(?:^\s*|\]\s+)(?:Resource\ exhausted|Failed\ precondition|Invalid\ argument|Deadline\ exceeded|Data\ loss"
+        r"|Out\ of\ range):\s+\S"
+        r" | \b(?:failed|Status|status|[Ee]rror):\s+(?:Resource\ exhausted|Failed\ precondition|Invalid\ argument"
+        r"|Deadline\ exceeded|Data\ loss|Out\ of\ range|Not\ found|Already\ exists|Internal|Unimplemented|Unknown"
+        r"|Aborted|Unavailable|Cancelled|Unauthenticated|Permission\ denied):\s+\S",
+    ),
     # a printed result the text itself says is wrong: it names the expected value beside the one obtained
     (
         ("expected", "should", "but got", "instead of"),
