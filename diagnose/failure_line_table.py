@@ -172,6 +172,13 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("exceed",), _LIMIT_EXCEEDED),
     (("error", "exception"), r"(?:Error|Exception)\("),  # an exception's repr: AssertionError('...')
     (("exception", "***"), r"\bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*"),
+    # a container engine's refusal (the docker CLI's "Error response from daemon: ...", moby client/errors.go) and
+    # runc's container-start failures (libcontainer: "error during container init: ...", "error running hook #1: ...")
+    (
+        ("error response from daemon", "error during container init", "error running hook", "error running prestart"),
+        r"\bError\ response\ from\ daemon:\s*\S | \berror\ during\ container\ init:\s*\S"
+        r" | \berror\ running\ (?:prestart\ )?hook\b[^\n]{0,20}:\s*\S",
+    ),
     # --- compute-sanitizer / cuda-memcheck error records (its documentation's error kinds), after its prefix ---
     (  # the heads that name nothing else, also pasted without the prefix
         ("invalid __", "uninitialized __", "shared or local address", "malloc/free error", "barrier error detected",
