@@ -172,6 +172,13 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("exceed",), _LIMIT_EXCEEDED),
     (("error", "exception"), r"(?:Error|Exception)\("),  # an exception's repr: AssertionError('...')
     (("exception", "***"), r"\bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*"),
+    # LLVM's crash output, in every compiler that embeds it (Triton, XLA, NVVM, clang): llvm_unreachable's
+    # "UNREACHABLE executed at f.cpp:12!" (lib/Support/ErrorHandling.cpp) and the signal handler's banner and
+    # stack dump (lib/Support/PrettyStackTrace.cpp, Signals.cpp: "PLEASE submit a bug report to ...", "Stack dump:")
+    (
+        ("unreachable executed", "please submit a bug report", "stack dump"),
+        r"\bUNREACHABLE\ executed\b | \bPLEASE\ submit\ a\ bug\ report\ to\b | ^\s*Stack\ dump(?:\ without\ symbol\ names\b[^\n]*)?:\s*$",
+    ),
     # a container engine's refusal (the docker CLI's "Error response from daemon: ...", moby client/errors.go) and
     # runc's container-start failures (libcontainer: "error during container init: ...", "error running hook #1: ...")
     (
