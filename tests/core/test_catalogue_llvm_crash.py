@@ -52,3 +52,14 @@ def test_llvm_crash_lines_are_failure_lines(line: str) -> None:
 )
 def test_look_alikes_stay_silent(line: str) -> None:
     assert not is_failure_line(line)
+
+
+def test_libnvvm_parse_error_below_an_exception_head() -> None:
+    # constructed: Numba's NvvmError head ("Failed to compile", then libNVVM's program log after a blank line,
+    # numba/cuda/cudadrv/nvvm.py) over the line of corpus/holdout10 numba-052-nvvm70-cuda112-parse-expected-comma;
+    # the family's line-start pattern must hold at any line, not only the log's first
+    text = (
+        "numba.cuda.cudadrv.error.NvvmError: Failed to compile\n\n"
+        "<unnamed> (81, 19): parse expected comma after load's type\n"
+    )
+    assert verdict(text) == ("diagnosed", "environment", "libnvvm-ir-parse-error")
