@@ -18,7 +18,10 @@ from tests.core.corpus_logs import verdict
     ("text", "rule"),
     [
         # moby's getRuntime error through the docker CLI, as pasted in public setup notes
-        ("Error response from daemon: unknown or invalid runtime name: nvidia\n", "docker-nvidia-runtime-not-registered"),
+        (
+            "Error response from daemon: unknown or invalid runtime name: nvidia\n",
+            "docker-nvidia-runtime-not-registered",
+        ),
         # runc's hook error with the toolkit's hook path, as pasted in a public setup guide (its "error2." label kept)
         (
             "error2.error during container init: error running hook #1: fork/exec "

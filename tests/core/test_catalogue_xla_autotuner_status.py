@@ -19,7 +19,11 @@ from tests.core.corpus_logs import classify_text, corpus_log, verdict
     ("text", "rule", "category"),
     [
         # corpus/holdout8 jax-triton-fusion-miscompile-sm120 (jax-ml/jax#39486)
-        (corpus_log("holdout8", "jax-triton-fusion-miscompile-sm120"), "xla-triton-fusion-output-mismatch", "environment"),
+        (
+            corpus_log("holdout8", "jax-triton-fusion-miscompile-sm120"),
+            "xla-triton-fusion-output-mismatch",
+            "environment",
+        ),
         # xla/service/gpu/autotuning/conv_algorithm_picker.cc LOG(ERROR), as TF/JAX print it
         (
             "2024-03-06 09:57:23.380707: E external/local_xla/xla/service/gpu/conv_algorithm_picker.cc:705] Results "
