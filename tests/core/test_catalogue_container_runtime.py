@@ -1,7 +1,8 @@
 """The container engine's refusals of a GPU container that kdiag used to call healthy: Docker's "Error response
 from daemon: ..." for a runtime it does not know, and runc's "error during container init: error running hook
 #1: ..." when NVIDIA's hook is configured and not installed (diagnose/data/catalogue/docker-gpus.yaml, and the
-failure-line shapes of the docker CLI and runc).
+failure-line shapes of the docker CLI and runc); and libnvidia-container's refusals of an image that carries the
+driver's files and of a GPU the host does not have (libnvidia-container.yaml).
 
 The wordings are the tools' own (moby's daemon and client, runc's libcontainer), as users pasted them in public
 notes and reports; the look-alikes are lines that name the same things without a failure."""
@@ -28,6 +29,15 @@ from tests.core.corpus_logs import verdict
             "/usr/bin/nvidia-container-runtime-hook: no such file or directory: unknown\n",
             "container-nvidia-hook-not-installed",
         ),
+        # libnvidia-container's mount stage, as pasted in public troubleshooting notes
+        (
+            "nvidia-container-cli: mount error: file creation failed: /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: "
+            "file exists\n",
+            "container-cli-driver-file-already-in-image",
+        ),
+        # libnvidia-container's device stage: an index and a UUID the host does not have (public notes)
+        ("nvidia-container-cli: device error: 1: unknown device\n", "container-cli-unknown-device"),
+        ("nvidia-container-cli: device error: GPU-1: unknown device\n", "container-cli-unknown-device"),
     ],
 )
 def test_container_refusals_are_the_machines(text: str, rule: str) -> None:
