@@ -108,15 +108,16 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("traceback",), r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\s+Traceback\ \(most\ recent\ call\ last\)"),
     # a Python exception line: a class name ending in Error/Exception (CompilationError: ...), or with more
     # after it (pynvml's NVMLError_NotSupported: Not Supported), or one that lives in an errors/exceptions module (triton.runtime.errors.OutOfResources: ...)
+    # a private class prints its leading underscore (torch._C._LinAlgError: ..., numpy's _UFuncNoLoopError: ...)
     (
         ("error_", "exception_", "error:", "exception:"),
-        r"(?:^|[\s(\[](?=[A-Za-z_]\w*\.))(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|Exception)(?:_[A-Za-z]\w*)?:(?:\s|$)",
+        r"(?:^|[\s(\[](?=[A-Za-z_]\w*\.))(?:[A-Za-z_]\w*\.)*_?(?:[A-Z]\w*)?(?:Error|Exception)(?:_[A-Za-z]\w*)?:(?:\s|$)",
     ),
     (
         ("errors.", "exceptions.", "error.", "exception."),
         r"(?:^|[\s(\[])(?:[A-Za-z_]\w*\.)*(?:errors|exceptions|error|exception)\.[A-Z]\w*:(?:\s|$)",
     ),
-    (("error", "exception"), r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
+    (("error", "exception"), r"^(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
     (("terminate", "what():"), r"terminate\ called | \bwhat\(\):"),
     # CPython's unraisable-exception hook (Python/errors.c, PyErr_WriteUnraisable; Cython's noexcept functions
     # report through it): "Exception ignored in: <obj>", 3.13's "Exception ignored while calling ...", and
