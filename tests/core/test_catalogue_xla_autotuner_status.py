@@ -154,3 +154,17 @@ def test_status_names_are_failure_lines(line: str) -> None:
 )
 def test_status_look_alikes_stay_silent(line: str) -> None:
     assert not is_failure_line(line)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # TensorFlow's gpu_device.cc over its CUDA runtime stub, as a public project's notes quote it
+        "tensorflow.python.framework.errors_impl.InternalError: cudaGetDevice() failed. Status: cudaGetErrorString "
+        "symbol not found\n",
+        # jaxlib 0.1.x's CUDA helpers over the same stub, as a public package's install notes quote it
+        "RuntimeError: CUDA operation failed: cudaGetErrorString symbol not found\n",
+    ],
+)
+def test_the_cuda_runtime_stub_without_libcudart_is_the_machines(text: str) -> None:
+    assert verdict(text) == ("diagnosed", "environment", "tf-cudart-stub-library-not-loaded")
