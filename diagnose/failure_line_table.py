@@ -252,6 +252,10 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r" | \b(?:[Ee]rror|[Ee]xception)\ occurred\ (?:while|during)\b",
     ),
     (("undefined", "multiple definition"), r"\bundefined\ (?:reference\ to|symbol)\b | \bmultiple\ definition\ of\b"),
+    # GNU ld's missing library (binutils ld/ldfile.c: "%P: cannot find %s: %E"), printed before collect2's summary
+    (("cannot find",), r"(?:^|[\s/])(?:[\w.-]*-)?ld(?:\.(?:bfd|gold))?:\ +cannot\ find\ +\S"),
+    # the error-check macro most CUDA code copies (Stack Overflow's "gpuErrchk"): "GPUassert: <error text> <file> <line>"
+    (("gpuassert",), r"\bGPUassert:\s*\S"),
     # RAPIDS libraries' checks (RMM_EXPECTS / RMM_FAIL: "RMM failure at: file:193: reason", cuDF's CUDF_EXPECTS /
     # CUDF_FAIL: "cuDF failure at: file:12: reason"): a library's name, "failure at:", a source location
     (("failure at",), r"\b[A-Za-z][\w.-]*\ failure\ at:\s*\S+:\d+"),
