@@ -168,3 +168,9 @@ def test_status_look_alikes_stay_silent(line: str) -> None:
 )
 def test_the_cuda_runtime_stub_without_libcudart_is_the_machines(text: str) -> None:
     assert verdict(text) == ("diagnosed", "environment", "tf-cudart-stub-library-not-loaded")
+
+
+def test_a_triton_kernel_over_the_devices_shared_memory() -> None:
+    # constructed: jaxlib/gpu/triton_kernels.cc's INVALID_ARGUMENT text, as jaxlib raises a status
+    text = "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: Shared memory requested exceeds device resources.\n"
+    assert verdict(text) == ("diagnosed", "runtime-assumption", "jaxlib-triton-kernel-smem-over-device")
