@@ -174,3 +174,24 @@ def test_a_triton_kernel_over_the_devices_shared_memory() -> None:
     # constructed: jaxlib/gpu/triton_kernels.cc's INVALID_ARGUMENT text, as jaxlib raises a status
     text = "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: Shared memory requested exceeds device resources.\n"
     assert verdict(text) == ("diagnosed", "runtime-assumption", "jaxlib-triton-kernel-smem-over-device")
+
+
+@pytest.mark.parametrize(
+    ("requested", "limit", "category", "rule"),
+    [
+        # an sm_86/sm_89 opt-in limit: a bigger GPU has room, the configuration assumed one
+        (163840, 101376, "runtime-assumption", "concept-smem-over-device"),
+        # sm_90's limit: no GPU has more, the configuration is too large everywhere
+        (300000, 232448, "kernel-logic", "concept-resource-over-every-gpu"),
+    ],
+)
+def test_a_triton_kernel_with_the_figures_is_decided_by_them(
+    requested: int, limit: int, category: str, rule: str
+) -> None:
+    # constructed from jaxlib/gpu/triton_kernels.cc's format ("Shared memory requested (%d b) exceeds device
+    # resources (%d b).") with the figures filled in
+    text = (
+        f"jax.errors.JaxRuntimeError: INVALID_ARGUMENT: Shared memory requested ({requested} b) exceeds device "
+        f"resources ({limit} b).\n"
+    )
+    assert verdict(text) == ("diagnosed", category, rule)
