@@ -195,3 +195,21 @@ def test_a_triton_kernel_with_the_figures_is_decided_by_them(
         f"resources ({limit} b).\n"
     )
     assert verdict(text) == ("diagnosed", category, rule)
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        # constructed from jaxlib/gpu/triton_kernels.cc's formats, as jaxlib raises the status
+        (
+            "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: Parameter 2 (140235521343496) is not divisible by 16.\n",
+            "jaxlib-triton-kernel-pointer-not-aligned",
+        ),
+        (
+            "jax.errors.JaxRuntimeError: FAILED_PRECONDITION: No launchable configs.\n",
+            "jaxlib-triton-autotune-no-launchable-config",
+        ),
+    ],
+)
+def test_jaxlib_triton_kernel_call_checks(text: str, rule: str) -> None:
+    assert verdict(text) == ("diagnosed", "runtime-assumption", rule)
