@@ -213,3 +213,17 @@ def test_a_triton_kernel_with_the_figures_is_decided_by_them(
 )
 def test_jaxlib_triton_kernel_call_checks(text: str, rule: str) -> None:
     assert verdict(text) == ("diagnosed", "runtime-assumption", rule)
+
+
+def test_a_host_callback_that_raised_abstains_on_the_callbacks_traceback() -> None:
+    # jaxlib's callback handler wraps the callback's exception ("CpuCallback error calling callback: %s"), as a
+    # public project's notes quote it: the wrapped RuntimeError is the callback's own
+    text = (
+        "jaxlib._jax.XlaRuntimeError: INTERNAL: CpuCallback error calling callback:\n"
+        "RuntimeError: Expected vertex ... outgoing rate divided by granularity <= 1.\n"
+    )
+    report = classify_text(text)
+    assert report.status == "unknown"
+    d = report.diagnosis
+    assert d is not None and d.findings and d.findings[0].caveats
+    assert (d.findings[0].category, d.findings[0].failure_mode) == ("kernel-logic", "host-callback-error")
