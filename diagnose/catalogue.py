@@ -565,8 +565,18 @@ def use_default(catalogue: Catalogue) -> Catalogue:
 
 
 def lint_catalogue(catalogue: Catalogue) -> Iterator[CatalogueProblem]:
-    """Each message (its sample, else its filled template) must match one of its family's patterns."""
+    """Each message (its sample, else its filled template) must match one of its family's patterns, and a
+    pattern anchored at a line's start says so with ``(?m)``: a log is searched whole, so a bare ``^`` holds
+    only at its first line, and a message printed below an exception's head would go unseen."""
     for fam in catalogue.families:
+        for rx in fam.patterns:
+            if rx.pattern.startswith("^") and not rx.flags & re.MULTILINE:
+                yield CatalogueProblem(
+                    fam.path,
+                    fam.line,
+                    f"family {fam.id!r}: pattern {rx.pattern[:60]!r} starts with '^' without (?m): it holds only "
+                    "at the log's first line",
+                )
         for msg in fam.messages:
             texts = [msg.sample] if msg.sample is not None else [fill_template(msg.text, f) for f in STRING_FILLERS]
             if not any(rx.search(t) for rx in fam.patterns for t in texts):

@@ -108,15 +108,16 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("traceback",), r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\s+Traceback\ \(most\ recent\ call\ last\)"),
     # a Python exception line: a class name ending in Error/Exception (CompilationError: ...), or with more
     # after it (pynvml's NVMLError_NotSupported: Not Supported), or one that lives in an errors/exceptions module (triton.runtime.errors.OutOfResources: ...)
+    # a private class prints its leading underscore (torch._C._LinAlgError: ..., numpy's _UFuncNoLoopError: ...)
     (
         ("error_", "exception_", "error:", "exception:"),
-        r"(?:^|[\s(\[](?=[A-Za-z_]\w*\.))(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|Exception)(?:_[A-Za-z]\w*)?:(?:\s|$)",
+        r"(?:^|[\s(\[](?=[A-Za-z_]\w*\.))(?:[A-Za-z_]\w*\.)*_?(?:[A-Z]\w*)?(?:Error|Exception)(?:_[A-Za-z]\w*)?:(?:\s|$)",
     ),
     (
         ("errors.", "exceptions.", "error.", "exception."),
         r"(?:^|[\s(\[])(?:[A-Za-z_]\w*\.)*(?:errors|exceptions|error|exception)\.[A-Z]\w*:(?:\s|$)",
     ),
-    (("error", "exception"), r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
+    (("error", "exception"), r"^(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
     (("terminate", "what():"), r"terminate\ called | \bwhat\(\):"),
     # CPython's unraisable-exception hook (Python/errors.c, PyErr_WriteUnraisable; Cython's noexcept functions
     # report through it): "Exception ignored in: <obj>", 3.13's "Exception ignored while calling ...", and
@@ -172,6 +173,20 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("exceed",), _LIMIT_EXCEEDED),
     (("error", "exception"), r"(?:Error|Exception)\("),  # an exception's repr: AssertionError('...')
     (("exception", "***"), r"\bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*"),
+    # LLVM's crash output, in every compiler that embeds it (Triton, XLA, NVVM, clang): llvm_unreachable's
+    # "UNREACHABLE executed at f.cpp:12!" (lib/Support/ErrorHandling.cpp) and the signal handler's banner and
+    # stack dump (lib/Support/PrettyStackTrace.cpp, Signals.cpp: "PLEASE submit a bug report to ...", "Stack dump:")
+    (
+        ("unreachable executed", "please submit a bug report", "stack dump"),
+        r"\bUNREACHABLE\ executed\b | \bPLEASE\ submit\ a\ bug\ report\ to\b | ^\s*Stack\ dump(?:\ without\ symbol\ names\b[^\n]*)?:\s*$",
+    ),
+    # a container engine's refusal (the docker CLI's "Error response from daemon: ...", moby client/errors.go) and
+    # runc's container-start failures (libcontainer: "error during container init: ...", "error running hook #1: ...")
+    (
+        ("error response from daemon", "error during container init", "error running hook", "error running prestart"),
+        r"\bError\ response\ from\ daemon:\s*\S | \berror\ during\ container\ init:\s*\S"
+        r" | \berror\ running\ (?:prestart\ )?hook\b[^\n]{0,20}:\s*\S",
+    ),
     # --- compute-sanitizer / cuda-memcheck error records (its documentation's error kinds), after its prefix ---
     (  # the heads that name nothing else, also pasted without the prefix
         ("invalid __", "uninitialized __", "shared or local address", "malloc/free error", "barrier error detected",
@@ -237,6 +252,10 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r" | \b(?:[Ee]rror|[Ee]xception)\ occurred\ (?:while|during)\b",
     ),
     (("undefined", "multiple definition"), r"\bundefined\ (?:reference\ to|symbol)\b | \bmultiple\ definition\ of\b"),
+    # GNU ld's missing library (binutils ld/ldfile.c: "%P: cannot find %s: %E"), printed before collect2's summary
+    (("cannot find",), r"(?:^|[\s/])(?:[\w.-]*-)?ld(?:\.(?:bfd|gold))?:\ +cannot\ find\ +\S"),
+    # the error-check macro most CUDA code copies (Stack Overflow's "gpuErrchk"): "GPUassert: <error text> <file> <line>"
+    (("gpuassert",), r"\bGPUassert:\s*\S"),
     # RAPIDS libraries' checks (RMM_EXPECTS / RMM_FAIL: "RMM failure at: file:193: reason", cuDF's CUDF_EXPECTS /
     # CUDF_FAIL: "cuDF failure at: file:12: reason"): a library's name, "failure at:", a source location
     (("failure at",), r"\b[A-Za-z][\w.-]*\ failure\ at:\s*\S+:\d+"),
@@ -263,6 +282,27 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
          "out_of_range:", "data_loss:", "deadline_exceeded:"),  # an XLA/absl status (jaxlib, TF): INTERNAL: ...
         r"(?:^|[\s:\#(])(?:INTERNAL|INVALID_ARGUMENT|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|UNIMPLEMENTED"
         r"|OUT_OF_RANGE|DATA_LOSS|DEADLINE_EXCEEDED):\s",
+    ),
+    # the other codes of absl::StatusCodeToString (absl/status/status.cc), as XLA/jaxlib and TF print a failed
+    # status: "NOT_FOUND: ...", "PERMISSION_DENIED: ...", "Status: CANCELLED: ..." (OK never carries a message)
+    (
+        ("not_found:", "permission_denied:", "cancelled:", "already_exists:", "unauthenticated:", "unknown:",
+         "aborted:", "unavailable:"),
+        r"(?:^|[\s:\#(])(?:NOT_FOUND|PERMISSION_DENIED|CANCELLED|ALREADY_EXISTS|UNAUTHENTICATED|UNKNOWN|ABORTED"
+        r"|UNAVAILABLE):\s+\S",
+    ),
+    # TensorFlow 1.x's names of the same codes (tensorflow/core/lib/core/status.cc error_name, "Resource
+    # exhausted: OOM when allocating ..."): the several-word names at a line's start or after a failed
+    # statement, a "Status:" or a log prefix; the one-word names ("Internal:", "Unknown:") only after those
+    (
+        ("resource exhausted:", "failed precondition:", "invalid argument:", "deadline exceeded:", "data loss:",
+         "out of range:", "not found:", "already exists:", "internal:", "unimplemented:", "unknown:", "aborted:",
+         "unavailable:", "cancelled:", "unauthenticated:", "permission denied:"),
+        r"(?:^\s*|\]\s+)(?:Resource\ exhausted|Failed\ precondition|Invalid\ argument|Deadline\ exceeded|Data\ loss"
+        r"|Out\ of\ range):\s+\S"
+        r" | \b(?:failed|Status|status|[Ee]rror):\s+(?:Resource\ exhausted|Failed\ precondition|Invalid\ argument"
+        r"|Deadline\ exceeded|Data\ loss|Out\ of\ range|Not\ found|Already\ exists|Internal|Unimplemented|Unknown"
+        r"|Aborted|Unavailable|Cancelled|Unauthenticated|Permission\ denied):\s+\S",
     ),
     # a printed result the text itself says is wrong: it names the expected value beside the one obtained
     (

@@ -13,7 +13,8 @@ any one report's wording:
   NCCL's ``NCCL WARN`` (its level for warnings *and* errors) counts when the line names a failure;
 - an exception: a Python ``Traceback`` header (also IPython's ``NameError   Traceback (most recent call
   last)``), a bare exception name (``XlaRuntimeError``), an exception line whose class is not just
-  ``...Error`` (``pynvml.NVMLError_NotSupported: ...``, ``triton.runtime.errors.OutOfResources: ...``),
+  ``...Error`` (``pynvml.NVMLError_NotSupported: ...``, ``triton.runtime.errors.OutOfResources: ...``) or is
+  private (``torch._C._LinAlgError: ...``),
   pytest's ``E   AssertionError`` explanation lines, a C++ ``terminate called`` / ``what():`` / ``std::bad_alloc``,
   ``Check failed:`` (glog CHECK), XLA's ``RET_CHECK failure``, C ``assert()`` / Rust ``assertion ... failed``,
   ggml's ``GGML_ASSERT: file:line: cond`` (no "failed"), an unhandled exception, an exception printed as its
@@ -26,7 +27,13 @@ any one report's wording:
   (``free(): invalid pointer``, ``double free or corruption``, ``stack smashing detected``), a non-zero
   exit status or error code, the GPU driver's ``Xid`` / ``fallen off the bus``, ROCm's ``Memory access fault``;
 - a library status enum other than success (``CUDNN_STATUS_BAD_PARAM``, ``NVRTC_ERROR_COMPILATION``,
-  ``hipErrorNoBinaryForGpu``, ``ncclUnhandledCudaError``, ``CUFFT_INTERNAL_ERROR``);
+  ``hipErrorNoBinaryForGpu``, ``ncclUnhandledCudaError``, ``CUFFT_INTERNAL_ERROR``), an absl status code as XLA
+  and TensorFlow print it (``INTERNAL: ...``, ``NOT_FOUND: ...``, ``PERMISSION_DENIED: ...``) and TensorFlow
+  1.x's names of them (``Resource exhausted: ...``, ``... failed: Invalid argument: ...``);
+- a container engine's refusal (the docker CLI's ``Error response from daemon: ...``, runc's ``error during
+  container init: ...`` / ``error running hook #1: ...``), GNU ld's ``cannot find -lcudart``, the check macro
+  most CUDA code copies (``GPUassert: <error text> <file> <line>``), LLVM's crash output in the compilers that
+  embed it (``UNREACHABLE executed at f.cpp:12!``, ``PLEASE submit a bug report to ...``, ``Stack dump:``);
 - a line that ends, after a colon, in a CUDA runtime error's own text (``cudaGetErrorString``, the table
   of :mod:`diagnose.collectors.cuda_errors`): Thrust's ``system_error`` and CUB print what failed and the
   text alone (``after cub_::DeviceRadixSort::SortPairs(1): invalid argument``);
@@ -134,7 +141,10 @@ def _selected(indices: frozenset[int], line: str) -> bool:
 #: on a line that matched, these say it is healthy after all
 _HEALTHY_LINE = re.compile(
     r"""
-      \b0\s+(?:errors?|failed|failures|hazards)\b                      # 0 errors, 0 failed
+      # 0 errors, 0 failed; not an instance numbered 0 that failed ("Execution of replica 0 failed: ...")
+      (?<!replica\ )(?<!device\ )(?<!rank\ )(?<!gpu\ )(?<!task\ )(?<!worker\ )(?<!node\ )(?<!process\ )
+      (?<!thread\ )(?<!ordinal\ )(?<!partition\ )(?<!shard\ )(?<!stream\ )(?<![:\#])
+      \b0\s+(?:errors?|failed|failures|hazards)\b
     | \b(?:errors?|failures|failed)\s*[:=]\s*0\b(?!\.\d*[1-9])          # errors: 0, failed=0
     | \berror_count\s*[:=]\s*0\b
     | \bno\ errors?\b | \bwithout\ errors?\b | \b(?:none|nothing)\ failed\b

@@ -59,6 +59,8 @@ or call, or is one of Thrust's step wordings, or the log names Thrust's ``system
 'library'
 >>> parse("rm: cannot remove 'x': operation not permitted") is None
 True
+>>> parse("GPUassert: invalid argument main.cu 45").error
+'cudaErrorInvalidValue'
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ _HINTS = (
     "device-side assert",
     "Assertion",
     "Check failed: error ==",
+    "GPUassert",
     # distinctive runtime messages that logs print without the word CUDA ("launch failed: no kernel
     # image is available ...", "Error: too many resources requested for launch")
     "kernel image",
@@ -153,6 +156,9 @@ _LEGACY = re.compile(r"cuda runtime error \((?P<code>\d+)\) : (?P<msg>.*?)(?: at
 _THC = re.compile(r"THCudaCheck FAIL file=\S+ line=\d+ error=(?P<code>\d+) : (?P<msg>.*?)\s*$")
 _CAFFE = re.compile(r"Check failed: error == cudaSuccess \((?P<code>\d+) vs\. 0\)\s*(?P<msg>.*?)\s*$")
 _OLD_TRITON = re.compile(r"CUDA: Error- (?P<what>[a-z ]+)")
+#: the check macro most CUDA code copies (Stack Overflow's "gpuErrchk"): fprintf(stderr, "GPUassert: %s %s %d\n",
+#: cudaGetErrorString(code), file, line)
+_GPUASSERT = re.compile(r"\bGPUassert: (?P<msg>.+?)(?: \S+ \d+)?\s*$")
 #: PyTorch's "CUDA error: <message>" (HIP's on ROCm), and libnvidia-container's lower-case "cuda error: <message>"
 #: (src/error.c, after its own stage prefix: "nvidia-container-cli: initialization error: cuda error: unknown error")
 _TORCH = re.compile(r"(?P<hip>CUDA|HIP|cuda) error: (?P<msg>.+)")
@@ -255,6 +261,12 @@ def _library_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
         m = _CAFFE.search(line)
         if m:
             add(name_for_message(m["msg"]) or t.by_code.get(int(m["code"])), "legacy")
+            return True
+    if "GPUassert: " in line:
+        m = _GPUASSERT.search(line)
+        name = name_for_message(m["msg"]) if m else None
+        if name:
+            add(name, "legacy")
             return True
     if "CUDA: Error- " in line:
         m = _OLD_TRITON.search(line)

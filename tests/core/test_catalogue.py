@@ -189,3 +189,22 @@ def test_a_family_fix_can_be_keyed_by_framework(tmp_path: Path) -> None:
     (tmp_path / "demo.yaml").write_text(family.replace("torch: Compare", "julia: Compare"))
     with pytest.raises(CatalogueError, match="unknown framework 'julia'"):
         load_catalogue(tmp_path)
+
+
+def test_a_line_start_anchor_needs_multiline(tmp_path: Path) -> None:
+    """A log is searched whole: ``^`` without ``(?m)`` holds only at its first line, so a message printed below
+    an exception's head ("NvvmError: Failed to compile", a blank line, then libNVVM's log) would go unseen."""
+    family = (
+        "tool: demo\n"
+        "families:\n"
+        "  - id: demo-anchored\n"
+        "    title: t\n"
+        "    category: environment\n"
+        "    failure_mode: version-skew\n"
+        "    messages: [{text: '<unnamed> (1, 2): parse expected type', source: libnvvm strings}]\n"
+        "    patterns: ['^\\S+ \\(\\d+, \\d+\\): parse ', '(?m)^\\S+ \\(\\d+, \\d+\\): parse expected']\n"
+        "    explain: {what: a, why: b, fix: c}\n"
+    )
+    (tmp_path / "demo.yaml").write_text(family)
+    problems = [str(p) for p in lint_catalogue(load_catalogue(tmp_path))]
+    assert len(problems) == 1 and "without (?m)" in problems[0] and "demo-anchored" in problems[0]
