@@ -90,7 +90,7 @@ class Form:
 
 
 #: the form shipped when a first-sight record is there (chosen by scripts/calibration-cv --first-sight)
-FIRST_SIGHT_FORM = Form(k=1.0, authored_weight=0.25, dev_weight=1.5)
+FIRST_SIGHT_FORM = Form(k=1.5, authored_weight=0.25, dev_weight=1.75)
 
 
 def shipped_form(first_sight: Mapping[str, Tally], k: float = K) -> Form:

@@ -54,7 +54,10 @@ def test_ptxas_crash_keeps_the_assembler_remedies() -> None:
 
 
 def test_int32_overflow_text_states_the_counts_not_an_all_zero_input() -> None:
-    what = _report("h16b-tf-elementwise-mul-int32-overflow-2pow31")["what"]
+    # the rule may answer or, below the calibrated threshold, stand as a candidate: its text is read either way
+    report = classify_text(corpus_log("holdout16", "h16b-tf-elementwise-mul-int32-overflow-2pow31"))
+    assert report.diagnosis is not None
+    what = next(f.what for f in report.diagnosis.findings if f.rule == "numerics-wrong-value-past-int32")
     assert "all-zero" not in what and "1,024 of 2,147,483,648" in what
 
 
@@ -71,8 +74,10 @@ def test_unsupported_value_why_is_not_about_attention_only() -> None:
 def test_oom_after_earlier_epochs_leads_with_a_leak() -> None:
     r = _report("h16a-cutagi-resnet-realloc-without-free")
     assert r["category"] == "unknown"
-    assert r["candidates"][0] == {"category": "kernel-logic", "failure_mode": "memory-leak"}
+    # the unmatched out-of-memory kind or the figure-less out-of-memory rule (abstaining) gives the check
     check = r["next_check"]
+    leak_first = r["candidates"][0] if "candidates" in r else None
+    assert leak_first == {"category": "kernel-logic", "failure_mode": "memory-leak"} or "kernel-logic / memory-leak" in check
     assert "Epoch 4/10" in check and "leak" in check and "half the batch" not in check
 
 

@@ -171,7 +171,8 @@ def answer(text: str) -> Report:
         ("holdout7/issues.yaml", "nvtop-docker-stub-libnvidia-ml", "environment", "library-missing", "nvml-stub-library-loaded"),
         ("holdout7/issues.yaml", "tf-libcudnn-so8-not-installed", "environment", "library-missing", "shared-library-not-loaded"),
         ("holdout7/issues.yaml", "nvidia-docker-plugin-nvml-not-in-ldcache", "environment", "nvml-library-not-found", "nvml-library-not-found"),
-        ("holdout7/issues.yaml", "cupy-concatenate-int-index-over-2-31", "runtime-assumption", "int32-index-overflow", "numerics-wrong-value-past-int32"),
+        # a library op's wrong value past 2^31 elements: the library's 32-bit indexing or a size past the caller's assumption
+        ("holdout7/issues.yaml", "cupy-concatenate-int-index-over-2-31", "unknown", "ambiguous", "numerics-wrong-value-past-int32"),
         ("holdout5/issues.yaml", "torch-cumsum-uint32-product-overflow", "kernel-logic", "wrong-result", "numerics-mismatch"),
     ],
 )  # fmt: skip
