@@ -157,6 +157,9 @@ class CompilerFacts(Facts):
     crash_tool: str | None = None  # the toolchain process that crashed: "'cudafe++' died due to signal 6"
     crash_not_ptxas: bool = False  # ... and it is not the PTX assembler (the front end, cicc, nvlink)
     library_header: str | None = None  # the library whose own header holds the first error ("CuPy")
+    # the installed library whose header's `#error` directive is the first error ("desul", "Thrust"): its own
+    # check that the build's configuration (flags, standard, what it was built with) is not one it supports
+    error_directive_library: str | None = None
     needs_arch: str | None = None  # "sm_60": an error names an intrinsic/overload that exists from this arch on
     gated_symbol: str | None = None  # that intrinsic, with its argument types: "atomicAdd(double *, double)"
     build_arch: str | None = None  # with needs_arch: the lowest arch a printed command line builds for ("sm_35")

@@ -69,6 +69,8 @@ import json
 import re
 from pathlib import Path
 
+from diagnose.facts import Diagnostic
+
 _TOOLKIT_HEADERS = (
     "__nv_nvrtc_builtin_header",
     "/usr/local/cuda",
@@ -211,6 +213,43 @@ def library_of_header(path: str | None) -> str | None:
             return name
     m = _SITE_PKG.search(p)
     return m.group(1) if m else None
+
+
+#: an installed package's include directory: a prefix (``~/.local``, ``/usr/local``, ``/opt/<pkg>``, a conda or
+#: spack environment, a CMake ``install``/``_deps`` tree) then ``include/<library>/``
+_INSTALLED_INCLUDE = re.compile(
+    r"(?:^|[/\\])(?:\.local|usr[/\\]local|opt|(?:ana|mini)conda\d?|envs[/\\][^/\\\s]+|spack[/\\]opt[/\\]\S*?"
+    r"|install|_deps[/\\][^/\\\s]+)[/\\](?:[^/\\\s]+[/\\])?include[/\\](?P<lib>[A-Za-z_][\w.+-]*)[/\\]"
+)
+#: gcc/clang print the directive (``error: #error text``), EDG (nvcc's front end) ``#error directive: text``
+_ERROR_DIRECTIVE = re.compile(r"^#\s*error\b")
+
+
+def error_directive_library(first: Diagnostic) -> str | None:
+    """The installed library whose header's ``#error`` directive is the build's first error, or None.
+
+    A library's headers check the configuration they are compiled in (relocatable device code, the C++
+    standard, the CUDA version, how the library itself was built) with ``#error``; the CUDA toolkit's own
+    headers are left out (their ``#error`` is about how the project uses them: cublas.h with cublas_v2.h).
+
+    >>> error_directive_library(Diagnostic("host-compiler", "error",
+    ...     "#error Relocatable device code mode incompatible with desul atomics configuration",
+    ...     file="/home/u/.local/include/desul/atomics/Macros.hpp"))
+    'desul'
+    >>> error_directive_library(Diagnostic("host-compiler", "error",
+    ...     '#error "It is an error to include both cublas.h and cublas_v2.h"',
+    ...     file="/usr/local/cuda/include/cublas_v2.h")) is None
+    True
+    >>> error_directive_library(Diagnostic("host-compiler", "error", "#error unsupported", file="src/mine.h")) is None
+    True
+    """
+    if not first.file or not _ERROR_DIRECTIVE.match(first.message.strip()) or in_toolkit_header(first.file):
+        return None
+    known = library_of_header(first.file)
+    if known:
+        return known
+    m = _INSTALLED_INCLUDE.search(first.file.strip())
+    return m.group("lib") if m else None
 
 
 _BUILD_ARCH = re.compile(r"(?:-arch[= ]|--gpu-architecture[= ]|\barch=|\bcode=)(?:sm|compute)_(?P<n>\d{2,3})[a-z]?\b")

@@ -42,6 +42,9 @@ What is read (``error`` is the short class name):
 ...           "Hardware limit: 232448. Reducing block sizes or `num_stages` may help.")
 >>> f.error, f.resource, f.required, f.limit
 ('OutOfResources', 'shared memory', 524288.0, 232448.0)
+>>> f = parse("OutOfResources: shared memory, Required: 147456, Hardware limit: 101376")
+>>> f.error, f.resource, f.required, f.limit
+('OutOfResources', 'shared memory', 147456.0, 101376.0)
 >>> parse("RuntimeError: 0 active drivers ([]). There should only be one.").no_active_driver
 True
 >>> parse("all good") is None
@@ -71,6 +74,7 @@ _MARKERS = (
     "CompileTimeAssertionFailure",
     "UnsupportedLanguageConstruct",
     "out of resource:",
+    "OutOfResources:",
     "PTXAS",
     "InterpreterError",
     "AutotunerError",
@@ -101,9 +105,12 @@ _AUTOTUNE_BEST = re.compile(r"best config selected: (.*?);?[ \t]*$", re.M)
 _AT = re.compile(r"at (\d+):(\d+):[ \t]*$")
 # three generations of the wording: "shared memory, Required: N, Hardware limit: N" (3.x),
 # "Hardware limitation: N" (2.x), and triton.code_gen's run-together "shared memoryRequired: NHardware limit: N";
-# a pasted log may wrap the line after a comma ("shared memory,\nRequired: 98304, Hardware limit: 65536.")
+# a pasted log may wrap the line after a comma ("shared memory,\nRequired: 98304, Hardware limit: 65536.");
+# reports often quote it by the class name alone ("OutOfResources: shared memory, Required: 147456,
+# Hardware limit: 101376", the "out of resource:" of its str() left out)
 _OOR = re.compile(
-    r"out of resource: ([^,\n]+?),?[ \t]*\n?[ \t]*Required: (\d+),?[ \t]*\n?[ \t]*Hardware limit(?:ation)?: (\d+)"
+    r"(?:out of resource|\bOutOfResources): (?!out of resource:)([^,\n]+?),?[ \t]*\n?[ \t]*Required: (\d+),?"
+    r"[ \t]*\n?[ \t]*Hardware limit(?:ation)?: (\d+)"
 )
 _OOR_RAISED = re.compile(r"\bOutOfResources: out of resource:")
 _PTXAS = re.compile(r"PTXASError: (?:PTXAS error: ?)?(.*)$", re.M)
@@ -272,7 +279,7 @@ def _out_of_resources(t: _Text, raised: list[_Found]) -> tuple[str | None, float
     resource: str | None = None
     required: float | None = None
     limit: float | None = None
-    if "out of resource:" in text:
+    if "out of resource:" in text or "OutOfResources:" in text:
         oor = None
         for m in _OOR.finditer(text):
             line_start = text.rfind("\n", 0, m.start()) + 1

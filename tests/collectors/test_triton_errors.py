@@ -277,3 +277,25 @@ def test_arch_feature_message_pasted_alone() -> None:
     facts = triton_errors.parse(line)
     assert facts is not None and facts.error is None
     assert facts.message == line[:-1]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # sgl-project/sglang#28019 (Triton fused MoE on a GB10): the class name, then the str() without its prefix
+        "triton.runtime.errors.OutOfResources: shared memory, Required: 147456, Hardware limit: 101376",
+        # the same shorthand in a public write-up of an SGLang fused-MoE failure on an RTX 4090
+        "OutOfResources: shared memory, Required: 147456, Hardware limit: 101376",
+    ],
+)
+def test_out_of_resources_quoted_by_its_class_name(line: str) -> None:
+    facts = triton_errors.parse(line)
+    assert facts is not None and facts.error == "OutOfResources"
+    assert (facts.resource, facts.required, facts.limit) == ("shared memory", 147456.0, 101376.0)
+
+
+def test_out_of_resources_full_wording_is_read_once() -> None:
+    facts = triton_errors.parse(
+        "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 98304, Hardware limit: 65536."
+    )
+    assert facts is not None and (facts.resource, facts.required, facts.limit) == ("shared memory", 98304.0, 65536.0)
