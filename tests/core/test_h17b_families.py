@@ -99,3 +99,48 @@ def test_a_failure_is_never_no_failure(text: str) -> None:
 )
 def test_healthy_mentions_stay_silent(text: str) -> None:
     assert not failure_lines(text)
+
+
+# --- Pallas: a primitive the Triton lowering of a newer jax implements vs one it still cannot express -------------
+
+PALLAS_SIGN = corpus_log("holdout17", "h17b-pallas-gpu-sign-unimplemented")  # jax-ml/jax#17317
+PALLAS_DYNAMIC_SLICE = corpus_log("holdout3", "pallas-gpu-dynamic-slice-unimplemented")  # jax-ml/jax#24145
+
+
+def test_an_elementwise_primitive_a_newer_jax_lowers_is_the_jax_version() -> None:
+    assert decided(PALLAS_SIGN) == ("environment", "version-skew", "concept-pallas-primitive-lowered-by-newer-jax")
+
+
+def test_a_primitive_the_backend_still_lacks_stays_the_kernels() -> None:
+    assert decided(PALLAS_DYNAMIC_SLICE)[:2] == ("kernel-logic", "language-misuse")
+
+
+# --- jax: arguments against a placement fixed inside the computation (or its mesh context) ------------------------
+
+SCVI = corpus_log("holdout17", "h17b-scvi-jax-jit-pjit-incompatible-devices")
+# marin-community/marin#1727, the message wrapped over lines by the report
+CONTEXT_MESH = (
+    "ValueError: Received incompatible devices for jitted computation.\n"
+    "Got argument key of _randint with shape key<fry>[] and device ids [0, 1]\n"
+    "on platform GPU and jit's context mesh with device ids [0] on platform CPU\n"
+)
+
+
+@pytest.mark.parametrize("text", [SCVI, CONTEXT_MESH])
+def test_a_placement_inside_the_computation_abstains(text: str) -> None:
+    report = classify_text(text)
+    assert report.category == "unknown"
+    d = report.diagnosis
+    assert d is not None
+    assert {f.category for f in d.findings[:2]} == {"runtime-assumption", "environment"}
+    assert "inside jit" in (next_check(report) or "")
+
+
+def test_two_arguments_on_different_devices_stay_the_callers() -> None:
+    # jax/_src/stages.py's message for two arguments (the catalogue's sample, jax 0.10.2)
+    text = (
+        "ValueError: Received incompatible devices for jitted computation. Got argument x of f with shape "
+        "float32[3] and device ids [0] on platform GPU and argument y of f with shape float32[3] and device ids [1] "
+        "on platform GPU\n"
+    )
+    assert decided(text)[:2] == ("runtime-assumption", "device-mismatch")
