@@ -144,3 +144,16 @@ def test_two_arguments_on_different_devices_stay_the_callers() -> None:
         "on platform GPU\n"
     )
     assert decided(text)[:2] == ("runtime-assumption", "device-mismatch")
+
+
+# --- CuPy: NVRTCError raised by compileProgram, its message cut from the paste -------------------------------------
+
+CUPY_NVRTC = corpus_log("holdout17", "h17b-cupy-elementwise-printf-newline")  # cupy/cupy#7270
+
+
+def test_a_cut_nvrtc_compile_error_abstains_with_the_source_first() -> None:
+    report = classify_text(CUPY_NVRTC)
+    assert report.category == "unknown"
+    d = report.diagnosis
+    assert d is not None and d.findings[0].rule == "nvrtc-compilation-failed-as-kernel-logic"
+    assert "nvrtcGetProgramLog" in (next_check(report) or "")
