@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from corpus_logs import classify_text, corpus_log, decided, verdict
 
+from diagnose.collectors import cuda_errors
 from diagnose.failure_lines import failure_lines
 from diagnose.report import next_check
 
@@ -157,3 +158,27 @@ def test_a_cut_nvrtc_compile_error_abstains_with_the_source_first() -> None:
     d = report.diagnosis
     assert d is not None and d.findings[0].rule == "nvrtc-compilation-failed-as-kernel-logic"
     assert "nvrtcGetProgramLog" in (next_check(report) or "")
+
+
+# --- CUDA: cudaGetErrorString's text after "error code", the check NVIDIA's cuda-samples print ---------------------
+
+BEND = corpus_log("holdout17", "h17b-bend-cuda-1080ti-launch-invalid")  # HVM's runtime: "Error code: %s."
+
+
+def test_a_launch_reported_with_its_error_code_text() -> None:
+    assert decided(BEND)[:2] == ("runtime-assumption", "grid-dim-limit")
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        # Samples/0_Introduction/vectorAdd/vectorAdd.cu: fprintf(stderr, "Failed to ... (error code %s)!\n", cudaGetErrorString(err))
+        ("Failed to allocate device vector A (error code out of memory)!", "cudaErrorMemoryAllocation"),
+        ("Failed to launch vectorAdd kernel (error code invalid argument)!", "cudaErrorInvalidValue"),
+        ("Error code: no error", None),  # cudaGetErrorString(cudaSuccess)
+        ("process exited with error code 2", None),
+    ],
+)
+def test_the_error_code_form(line: str, name: str | None) -> None:
+    facts = cuda_errors.parse(line + "\n")
+    assert (facts.error if facts else None) == name
