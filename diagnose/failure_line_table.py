@@ -118,6 +118,10 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"(?:^|[\s(\[])(?:[A-Za-z_]\w*\.)*(?:errors|exceptions|error|exception)\.[A-Z]\w*:(?:\s|$)",
     ),
     (("error", "exception"), r"^(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
+    # a frame of a Python traceback (traceback.py's '  File "f.py", line 12, in fn'), pasted without its header
+    # and exception line: Python prints frames in this shape when an exception propagates (a logging call's
+    # stack_info prints them under "Stack (most recent call last):", which no healthy run here shows)
+    (('file "',), r'^\s*File\ "[^"\n]+",\ line\ \d+,\ in\ \S'),
     (("terminate", "what():"), r"terminate\ called | \bwhat\(\):"),
     # CPython's unraisable-exception hook (Python/errors.c, PyErr_WriteUnraisable; Cython's noexcept functions
     # report through it): "Exception ignored in: <obj>", 3.13's "Exception ignored while calling ...", and
@@ -341,6 +345,13 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r" | ^\s*(?:Failed|FAILED|Fail|FAIL|Failure|Incorrect|INCORRECT)[.!]?\s*$ | \bDisposition:\s*(?:Failed|Incorrect)\b"
         r" | \b(?:[Vv]erification|[Vv]alidation|[Cc]heck|[Cc]omparison)\ failed\b"
         r" | \b(?:failed|FAILED)\ at\ (?:element|index|position|row|column|offset|i|idx)\b",
+    ),
+    # a compile or a build said not to work, in words ("can't compile with cupy.RawModule when ...", "unable to
+    # build the extension"), unless the line says what was done instead (torch.compile's fallback to eager)
+    (
+        ("compile", "build"),
+        r"(?i:\b(?:could\s*n[o']?t|unable\ to|cannot|can\s*not|can't)\ (?:compile|build)\b(?!-))"
+        r"(?![^\n]*\b(?:fall(?:ing|s)?\ back|instead|skipp\w*)\b)",
     ),
     # a load or an initialisation said not to work, in words (nvtop's "Impossible to initialize nvidia nvml",
     # go-nvml's "could not load NVML library"), or a library file said not to load ("libcudnn.so.8 ... dont load")

@@ -104,6 +104,8 @@ _HINTS = (
     "failed on ",
     "failed to synchronize",
     "invocation",
+    # cudaGetErrorString's text after "error code" (see _ERROR_CODE_TEXT)
+    "rror code",
 )
 #: whether a line holds one of _HINTS (one search of their alternation: a line is short, and there are many)
 _HINT_IN_LINE = re.compile("|".join(map(re.escape, _HINTS))).search
@@ -376,6 +378,13 @@ def _library_tail_hit(line: str, add: _Add, thrust: bool) -> bool:
     return True
 
 
+#: NVIDIA's cuda-samples report a failed call with cudaGetErrorString's text after "error code" ("Failed to launch
+#: vectorAdd kernel (error code %s)!", Samples/0_Introduction/vectorAdd/vectorAdd.cu), and programs that copy the
+#: check print it the same way ("Failed to launch kernels. Error code: %s.", HVM's CUDA runtime): the short
+#: messages ("invalid argument") count there without the word CUDA
+_ERROR_CODE_TEXT = re.compile(r"\berror code:?[ \t]+")
+
+
 def _line_hits(line: str, ln: int, thrust: bool = False) -> list[_Hit]:
     t = tables()
     hits: list[_Hit] = []
@@ -411,6 +420,9 @@ def _line_hits(line: str, ln: int, thrust: bool = False) -> list[_Hit]:
     m = t.long_message_re.search(low)
     if m is None and "cuda" in low and "rror" in low:
         m = t.message_re.search(low)
+    if m is None and "rror code" in low:
+        ec = _ERROR_CODE_TEXT.search(low)
+        m = t.message_re.match(low, ec.end()) if ec else None
     if m:
         add(t.by_message[m[0]], "raw", _api_call(line))
     else:
