@@ -16,7 +16,11 @@ from diagnose.kb import review as R
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 #: the labelled sets a review case may come from (development sets), and the held-out ones it never does
-DEVELOPMENT = ("public/real-dev.yaml", "holdout/", *(f"holdout{n}/" for n in (2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17)))
+DEVELOPMENT = (
+    "public/real-dev.yaml",
+    "holdout/",
+    *(f"holdout{n}/" for n in (2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17)),
+)
 HELD_OUT = ("holdout4/", "holdout14/", "holdout15/")
 # of 104 answered, with the message catalogue and calibrated confidences (abstain below 0.5). A bare "too many
 # resources requested for launch" and ATen's generic "index out of bounds" assert abstain: 8 cases fewer answered

@@ -77,7 +77,10 @@ def test_oom_after_earlier_epochs_leads_with_a_leak() -> None:
     # the unmatched out-of-memory kind or the figure-less out-of-memory rule (abstaining) gives the check
     check = r["next_check"]
     leak_first = r["candidates"][0] if "candidates" in r else None
-    assert leak_first == {"category": "kernel-logic", "failure_mode": "memory-leak"} or "kernel-logic / memory-leak" in check
+    assert (
+        leak_first == {"category": "kernel-logic", "failure_mode": "memory-leak"}
+        or "kernel-logic / memory-leak" in check
+    )
     assert "Epoch 4/10" in check and "leak" in check and "half the batch" not in check
 
 
