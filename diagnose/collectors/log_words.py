@@ -24,6 +24,8 @@ False
 '2.3.0'
 >>> regression_at("RuntimeError: CUDA error: an illegal memory access was encountered") is None
 True
+>>> regression_at("Please upgrade to CUDA 12.6.3 or newer.") is None
+True
 >>> regression_at("after 1000000 steps the loss is nan") is None and regression_at("after 5.0 seconds") is None
 True
 """
@@ -57,10 +59,8 @@ _REGRESSION = (
     re.compile(
         r"(?i)\b(?:introduced (?:in|by)|broken (?:in|by)|broke (?:in|with)|regress(?:ed|ion)? (?:in|by|since|from)"
         r"|(?:started|began|begins|starts) (?:in|with|failing (?:in|with|after|since))"
-        r"|(?:upgrad|updat|bump)(?:e|ed|ing) (?:to|from)|(?:upgrade|update) to)"
-        + _NAME
-        + _LOOSE
-        + r")\)?(?![\w.])"
+        # "upgraded to", not "Please upgrade to 12.6.3", which is advice, not where the failure began
+        r"|(?:upgrad|updat|bump)(?:ed|ing) (?:to|from))" + _NAME + _LOOSE + r")\)?(?![\w.])"
     ),
 )
 
