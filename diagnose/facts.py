@@ -37,6 +37,8 @@ class LogFacts(Facts):
     bytes: int = 0
     truncated: bool = False  # the input was larger than the limit; head and tail kept
     windows: bool = False  # written on Windows: drive paths, DLL names, win_amd64 (diagnose.collectors.host_os)
+    masked: bool = False  # the log speaks of a mask: masked rows of an attention or softmax (collectors.log_words)
+    regression_at: str | None = None  # "after upgrading to 2.3.0", "(63a976ff)": where it began (collectors.log_words)
 
 
 # --- Python tracebacks --------------------------------------------------------------

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from diagnose import facts as F
-from diagnose.collectors import host_os
+from diagnose.collectors import host_os, log_words
 from diagnose.evidence import Evidence
 
 #: bytes of a log kept for rules' text search; larger logs keep head and tail
@@ -103,5 +103,7 @@ def collect(
         bytes=len(text.encode("utf-8", "surrogateescape")) if len(text) < TEXT_LIMIT * 4 else len(text),
         truncated=truncated,
         windows=host_os.windows(bounded),
+        masked=log_words.masked(bounded),
+        regression_at=log_words.regression_at(bounded),
     )
     return Evidence(id=id, origin=origin, log=log, **found)

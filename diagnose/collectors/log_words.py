@@ -1,0 +1,80 @@
+"""What a log's own words say about the failure, beside its error lines: masked rows, and where it began.
+
+Two facts that change the check kdiag gives, not the owner it names:
+
+- ``masked``: the log speaks of masked values (``masked``, ``fully masked``) or of a mask on a line
+  about an attention or a softmax (an ``attn_mask`` argument, a causal mask); a Triton load's ``mask=``
+  alone is a bound, not a masked row.  A wrong value or a NaN from an attention or softmax kernel whose rows
+  can be masked comes first from a fully masked row: its maximum is -inf, ``exp(x - max)`` is then
+  ``exp(-inf + inf)`` = NaN, and a kernel that uses a finite sentinel (-1e4, -5e4) instead of -inf
+  returns a finite row where -inf or 0 is expected.
+- ``regression_at``: a release or a commit the log names as the one the failure began with ("after
+  upgrading to 2.3.0", "since v1.2", "broken by 63a976ff", "regression in 14.0.1").  A failure that
+  began with a change is decided fastest by bisecting between that change and the last one that worked.
+
+>>> masked("AssertionError: fully masked rows must have LSE=-inf")
+True
+>>> masked("attn_mask=None, key_padding_mask=pad")
+True
+>>> masked("bitmask of the warp") or masked("x = tl.load(ptr + offs, mask=offs < n)")
+False
+>>> regression_at("CUDA_ERROR_ILLEGAL_ADDRESS on sm_89 after PtxOp::MulWide (63a976ff)")
+'63a976ff'
+>>> regression_at("it started failing after upgrading to torch 2.3.0")
+'2.3.0'
+>>> regression_at("RuntimeError: CUDA error: an illegal memory access was encountered") is None
+True
+>>> regression_at("Please upgrade to CUDA 12.6.3 or newer.") is None
+True
+>>> regression_at("after 1000000 steps the loss is nan") is None and regression_at("after 5.0 seconds") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+#: the part of a log the words are looked for in
+SCAN = 200_000
+
+# "masked" (rows, values, keys) anywhere, or a mask on a line about an attention or a softmax (a Triton
+# load's `mask=` alone is a bound, not a masked row)
+_MASKED = re.compile(r"(?i)(?<![a-z])(?:fully[- ])?masked(?![a-z])")
+_MASK = re.compile(r"(?i)(?<![a-z])mask(?:s|ing)?(?![a-z])")
+_ATTENTION = re.compile(r"(?i)softmax|attention|(?<![a-z])attn|(?<![a-z])lse(?![a-z])|logsumexp|fmha|fattn|causal")
+
+# a release or a commit: after words that only say "later" (after, since), a version of three parts
+# (14.0.1), one with a `v` (v1.2) or a commit hash (7 to 40 hex digits, at least one a letter and one a
+# digit, so that neither a word nor a count reads as one), since "after 5.0 seconds" names no release;
+# after words about a change (upgrading to, regression in), a version of two parts (2.3) too
+_HASH = r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}"
+_TAG = r"(?:[-.]?(?:rc|post|dev|a|b)\d*)?"
+_STRICT = r"(?:v\d+(?:\.\d+)*" + _TAG + r"|\d+\.\d+\.\d+(?:\.\d+)*" + _TAG + "|" + _HASH + ")"
+_LOOSE = r"(?:v?\d+\.\d+(?:\.\d+)*" + _TAG + "|" + _HASH + ")"
+# up to four words (a package's or a change's name) before the release or commit, which may stand in
+# parentheses
+_NAME = r"\s+(?:[\w:./@+-]+\s+){0,4}?\(?("
+_REGRESSION = (
+    re.compile(r"(?i)\b(?:after|since)" + _NAME + _STRICT + r")\)?(?![\w.])"),
+    re.compile(
+        r"(?i)\b(?:introduced (?:in|by)|broken (?:in|by)|broke (?:in|with)|regress(?:ed|ion)? (?:in|by|since|from)"
+        r"|(?:started|began|begins|starts) (?:in|with|failing (?:in|with|after|since))"
+        # "upgraded to", not "Please upgrade to 12.6.3", which is advice, not where the failure began
+        r"|(?:upgrad|updat|bump)(?:ed|ing) (?:to|from))" + _NAME + _LOOSE + r")\)?(?![\w.])"
+    ),
+)
+
+
+def masked(text: str) -> bool:
+    """Whether the log speaks of a mask (an attention's or a softmax's masked rows, a masked load)."""
+    head = text[:SCAN]
+    if _MASKED.search(head):
+        return True
+    return any(_ATTENTION.search(line) for line in head.splitlines() if _MASK.search(line))
+
+
+def regression_at(text: str) -> str | None:
+    """The release or commit the log names as the one the failure began with, else None."""
+    head = text[:SCAN]
+    found = [m for m in (p.search(head) for p in _REGRESSION) if m]
+    return min(found, key=lambda m: m.start()).group(1) if found else None
