@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from corpus_logs import classify_text, corpus_log, decided, verdict
 
+from diagnose.comparisons import comparison_lines
 from diagnose.report import next_check
 
 # --- the BFC allocator (TensorFlow, JAX/XLA) gives up on one request: bfc_allocator.cc's failing wording -----------
@@ -64,3 +65,27 @@ def test_a_gather_nd_index_out_of_range_abstains_with_the_index_origin_check(tex
     assert d is not None
     assert [f.category for f in d.findings[:2]] == ["runtime-assumption", "kernel-logic"]
     assert "empty sequence" in (next_check(report) or "")
+
+
+# --- a reference framework's result and CuPy's printed one per line, whole numbers that differ ---------------------
+
+CUPY_TRANSPOSE = corpus_log("holdout18", "h18b-cupy-inplace-add-own-transpose")  # NumPy's and CuPy's x.sum()
+
+
+def test_two_framework_labelled_whole_results_that_differ_are_a_failure() -> None:
+    assert comparison_lines(CUPY_TRANSPOSE) == [(1, "numpy : 99990000")]
+    assert classify_text(CUPY_TRANSPOSE).status != "no-failure"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "torch: 2.1, cuda: 12.1\n",  # a version list
+        "numpy : 99990000\ncupy : 99990000\n",  # the same result on both
+        # cupy.show_config() (cupy/cupy#9029): versions as whole numbers, labelled "Version"
+        "CUDA Build Version           : 12080\nCUDA Driver Version          : 12040\n",
+        "cuBLAS Version               : 120201\ncuFFT Version                : 11008\n",
+    ],
+)
+def test_versions_and_equal_whole_results_stay_healthy(text: str) -> None:
+    assert comparison_lines(text) == []
