@@ -8,7 +8,9 @@ labelled as the reference (``cpu``, ``host``, ``ref``, ``expected``, ``golden``,
 ``torch``) and one as the device's (``gpu``, ``device``, ``cuda``, ``cupy``, ``kernel``, ``triton``,
 ``out``, ``result``, ``actual``), that really differ: numbers beyond a relative tolerance of 1%,
 arrays element by element; whole numbers count as values only beside ``expected`` / ``observed`` /
-``actual`` (``observed=3, expected=2``; numpy's ``ACTUAL: 3`` / ``DESIRED: 2``), and a generic word
+``actual`` (``observed=3, expected=2``; numpy's ``ACTUAL: 3`` / ``DESIRED: 2``) or, five digits or more (no
+version is), beside a framework's name (``numpy : 99990000`` / ``cupy : 100026222``), two whole numbers
+differ when they are not equal (integer results are exact on every device), and a generic word
 yields to a named path (``output_liger`` against ``output_torch``).  Equal values, timings and other
 measurements (``CPU time: 12 ms vs GPU time: 1 ms``), counts and versions stay healthy.
 :func:`path_comparison_lines` finds one call printed compiled (``jax.jit(f)(x)``) and as it is with
@@ -79,6 +81,10 @@ _ANY_SIDE = re.compile(
 _ELEMENT = re.compile(_NUMBER + r"|\.\.\.|…|\bTrue\b|\bFalse\b")
 _BOOLEANS = {"True": 1.0, "False": 0.0}
 RTOL = 1e-2
+_WHOLE = re.compile(r"[-+]?\d+")
+#: a whole number beside a framework's name that no version or device number is: five digits or more
+#: (NumPy's and CuPy's sums of the same integer array, "numpy : 99990000" / "cupy : 100026222")
+_COMPUTED_WHOLE = re.compile(r"[-+]?\d{5,}")
 ATOL = 1e-6
 
 
@@ -125,7 +131,14 @@ def _close(a: float, b: float) -> bool:
 
 
 def values_differ(a: str, b: str) -> bool:
-    """Two printed values (numbers or arrays) differ: element by element over the parts both show."""
+    """Two printed values (numbers or arrays) differ: element by element over the parts both show; two
+    whole numbers (integer results, exact on every device) differ when they are not equal.
+
+    >>> values_differ("99990000", "100026222"), values_differ("1.0", "1.001")
+    (True, False)
+    """
+    if _WHOLE.fullmatch(a) and _WHOLE.fullmatch(b):
+        return int(a) != int(b)
     x, y = _numbers(a), _numbers(b)
     if x is None or y is None:
         return False
@@ -158,8 +171,9 @@ def _labelled(line: str) -> list[tuple[str, str, int, int]]:
             continue
         if "[" not in m["value"]:
             if set(re.split(r"[\W_]+", label.lower())) <= _FRAMEWORKS | {""}:
-                continue  # "torch: 2.1, cuda: 12.1" is a version list
-            if not re.search(r"[.eEnN]", m["value"]) and not set(label.lower().split()) & _VALUE_WORDS:
+                if not _COMPUTED_WHOLE.fullmatch(m["value"]):
+                    continue  # "torch: 2.1, cuda: 12.1" is a version list
+            elif not re.search(r"[.eEnN]", m["value"]) and not set(label.lower().split()) & _VALUE_WORDS:
                 continue  # whole numbers beside "host" and "device" are ids and counts, not computed values
         out.append((side, m["value"], m.start() - len(prefix) + prefix.rfind(run[-1]), m.end()))
     return out
