@@ -273,7 +273,8 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("watchdog",), r"\b[Ww]atchdog\b.{0,80}(?:timeout|timed\ out|caught|detected|fired|terminat|abort)"),
     (("deadlock",), r"\bdeadlock(?:ed|\ detected)\b"),
     # --- results ---
-    (("nan",), r"\bNaN\b | (?:^\s*|[\[(,:=]\s*)[-+]?nan(?=[\s\]),]|$)"),  # a NaN printed as a result: [nan, 1.0]
+    # a NaN printed as a result ([nan, 1.0]), or NaNs reported in a result ("Q gradient: NaNs!")
+    (("nan",), r"\bNaNs?\b | (?:^\s*|[\[(,:=]\s*)[-+]?nan(?=[\s\]),]|$)"),
     # a reduction printed with an infinite result (``jnp.max(v[:8193]) -> -inf``, ``torch.sum(x) = inf``): a max,
     # min, sum or norm of finite data is finite, so the printed call says its own result is wrong
     (
@@ -362,5 +363,58 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r" | (?:\blib[\w+-]*\.so[\w.]*|\b[\w+-]+\.(?:dll|dylib))\b[^\n]{0,80}?(?i:\b(?:dont|don't|do\ not|doesn't|does\ not"
         r"|won't|will\ not|didn't|did\ not|can't|cannot|couldn't|could\ not|fails?\ to|failed\ to)\ (?:be\ )?load(?:ed|ing)?\b)",
     ),
+    # --- a reporter's sentence that states the failure in words (an issue title, the symptom as the reporter
+    # saw it): the words of the taxonomy's failure modes, in the shapes issue threads word them ---
+    # a hang ("The testing freezes in gpu/test/...", "The `tinygemm2` kernel hung intermittently", "mixbench-cuda
+    # hangs in the middle of test", "Sporadic hang or freeze in CUDA kernels", "one kernel thread stuck at ...")
+    (
+        ("hang", "hung", "freez", "froze", "stuck"),
+        r"(?i:\b(?:hangs|hung|freezes|froze|(?:gets?|got|is|was|were|are|becomes?|remains?|thread|threads|kernel)\ stuck)\b)"
+        r" | \b(?:[Hh]ang|[Ff]reeze)\ (?:in|on|at|when|while|during|after)\b",
+    ),
+    # memory that grows while a program runs ("the GPU memory consumptions increases over time", "GPU memory
+    # usage grows continually over time", "GPU memory keeps increasing until out of memory"), a leak stated
+    # as a finding ("a serious memory leak", "leaks GPU memory"); not an option's help ("search for memory leaks")
+    (
+        ("memory", "leak"),
+        r"(?i:\bmemory\b[^\n]{0,40}?\b(?:increases|increasing|grows|growing|keeps\ (?:growing|increasing|rising)|rises|rising)\b"
+        r"[^\n]{0,40}?\b(?:over\ time|until|continu\w*|steadily|every|each|per\ (?:step|iteration|call|epoch)|out\ of\ memory))"
+        r" | (?i:\b(?:a|an|the|GPU|CUDA|device|serious|huge|big|slow)\ memory\ leaks?\b(?!\ at\ exit))"
+        r" | (?i:\bleak(?:s|ing)\ (?:GPU\ |device\ |CUDA\ |host\ )?memory\b)",
+    ),
+    # values said to be wrong by what computes them ("the legacy CUDA code will give clearly wrong energies",
+    # "jaxlib==0.1.61 on CPU/GPU computes incorrect values", "returns different values", "non-sensical DMC results")
+    (
+        ("wrong", "incorrect", "erroneous", "bogus", "sensical"),
+        r"(?i:\b(?:give|gives|gave|giving|compute|computes|computed|computing|return|returns|returned|returning"
+        r"|produce|produces|produced|producing|yield|yields|yielded|output|outputs|print|prints|printed|calculate|calculates"
+        r"|calculated|get|gets|got|generate|generates|generated)\s+(?:(?:clearly|completely|totally|silently|sometimes"
+        r"|slightly|very|some|the|a)\s+)*(?:wrong|incorrect|erroneous|bogus|non-?sensical)\s+\w)"
+        r" | (?i:\bnon-?sensical\ \w*\s*(?:results?|values?|outputs?|answers?)\b)",
+    ),
+    # results said to differ from run to run or between two ways of computing them ("the two GPU results are
+    # different", "The print is different each time you run it", "recon images are different every time")
+    (
+        ("different", "inconsistent", "identical", "not the same"),
+        r"(?i:\b(?:results?|outputs?|values?|answers?|prints?|images?|numbers?)\ (?:are|is|were|was)\ (?:(?:all|still|slightly)\ )?"
+        r"(?:different|inconsistent|not\ (?:the\ same|identical|deterministic|reproducible))\b)"
+        r" | (?i:\b(?:is|are)\ different\ (?:each|every)\ time\b)",
+    ),
+    # one run said to behave as expected and another not ("prints -1.0 for ti.vulkan backend (as expected),
+    # but 0.0 for ti.cuda"), or a kernel that returns part of its answer ("returns only half of the correct result")
+    (
+        ("as expected", "only half", "of the correct", "of the expected"),
+        r"\bas\ expected\)?[,;]?\s+but\b"
+        r" | (?i:\b(?:only|just)\ (?:half|a\ (?:half|third|quarter|fraction|part)|part)\ of\ the\ (?:correct|expected|right)\b)",
+    ),
+    # an integer overflow named as the finding ("which likely indicates a signed 32 bit integer overflow",
+    # "Fix integer overflow in distances"; UBSan's "runtime error: signed integer overflow" is an error line above)
+    (
+        ("overflow",),
+        r"(?i:\b(?:(?:un)?signed\ )?(?:(?:32|64)[-\ ]?bit\ )?(?:(?:un)?signed\ )?(?:integer|int(?:32|64)?)\ overflow(?:s|ed)?\b)",
+    ),
+    # an issue's title as its template tags it ("[BUG] Regression in examples/45_dual_gemm on H100", "[Bug] Kernel
+    # hang in gdn_prefill_sm90", "bug: gpu ram leak ..."): the reporter's verdict that something fails
+    (("[bug]",), r"^\s*\[(?:BUG|Bug|bug)\]:?\s+\S"),
 )  # fmt: skip
 _FLAGS = re.VERBOSE | re.MULTILINE

@@ -64,7 +64,13 @@ any one report's wording:
   <reason>`` statement, a reference check that ``miscompared``, an all-ones sentinel printed as a process id
   (:mod:`diagnose.sentinels`);
 - a load or an initialisation said not to work (``could not load NVML library``, ``Impossible to initialize
-  nvidia nvml``, ``libcudnn.so.8 ... dont load``).
+  nvidia nvml``, ``libcudnn.so.8 ... dont load``);
+- a reporter's sentence that states the failure in words, in the words of the taxonomy's failure modes: a hang
+  (``the kernel hung intermittently``, ``the testing freezes in ...``), memory that grows while the program runs
+  (``GPU memory usage grows continually over time``, ``a serious memory leak``), values said to be wrong by what
+  computes them (``computes incorrect values``), NaNs in a result (``Q gradient: NaNs!``), results that differ
+  between runs (``the print is different each time``), an integer overflow named as the finding, an issue title
+  its template tags ``[BUG]``.
 
 A matching line is still healthy when it counts zero (``0 errors``, ``errors: 0``, ``failed: 0``), states a
 measured error (``max abs error: 1e-7``), is a test's ``PASSED`` line, or is a warning / INFO line that only

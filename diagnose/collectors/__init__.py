@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from diagnose import facts as F
-from diagnose.collectors import host_os, log_words
+from diagnose.collectors import host_os, link_symbols, log_words
 from diagnose.evidence import Evidence
 
 #: bytes of a log kept for rules' text search; larger logs keep head and tail
@@ -97,6 +97,7 @@ def collect(
         from diagnose.collectors import exit_status
 
         found["exit"] = exit_status.merge(found.get("exit"), code=exit_code, signal=signal, timed_out=timed_out)
+    dup = link_symbols.duplicate_symbol(bounded) if "efinition" in bounded else None
     log = F.LogFacts(
         text=bounded,
         line_count=bounded.count("\n") + (0 if bounded.endswith("\n") or not bounded else 1),
@@ -105,5 +106,7 @@ def collect(
         windows=host_os.windows(bounded),
         masked=log_words.masked(bounded),
         regression_at=log_words.regression_at(bounded),
+        duplicate_symbol=dup[0] if dup else None,
+        duplicate_symbol_library=dup[1] if dup else None,
     )
     return Evidence(id=id, origin=origin, log=log, **found)
