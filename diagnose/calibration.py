@@ -10,7 +10,7 @@ answers it gave and how many were right — the first-sight tally.  At load, a r
 
     (first-sight right + d * right + k * prior) / (first-sight cases + d * cases + k)
 
-with the shipped :data:`FIRST_SIGHT_FORM` (k = 1, d = 1.5): both measurements shrunk toward a prior
+with the shipped :data:`FIRST_SIGHT_FORM` (k = 1.5, d = 1.75): both measurements shrunk toward a prior
 worth k cases.  The prior is a quarter the author's value and three quarters the first-sight precision
 of the rule's category (every first-sight answer of that category's rules pooled, itself shrunk toward
 the first-sight precision of all rules by ``PRIOR_CASES`` cases): what a rule of that category has been
