@@ -5,24 +5,12 @@ it (diagnose/data/unmatched.yaml).  Healthy output that mentions the same words 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
+from corpus_logs import corpus_log
 
 from diagnose.collectors import collect
 from diagnose.failure_lines import failure_lines, is_failure_line
 from diagnose.unmatched import hint_for
-
-CORPUS = Path(__file__).resolve().parents[2] / "corpus"
-
-
-def case(path: str, case_id: str) -> str:
-    for c in yaml.safe_load((CORPUS / path).read_text()):
-        if c["id"] == case_id:
-            return str(c["log"])
-    raise KeyError(case_id)
-
 
 # (sentence, the hint's kind, its origin): two wordings of each family where a second was found
 SENTENCES = [
@@ -121,4 +109,4 @@ def test_healthy_lines_that_mention_the_words_stay_silent(line: str) -> None:
     ],
 )
 def test_a_log_that_states_its_failure_in_words_is_not_no_failure(path: str, case_id: str) -> None:
-    assert failure_lines(case(path, case_id), 1)
+    assert failure_lines(corpus_log(path, case_id), 1)
