@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import re
 
+from diagnose.regex_anchor import lowered
+
 #: the part of a log the words are looked for in
 SCAN = 200_000
 
@@ -54,6 +56,20 @@ _LOOSE = r"(?:v?\d+\.\d+(?:\.\d+)*" + _TAG + "|" + _HASH + ")"
 # up to four words (a package's or a change's name) before the release or commit, which may stand in
 # parentheses
 _NAME = r"\s+(?:[\w:./@+-]+\s+){0,4}?\(?("
+#: words one of which every regression pattern needs (a cheap test before the patterns search the log)
+_REGRESSION_WORDS = (
+    "after",
+    "since",
+    "introduced",
+    "broke",
+    "regress",
+    "start",
+    "began",
+    "begin",
+    "upgrad",
+    "updat",
+    "bump",
+)
 _REGRESSION = (
     re.compile(r"(?i)\b(?:after|since)" + _NAME + _STRICT + r")\)?(?![\w.])"),
     re.compile(
@@ -68,6 +84,8 @@ _REGRESSION = (
 def masked(text: str) -> bool:
     """Whether the log speaks of a mask (an attention's or a softmax's masked rows, a masked load)."""
     head = text[:SCAN]
+    if "mask" not in lowered(head):
+        return False
     if _MASKED.search(head):
         return True
     return any(_ATTENTION.search(line) for line in head.splitlines() if _MASK.search(line))
@@ -76,5 +94,8 @@ def masked(text: str) -> bool:
 def regression_at(text: str) -> str | None:
     """The release or commit the log names as the one the failure began with, else None."""
     head = text[:SCAN]
+    low = lowered(head)
+    if not any(w in low for w in _REGRESSION_WORDS):
+        return None
     found = [m for m in (p.search(head) for p in _REGRESSION) if m]
     return min(found, key=lambda m: m.start()).group(1) if found else None
