@@ -9,7 +9,7 @@ import yaml
 
 from diagnose.classify import classify_record
 from diagnose.inputs import InputRecord
-from diagnose.matcher import Matcher
+from diagnose.matcher import Finding, Matcher
 from diagnose.report import Report
 from diagnose.rules import default_rules
 
@@ -31,6 +31,13 @@ def corpus_log(where: str, case_id: str) -> str:
 
 def classify_text(text: str) -> Report:
     return classify_record(InputRecord(id="t", text=text), MATCHER)
+
+
+def finding_of(text: str, rule: str) -> Finding:
+    """The finding of ``rule`` on ``text``, whether it answers or stands as a candidate under the threshold."""
+    report = classify_text(text)
+    assert report.diagnosis is not None
+    return next(f for f in report.diagnosis.findings if f.rule == rule)
 
 
 def decided(text: str) -> tuple[str | None, str | None, str | None]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from corpus_logs import classify_text, corpus_log
+from corpus_logs import classify_text, corpus_log, finding_of
 
 
 def _report(case_id: str) -> dict[str, Any]:
@@ -55,9 +55,8 @@ def test_ptxas_crash_keeps_the_assembler_remedies() -> None:
 
 def test_int32_overflow_text_states_the_counts_not_an_all_zero_input() -> None:
     # the rule may answer or, below the calibrated threshold, stand as a candidate: its text is read either way
-    report = classify_text(corpus_log("holdout16", "h16b-tf-elementwise-mul-int32-overflow-2pow31"))
-    assert report.diagnosis is not None
-    what = next(f.what for f in report.diagnosis.findings if f.rule == "numerics-wrong-value-past-int32")
+    text = corpus_log("holdout16", "h16b-tf-elementwise-mul-int32-overflow-2pow31")
+    what = finding_of(text, "numerics-wrong-value-past-int32").what
     assert "all-zero" not in what and "1,024 of 2,147,483,648" in what
 
 

@@ -20,7 +20,7 @@ import pytest
 from diagnose.collectors import cuda_errors, oom
 from diagnose.failure_lines import failure_lines, is_failure_line
 from diagnose.lint_language import check_unmatched_language, foreign_advice
-from tests.core.corpus_logs import classify_text, corpus_log
+from tests.core.corpus_logs import classify_text, corpus_log, finding_of
 
 # --- a CUDA library's "<what failed>: <cudaGetErrorString text>" -----------------------------------
 
@@ -190,9 +190,7 @@ def test_a_numba_out_of_resources_fix_gives_no_nvcc_options() -> None:
         "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES\n"
     )
     # (the bare status abstains between its owners; the launch rule's fix is read from its finding)
-    report = classify_text(text)
-    assert report.diagnosis is not None
-    fix = next(f.fix for f in report.diagnosis.findings if f.rule == "cuda-launch-out-of-resources")
+    fix = finding_of(text, "cuda-launch-out-of-resources").fix
     assert foreign_advice(fix, "numba") == [] and "max_registers" in fix
 
 
