@@ -51,6 +51,18 @@ def test_healthy_gpu_has_no_problems() -> None:
     assert f.smem_optin_bytes == 227 * 1024  # from diagnose/data/gpus.yaml
 
 
+def test_a_real_h200_recording_is_healthy() -> None:
+    # captured on an NVIDIA H200 by `kdiag env --record-nvml` (scripts/gpu-capture; tests/fixtures/gpu-h200):
+    # the first recording from a real GPU, read back as the constructed ones are
+    s = snapshot(nvml=ReplayNvml.from_file(FIX.parent / "gpu-h200" / "nvml-recording.json"), env={}, software=software())
+    f = gpu_facts(s)
+    assert f.problems == () and findings(s) == []
+    assert f.nvml_ok and f.name == "NVIDIA H200" and f.arch == "sm_90"
+    assert f.driver_version == "580.159.04" and f.cuda_driver_version == 13000
+    assert f.ecc_enabled and f.ecc_uncorrectable_volatile == 0 and f.compute_mode == "Default"
+    assert f.smem_optin_bytes == 227 * 1024  # the H200 is a Hopper part: diagnose/data/gpus.yaml
+
+
 def test_ecc_uncorrectable() -> None:
     s = snap("ecc-uncorrectable-a100", torch_cuda="12.4", cudart=12040, nvcc="12.4")
     f = gpu_facts(s)
