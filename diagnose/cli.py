@@ -259,7 +259,14 @@ def _run_parser(sub: Any) -> None:
         metavar="sm_XX",
         help=".cu files and CUDA sources: the arch to compile for (default: the GPU's, else the target GPU's)",
     )
-    r.add_argument("--ladder", choices=("none", "quick", "full"), default="quick", help="escalation (default quick)")
+    r.add_argument(
+        "--ladder",
+        choices=("none", "quick", "full"),
+        default="quick",
+        help="escalation while a failure is unexplained: none (the plain run only), quick (launch-blocking, then "
+        "one compute-sanitizer tool), full (every tool that applies, and on a GPU every tool over a run that "
+        "passed too); default quick",
+    )
     r.add_argument("--timeout", type=float, default=300.0, metavar="S", help="wall clock per attempt (default 300)")
     r.add_argument("--target-gpu", metavar="GPU", help="GPU to compile launched kernels for: H100, A100, sm_89 ...")
     r.add_argument("--format", "-f", choices=("text", "json"), default="text")

@@ -58,13 +58,32 @@ def climb(ctx: RunContext, attempt: Attempt) -> tuple[Step, tuple[str, ...]]:
         folder = ctx.rd / "rungs" / f"{len(ctx.log.rungs) + 1}-{rung.name}"
         step = attempt(rung, folder, (*(r.name for r in ctx.log.rungs), rung.name))
         diag = step.diag or ctx.matcher.diagnose(step.evidence)
+        if planner.sweeping:
+            # the plain run passed: only the sanitizer's own report (its error exit) overturns that
+            found = step.outcome is not None and step.outcome.exit_code == L.SANITIZER_EXIT
+            ctx.log.rung(rung, step.argv, rel(ctx, folder), step.outcome, step.verdict, diag, found)
+            write_evidence(folder, step.evidence)
+            if found:
+                last = step
+                break
+            if step.verdict == "pass":
+                last = step
+            else:
+                how = "ran past the time limit" if step.outcome and step.outcome.timed_out else "did not finish cleanly"
+                planner.stop_sweep(f"under {rung.name} the run {how} with no sanitizer report; the plain run's pass stands")
+            rung = planner.next(L.Symptoms())
+            continue
         # a run stopped by the time limit is never explained by the plain rung alone: where it waits (a
-        # barrier only some threads reach, a spin on a flag) is what the next rung (synccheck) tells
-        hung = step.outcome is not None and step.outcome.timed_out
+        # barrier only some threads reach, a spin on a flag) is what the next rung (synccheck) tells; a
+        # sanitizer run that timed out after reporting errors is explained by its report
+        hung = step.outcome is not None and step.outcome.timed_out and rung.tool is None
         done = step.verdict == "pass" or (L.explained(diag, ctx.rules) and not hung)
         ctx.log.rung(rung, step.argv, rel(ctx, folder), step.outcome, step.verdict, diag, done)
         write_evidence(folder, step.evidence)
         last = step
+        if step.verdict == "pass" and rung.name == "plain":
+            rung = planner.next(L.Symptoms())  # the full ladder's sanitizer sweep, or nothing
+            continue
         if done:
             break
         assert step.evidence.run is not None

@@ -10,6 +10,13 @@ compiler or sanitizer report, ...; an error text alone is not decisive: launch-b
 sanitizer exist to pin it).  ``--ladder none`` runs the plain rung only, ``quick`` at most one
 sanitizer tool, ``full`` every tool that applies.  A rung that cannot run here says why.
 
+``full`` also *sweeps* a run that passed: an out-of-bounds write into padding, a shared-memory race
+that happened to resolve in order or a read of memory nobody wrote crash nothing and can still
+compare equal, so on a GPU every sanitizer tool runs over it (launches synchronous, no caching
+allocator) and only a report from the sanitizer itself (its error exit) overturns the pass.  Once a
+sanitizer run has gone past the time limit on a run that hung, the tools left are not tried: each
+slows the kernel down and would time out as well.
+
 >>> p = Planner(ladder="quick", gpu=False, sanitizer=None)
 >>> p.next(Symptoms(failed=True, error=True)).name
 'plain'
@@ -18,6 +25,11 @@ sanitizer tool, ``full`` every tool that applies.  A rung that cannot run here s
 >>> g = Planner(ladder="full", gpu=True, sanitizer="/opt/cs/compute-sanitizer")
 >>> [g.next(Symptoms(failed=True, timed_out=True)).name for _ in range(3)]
 ['plain', 'launch-blocking', 'synccheck']
+>>> g.next(Symptoms(failed=True, timed_out=True)) is None, g.unavailable
+(True, ['memcheck: skipped (synccheck also ran past the time limit)', 'racecheck: skipped (synccheck also ran past the time limit)', 'initcheck: skipped (synccheck also ran past the time limit)'])
+>>> s = Planner(ladder="full", gpu=True, sanitizer="/opt/cs/compute-sanitizer")
+>>> [s.next(Symptoms()).name for _ in range(5)], s.sweeping
+(['plain', 'memcheck', 'racecheck', 'initcheck', 'synccheck'], True)
 """
 
 from __future__ import annotations
@@ -88,6 +100,14 @@ def _why(tool: str) -> str:
     }[tool]
 
 
+_SWEEP_WHY = {
+    "memcheck": "an out-of-bounds access that lands in padding or another allocation crashes nothing",
+    "racecheck": "a shared-memory race can resolve in order on one run",
+    "initcheck": "a read of memory nobody wrote can happen to hold the right values",
+    "synccheck": "a barrier only some threads reach does not always hang",
+}
+
+
 @dataclass
 class Planner:
     ladder: str  # none | quick | full
@@ -95,6 +115,7 @@ class Planner:
     sanitizer: str | None
     done: list[str] = field(default_factory=list)
     unavailable: list[str] = field(default_factory=list)
+    sweeping: bool = False  # the plain run passed and the full ladder is checking it under the sanitizer
 
     def _unavailable(self, name: str, why: str) -> None:
         line = f"{name}: {why}"
@@ -105,7 +126,14 @@ class Planner:
         """The next rung to run, or None (and ``unavailable`` says what could not run)."""
         if not self.done:
             return self._take(Rung("plain", "the first attempt, nothing changed"))
-        if self.ladder == "none" or not s.failed:
+        if self.ladder == "none":
+            return None
+        if not s.failed:
+            return self._sweep()
+        if s.timed_out and self.done[-1] in TOOLS:
+            for tool in TOOLS:
+                if tool not in self.done:
+                    self._unavailable(tool, f"skipped ({self.done[-1]} also ran past the time limit)")
             return None
         if "launch-blocking" not in self.done:
             if self.gpu:
@@ -133,6 +161,27 @@ class Planner:
                 continue
             return Rung(tool, _why(tool), env=dict(LAUNCH_BLOCKING_ENV), tool=tool)
         return None
+
+    def _sweep(self) -> Rung | None:
+        """The next sanitizer tool over a run that passed (the full ladder on a GPU only)."""
+        if self.ladder != "full" or not self.gpu or self.sanitizer is None:
+            return None
+        if not self.sweeping:
+            self.sweeping = True
+            self.done.append("launch-blocking")  # every sanitizer rung runs with its settings
+        tool = next((t for t in TOOLS if t not in self.done), None)
+        if tool is None:
+            return None
+        self.done.append(tool)
+        why = f"the run passed: the full ladder checks it under {tool} too ({_SWEEP_WHY[tool]})"
+        return Rung(tool, why, env=dict(LAUNCH_BLOCKING_ENV), tool=tool)
+
+    def stop_sweep(self, why: str) -> None:
+        """No more sanitizer tools over the passing run (the last one could not finish)."""
+        for tool in TOOLS:
+            if tool not in self.done:
+                self.done.append(tool)
+                self._unavailable(tool, f"skipped ({why})")
 
     def _take(self, rung: Rung) -> Rung:
         self.done.append(rung.name)

@@ -4,6 +4,7 @@ climbs only while the failure is unexplained (no child runs here: the attempt fu
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 from diagnose import facts as F
@@ -13,6 +14,8 @@ from diagnose.run.climb import Step, climb
 from diagnose.run.context import RunContext, make_context
 from diagnose.run.result import Options
 from diagnose.run.targets import Target
+from diagnose.runner.process import Outcome, RunRequest
+from diagnose.runner.process import run as run_process
 
 ILLEGAL = "RuntimeError: CUDA error: an illegal memory access was encountered\n"
 
@@ -59,3 +62,99 @@ def test_a_pass_stops_at_the_first_rung(tmp_path: Path) -> None:
     step, unavailable = climb(ctx, _attempt(ctx, seen, verdict="pass"))
     assert [name for name, _, _ in seen] == ["plain"] and step.verdict == "pass" and unavailable == ()
     assert [(r.name, r.verdict, r.explained, r.category) for r in ctx.log.rungs] == [("plain", "pass", True, None)]
+
+
+# ---- the full ladder's sweep of a run that passed (on a GPU: every sanitizer tool runs over it) ----
+
+H200 = Path(__file__).resolve().parent.parent / "fixtures" / "gpu-h200"
+
+
+def _real_outcome(tmp_path: Path, script: str, timeout: float = 30.0) -> Outcome:
+    """A real child's outcome (``sh -c SCRIPT``): its exit status or its timeout is what the loop reads."""
+    tag = str(len(list(tmp_path.glob("out-*"))))
+    return run_process(
+        RunRequest(
+            argv=("sh", "-c", script), cwd=tmp_path, env=dict(os.environ), timeout=timeout,
+            stdout_path=tmp_path / f"out-{tag}", stderr_path=tmp_path / f"err-{tag}",
+        )
+    )  # fmt: skip
+
+
+def _sweep_attempt(ctx: RunContext, seen: list[str], results: dict[str, tuple[Outcome, str, str]]):
+    """The plain rung passes; each sanitizer rung gives (outcome, verdict, sanitizer log) from ``results``."""
+
+    def attempt(rung: L.Rung, folder: Path, rungs: tuple[str, ...]) -> Step:
+        folder.mkdir(parents=True)
+        seen.append(rung.name)
+        outcome, verdict, log = results.get(rung.name, (results["plain"][0], "pass", ""))
+        ev = collect(log, exit_code=outcome.exit_code).replace(run=F.RunFacts(target="command", rungs=rungs))
+        return Step(outcome, ev, verdict, ("true",))
+
+    return attempt
+
+
+def test_the_full_ladder_sweeps_a_passing_run_with_every_sanitizer_tool(tmp_path: Path) -> None:
+    ctx = dataclasses.replace(_context(tmp_path / "runs", ladder="full"), gpu=True, sanitizer="/opt/cs/compute-sanitizer")
+    ok = _real_outcome(tmp_path, "exit 0")
+    seen: list[str] = []
+    step, unavailable = climb(ctx, _sweep_attempt(ctx, seen, {"plain": (ok, "pass", "")}))
+    assert seen == ["plain", "memcheck", "racecheck", "initcheck", "synccheck"] and unavailable == ()
+    assert step.verdict == "pass" and [r.verdict for r in ctx.log.rungs] == ["pass"] * 5
+    assert all("CUDA_LAUNCH_BLOCKING" in r.changed for r in ctx.log.rungs[1:])
+    assert ctx.log.rungs[1].why.startswith("the run passed: the full ladder checks it under memcheck")
+
+
+def test_the_quick_ladder_and_a_machine_without_a_gpu_do_not_sweep(tmp_path: Path) -> None:
+    ok = _real_outcome(tmp_path, "exit 0")
+    for ctx in (
+        dataclasses.replace(_context(tmp_path / "q", ladder="quick"), gpu=True, sanitizer="/opt/cs/compute-sanitizer"),
+        _context(tmp_path / "cpu", ladder="full"),
+    ):
+        seen: list[str] = []
+        step, _ = climb(ctx, _sweep_attempt(ctx, seen, {"plain": (ok, "pass", "")}))
+        assert seen == ["plain"] and step.verdict == "pass"
+
+
+def test_a_sanitizer_report_overturns_the_pass_and_stops_the_sweep(tmp_path: Path) -> None:
+    # memcheck's report on an H200 (tests/fixtures/gpu-h200): an index 8 GiB past a 512-byte buffer; the
+    # sanitizer's --error-exitcode (86) is what says it found something
+    log = (H200 / "illegal_address" / "4-memcheck.sanitizer.log").read_text()
+    ctx = dataclasses.replace(_context(tmp_path / "runs", ladder="full"), gpu=True, sanitizer="/opt/cs/compute-sanitizer")
+    results = {"plain": (_real_outcome(tmp_path, "exit 0"), "pass", ""),
+               "memcheck": (_real_outcome(tmp_path, f"exit {L.SANITIZER_EXIT}"), "fail", log)}  # fmt: skip
+    seen: list[str] = []
+    step, _ = climb(ctx, _sweep_attempt(ctx, seen, results))
+    assert seen == ["plain", "memcheck"] and step.verdict == "fail"
+    assert step.evidence.sanitizer is not None and ctx.log.rungs[-1].explained
+    assert ctx.matcher.diagnose(step.evidence).category == "kernel-logic"
+
+
+def test_a_sweep_rung_that_fails_without_a_sanitizer_report_leaves_the_pass_standing(tmp_path: Path) -> None:
+    # a kernel 10-100x slower under the sanitizer that runs past the limit is not a hang: the pass stands,
+    # the tools left are skipped and the report says why
+    ctx = dataclasses.replace(_context(tmp_path / "runs", ladder="full"), gpu=True, sanitizer="/opt/cs/compute-sanitizer")
+    ok = _real_outcome(tmp_path, "exit 0")
+    slow = _real_outcome(tmp_path, "sleep 5", timeout=0.3)
+    assert slow.timed_out
+    seen: list[str] = []
+    step, unavailable = climb(ctx, _sweep_attempt(ctx, seen, {"plain": (ok, "pass", ""), "racecheck": (slow, "fail", "")}))
+    assert seen == ["plain", "memcheck", "racecheck"] and step.verdict == "pass"
+    assert [u.split(":")[0] for u in unavailable] == ["initcheck", "synccheck"]
+    assert "under racecheck the run ran past the time limit with no sanitizer report" in unavailable[0]
+
+
+def test_a_hang_is_not_run_under_every_tool_once_a_sanitizer_run_timed_out(tmp_path: Path) -> None:
+    # on an H200 a kernel that spins forever took 30 s under each of five rungs: after synccheck (the tool a
+    # hang calls for) also runs out of time, the others would only time out as well
+    ctx = dataclasses.replace(_context(tmp_path / "runs", ladder="full"), gpu=True, sanitizer="/opt/cs/compute-sanitizer")
+    hung = _real_outcome(tmp_path, "sleep 5", timeout=0.3)
+    seen: list[str] = []
+
+    def attempt(rung: L.Rung, folder: Path, rungs: tuple[str, ...]) -> Step:
+        folder.mkdir(parents=True)
+        seen.append(rung.name)
+        return Step(hung, collect("", exit_code=None).replace(run=F.RunFacts(target="command", rungs=rungs)), "fail", ("true",))
+
+    _, unavailable = climb(ctx, attempt)
+    assert seen == ["plain", "launch-blocking", "synccheck"]
+    assert [u.split(":")[0] for u in unavailable] == ["memcheck", "racecheck", "initcheck"]
