@@ -15,12 +15,12 @@ SIZES = [dict(m=64, k=4096)]
 
 
 @triton.jit
-def matvec(a_ptr, x_ptr, y_ptr, m, k, stride_am, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+def matvec(a_ptr, x_ptr, y_ptr, m, k, stride_am, stride_ak, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     acc = tl.zeros((BLOCK_M,), dtype=tl.float32)
     for start in range(0, k, BLOCK_K):
         cols = start + tl.arange(0, BLOCK_K)
-        a = tl.load(a_ptr + rows[:, None] * stride_am + cols[None, :],
+        a = tl.load(a_ptr + rows[:, None] * stride_am + cols[None, :] * stride_ak,
                     mask=(rows[:, None] < m) & (cols[None, :] < k), other=0.0)
         x = tl.load(x_ptr + cols, mask=cols < k, other=0.0)
         acc += tl.sum(a.to(tl.float32) * x.to(tl.float32)[None, :], axis=1)
@@ -37,7 +37,7 @@ def make_inputs(device: str, seed: int = 0, m: int = 64, k: int = 4096) -> tuple
 def kernel(a: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     m, k = a.shape
     y = torch.empty(m, dtype=torch.float32, device=a.device)
-    matvec[(triton.cdiv(m, BLOCK_M),)](a, x, y, m, k, a.stride(0), BLOCK_M=BLOCK_M, BLOCK_K=BLOCK_K)
+    matvec[(triton.cdiv(m, BLOCK_M),)](a, x, y, m, k, a.stride(0), a.stride(1), BLOCK_M=BLOCK_M, BLOCK_K=BLOCK_K)
     return y
 
 
