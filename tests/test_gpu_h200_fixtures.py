@@ -1,0 +1,88 @@
+"""What an NVIDIA H200 printed for the corpus programs (tests/fixtures/gpu-h200, written by
+scripts/import-gpu-capture from a scripts/gpu-capture archive): the fixtures say where they came from,
+name no machine, and read as an expert would read them, abstaining where the text alone cannot decide."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.collectors import collect
+from diagnose.matcher import Matcher
+from diagnose.rules import load_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = ROOT / "tests" / "fixtures" / "gpu-h200"
+CAPTURE = yaml.safe_load((H200 / "capture.yaml").read_text())
+MACHINE_PATH = re.compile(r"(?<![\w<>])/(?:tmp|work|root|home|opt)/")
+
+
+@pytest.fixture(scope="module")
+def matcher() -> Matcher:
+    return Matcher(load_rules())
+
+
+def test_the_capture_says_on_what_and_how() -> None:
+    on = CAPTURE["captured_on"]
+    assert (on["gpu"], on["compute_capability"], on["driver"]) == ("NVIDIA H200", "9.0", "580.159.04")
+    assert on["nvcc"] and on["compute_sanitizer"] and on["packages"]["torch"] and on["packages"]["triton"]
+    assert "scripts/gpu-capture" in CAPTURE["how"] and "kdiag commit" in CAPTURE["how"]
+    labelled = {}
+    for folder in ("gpu", "kernels"):
+        labels = yaml.safe_load((ROOT / "corpus" / folder / "labels.yaml").read_text())
+        labelled.update({f"{folder}/{name}": label for name, label in labels.items()})
+    for case in CAPTURE["cases"]:
+        assert case["case"] in labelled, case["case"]
+        want = labelled[case["case"]]
+        assert case["label"]["category"] == want["category"], case["case"]  # the label it was captured under
+        assert case["rungs"] and case["kdiag"]["verdict"] in ("pass", "fail", "assumption", "no-result")
+
+
+def test_every_fixture_is_a_rung_output_and_names_no_machine() -> None:
+    files = [p for p in H200.rglob("*") if p.is_file() and p.parent != H200]
+    assert len(files) >= 40
+    for p in files:
+        assert re.fullmatch(r"\d+-[a-z-]+\.(stdout|stderr|sanitizer\.log)", p.name), p
+        case = next(c for c in CAPTURE["cases"] if Path(c["case"]).stem == p.parent.name)
+        assert p.name.split(".")[0].split("-", 1)[1] in [r["name"] for r in case["rungs"]], p
+        assert not MACHINE_PATH.search(p.read_text(errors="replace")), p
+
+
+@pytest.mark.parametrize("case", ["block_too_large", "dynamic_smem_over_default"])
+def test_a_refused_launch_under_the_sanitizer_names_both_owners_and_answers_neither(case: str, matcher: Matcher) -> None:
+    # "invalid argument on CUDA API call to cudaLaunchKernel": 2048 threads per block and 100 KiB of dynamic
+    # shared memory without the opt-in gave the same record; the launch's numbers against the device decide
+    diag = matcher.diagnose(collect((H200 / case / "4-memcheck.sanitizer.log").read_text()))
+    assert diag.category == "unknown" and diag.abstained
+    owners = {f.category for f in diag.alternatives}
+    assert {"kernel-logic", "runtime-assumption"} <= owners
+    assert not any(f.rule == "sanitizer-api-error" for f in diag.findings)
+
+
+def test_an_address_outside_every_space_is_a_memory_error_whose_owner_memcheck_decides(matcher: Matcher) -> None:
+    # cudaErrorInvalidAddressSpace (717), what the H200 printed for an index 8 GiB past its buffer before
+    # launches were made synchronous (then: cudaErrorIllegalAddress)
+    text = (H200 / "illegal_address" / "2-plain.stderr").read_text()
+    assert "code=717(cudaErrorInvalidAddressSpace)" in text
+    diag = matcher.diagnose(collect(text, exit_code=1))
+    assert diag.category == "unknown" and diag.alternatives[0].category == "kernel-logic"
+    assert "memcheck" in (diag.alternatives[0].caveats or "")
+
+
+@pytest.mark.parametrize(
+    ("fixture", "category", "mode"),
+    [
+        ("illegal_address/4-memcheck.sanitizer.log", "kernel-logic", None),
+        ("illegal_address/7-initcheck.sanitizer.log", "kernel-logic", "uninitialized-read"),
+        ("device_assert/4-memcheck.sanitizer.log", "kernel-logic", "device-assert"),
+        ("smem_hungry/1-plain.stderr", "runtime-assumption", "smem-exceeds-device-limit"),
+        ("dot_8x8/1-plain.stderr", "kernel-logic", "language-misuse"),
+    ],
+)
+def test_what_the_h200_reported_decides_where_it_should(fixture: str, category: str, mode: str | None, matcher: Matcher) -> None:
+    diag = matcher.diagnose(collect((H200 / fixture).read_text(), exit_code=1))
+    assert diag.category == category, (diag.rule, diag.confidence)
+    assert mode is None or diag.failure_mode == mode
