@@ -221,6 +221,7 @@ class SanitizerFacts(Facts):
     uninitialized: bool = False
     leaks: int = 0
     api_error: str | None = None  # "cudaErrorInvalidValue" from "Program hit ... on CUDA API call"
+    api_call: str | None = None  # the call that returned it: "cudaLaunchKernel" ("... on CUDA API call to X.")
     # the first report, as printed (see diagnose.collectors.sanitizer for which record each comes from)
     message: str | None = None  # its first line: "Invalid __global__ write of size 4 bytes"
     address: str | None = None  # the address it names: "0x87654320"

@@ -291,6 +291,7 @@ def parse(text: str) -> SanitizerFacts | None:
         uninitialized=any(r.kind.startswith("uninitialized-") for r in records),
         leaks=max(leak_count, leak_allocs),
         api_error=next((r.api_error for r in recs if r.api_error), None),
+        api_call=next((r.api_call for r in recs if r.api_error), None),
         message=next((r.message for r in recs if r.message and not r.message.startswith("(")), None),
         address=lead.address if lead else None,
         null_address=_null_address(lead),

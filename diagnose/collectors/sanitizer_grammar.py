@@ -156,6 +156,7 @@ class Rec:
     out_of_bounds: bool = False
     misaligned: bool = False
     api_error: str | None = None
+    api_call: str | None = None  # the call that returned it: "cudaLaunchKernel"
     leak_bytes: int | None = None
     allocation_address: str | None = None
     allocation_size: int | None = None
@@ -293,7 +294,7 @@ def header(body: str, lineno: int) -> Rec | None:
             name = m.group(1)
             ident = name if re.fullmatch(r"(?:cuda|CUDA_ERROR_)\w+", name) else None
             kind = "device-assert" if ident in ("cudaErrorAssert", "CUDA_ERROR_ASSERT") else "api-error"
-            return Rec(None, kind, lineno, body, api_error=ident)
+            return Rec(None, kind, lineno, body, api_error=ident, api_call=m.group(4))
     if c == "U":
         m = _UNINIT.match(body)
         if m:
