@@ -95,7 +95,9 @@ def test_an_address_outside_every_space_is_a_memory_error_whose_owner_memcheck_d
         ("dot_8x8/1-plain.stderr", "kernel-logic", "language-misuse"),
     ],
 )
-def test_what_the_h200_reported_decides_where_it_should(fixture: str, category: str, mode: str | None, matcher: Matcher) -> None:
+def test_what_the_h200_reported_decides_where_it_should(
+    fixture: str, category: str, mode: str | None, matcher: Matcher
+) -> None:
     diag = matcher.diagnose(collect((H200 / fixture).read_text(), exit_code=1))
     assert diag.category == category, (diag.rule, diag.confidence)
     assert mode is None or diag.failure_mode == mode

@@ -3,8 +3,13 @@ it, and climb while the failure is unexplained (which rung comes next: :mod:`dia
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
-from collections.abc import Callable, Sequence
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +54,38 @@ def write_evidence(folder: Path, ev: Evidence) -> None:
     (folder / "evidence.json").write_text(json.dumps(ev.to_dict(), indent=1, default=str))
 
 
+def sanitizer_lock_path() -> Path:
+    """One lock per user and machine (in the temp folder) that every kdiag's sanitizer rungs take turns on."""
+    return Path(tempfile.gettempdir()) / f"kdiag-compute-sanitizer-{os.getuid()}.lock"
+
+
+@contextlib.contextmanager
+def sanitizer_turn(ctx: RunContext, rung: L.Rung) -> Iterator[None]:
+    """Hold the machine's compute-sanitizer lock while a sanitizer rung runs (nothing for the other rungs).
+
+    Two compute-sanitizer instances running at once on one machine can attach to each other's programs: on an
+    H200, three kdiag runs side by side got another program's memcheck report in a Triton kernel's log, and two
+    clean programs sat under memcheck until their time limit.  A batch of kdiag runs therefore takes turns on the
+    sanitizer rungs (an OS lock: released when its holder exits, however it exits); the plain runs stay parallel.
+    """
+    if rung.tool is None:
+        yield
+        return
+    with open(sanitizer_lock_path(), "a+") as fh:
+        t0 = time.monotonic()
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        waited = time.monotonic() - t0
+        if waited >= 1.0:
+            ctx.log.note(
+                f"{rung.name}: waited {waited:.0f} s for another compute-sanitizer run on this machine to end "
+                "(instances running at once can attach to each other's programs)"
+            )
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def climb(ctx: RunContext, attempt: Attempt) -> tuple[Step, tuple[str, ...]]:
     """The last step, and the rungs that could not run here (and why)."""
     planner = L.Planner(ladder=ctx.opts.ladder, gpu=ctx.gpu, sanitizer=ctx.sanitizer)
@@ -56,7 +93,8 @@ def climb(ctx: RunContext, attempt: Attempt) -> tuple[Step, tuple[str, ...]]:
     last: Step | None = None
     while rung is not None:
         folder = ctx.rd / "rungs" / f"{len(ctx.log.rungs) + 1}-{rung.name}"
-        step = attempt(rung, folder, (*(r.name for r in ctx.log.rungs), rung.name))
+        with sanitizer_turn(ctx, rung):
+            step = attempt(rung, folder, (*(r.name for r in ctx.log.rungs), rung.name))
         diag = step.diag or ctx.matcher.diagnose(step.evidence)
         if planner.sweeping:
             # the plain run passed: only the sanitizer's own report (its error exit) overturns that
@@ -70,7 +108,9 @@ def climb(ctx: RunContext, attempt: Attempt) -> tuple[Step, tuple[str, ...]]:
                 last = step
             else:
                 how = "ran past the time limit" if step.outcome and step.outcome.timed_out else "did not finish cleanly"
-                planner.stop_sweep(f"under {rung.name} the run {how} with no sanitizer report; the plain run's pass stands")
+                planner.stop_sweep(
+                    f"under {rung.name} the run {how} with no sanitizer report; the plain run's pass stands"
+                )
             rung = planner.next(L.Symptoms())
             continue
         # a run stopped by the time limit is never explained by the plain rung alone: where it waits (a

@@ -54,7 +54,9 @@ def test_healthy_gpu_has_no_problems() -> None:
 def test_a_real_h200_recording_is_healthy() -> None:
     # captured on an NVIDIA H200 by `kdiag env --record-nvml` (scripts/gpu-capture; tests/fixtures/gpu-h200):
     # the first recording from a real GPU, read back as the constructed ones are
-    s = snapshot(nvml=ReplayNvml.from_file(FIX.parent / "gpu-h200" / "nvml-recording.json"), env={}, software=software())
+    s = snapshot(
+        nvml=ReplayNvml.from_file(FIX.parent / "gpu-h200" / "nvml-recording.json"), env={}, software=software()
+    )
     f = gpu_facts(s)
     assert f.problems == () and findings(s) == []
     assert f.nvml_ok and f.name == "NVIDIA H200" and f.arch == "sm_90"

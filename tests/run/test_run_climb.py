@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from diagnose import facts as F
 from diagnose.collectors import collect
+from diagnose.run import climb as climb_module
 from diagnose.run import ladder as L
 from diagnose.run.climb import Step, climb
 from diagnose.run.context import RunContext, make_context
@@ -94,7 +100,9 @@ def _sweep_attempt(ctx: RunContext, seen: list[str], results: dict[str, tuple[Ou
 
 
 def test_the_full_ladder_sweeps_a_passing_run_with_every_sanitizer_tool(tmp_path: Path) -> None:
-    ctx = dataclasses.replace(_context(tmp_path / "runs", ladder="full"), gpu=True, sanitizer="/opt/cs/compute-sanitizer")
+    ctx = dataclasses.replace(
+        _context(tmp_path / "runs", ladder="full"), gpu=True, sanitizer="/opt/cs/compute-sanitizer"
+    )
     ok = _real_outcome(tmp_path, "exit 0")
     seen: list[str] = []
     step, unavailable = climb(ctx, _sweep_attempt(ctx, seen, {"plain": (ok, "pass", "")}))
@@ -119,7 +127,9 @@ def test_a_sanitizer_report_overturns_the_pass_and_stops_the_sweep(tmp_path: Pat
     # memcheck's report on an H200 (tests/fixtures/gpu-h200): an index 8 GiB past a 512-byte buffer; the
     # sanitizer's --error-exitcode (86) is what says it found something
     log = (H200 / "illegal_address" / "4-memcheck.sanitizer.log").read_text()
-    ctx = dataclasses.replace(_context(tmp_path / "runs", ladder="full"), gpu=True, sanitizer="/opt/cs/compute-sanitizer")
+    ctx = dataclasses.replace(
+        _context(tmp_path / "runs", ladder="full"), gpu=True, sanitizer="/opt/cs/compute-sanitizer"
+    )
     results = {"plain": (_real_outcome(tmp_path, "exit 0"), "pass", ""),
                "memcheck": (_real_outcome(tmp_path, f"exit {L.SANITIZER_EXIT}"), "fail", log)}  # fmt: skip
     seen: list[str] = []
@@ -132,12 +142,16 @@ def test_a_sanitizer_report_overturns_the_pass_and_stops_the_sweep(tmp_path: Pat
 def test_a_sweep_rung_that_fails_without_a_sanitizer_report_leaves_the_pass_standing(tmp_path: Path) -> None:
     # a kernel 10-100x slower under the sanitizer that runs past the limit is not a hang: the pass stands,
     # the tools left are skipped and the report says why
-    ctx = dataclasses.replace(_context(tmp_path / "runs", ladder="full"), gpu=True, sanitizer="/opt/cs/compute-sanitizer")
+    ctx = dataclasses.replace(
+        _context(tmp_path / "runs", ladder="full"), gpu=True, sanitizer="/opt/cs/compute-sanitizer"
+    )
     ok = _real_outcome(tmp_path, "exit 0")
     slow = _real_outcome(tmp_path, "sleep 5", timeout=0.3)
     assert slow.timed_out
     seen: list[str] = []
-    step, unavailable = climb(ctx, _sweep_attempt(ctx, seen, {"plain": (ok, "pass", ""), "racecheck": (slow, "fail", "")}))
+    step, unavailable = climb(
+        ctx, _sweep_attempt(ctx, seen, {"plain": (ok, "pass", ""), "racecheck": (slow, "fail", "")})
+    )
     assert seen == ["plain", "memcheck", "racecheck"] and step.verdict == "pass"
     assert [u.split(":")[0] for u in unavailable] == ["initcheck", "synccheck"]
     assert "under racecheck the run ran past the time limit with no sanitizer report" in unavailable[0]
@@ -146,15 +160,50 @@ def test_a_sweep_rung_that_fails_without_a_sanitizer_report_leaves_the_pass_stan
 def test_a_hang_is_not_run_under_every_tool_once_a_sanitizer_run_timed_out(tmp_path: Path) -> None:
     # on an H200 a kernel that spins forever took 30 s under each of five rungs: after synccheck (the tool a
     # hang calls for) also runs out of time, the others would only time out as well
-    ctx = dataclasses.replace(_context(tmp_path / "runs", ladder="full"), gpu=True, sanitizer="/opt/cs/compute-sanitizer")
+    ctx = dataclasses.replace(
+        _context(tmp_path / "runs", ladder="full"), gpu=True, sanitizer="/opt/cs/compute-sanitizer"
+    )
     hung = _real_outcome(tmp_path, "sleep 5", timeout=0.3)
     seen: list[str] = []
 
     def attempt(rung: L.Rung, folder: Path, rungs: tuple[str, ...]) -> Step:
         folder.mkdir(parents=True)
         seen.append(rung.name)
-        return Step(hung, collect("", exit_code=None).replace(run=F.RunFacts(target="command", rungs=rungs)), "fail", ("true",))
+        return Step(
+            hung, collect("", exit_code=None).replace(run=F.RunFacts(target="command", rungs=rungs)), "fail", ("true",)
+        )
 
     _, unavailable = climb(ctx, attempt)
     assert seen == ["plain", "launch-blocking", "synccheck"]
     assert [u.split(":")[0] for u in unavailable] == ["memcheck", "racecheck", "initcheck"]
+
+
+def test_sanitizer_rungs_of_runs_side_by_side_take_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # another process holds the machine's sanitizer lock for a while: this run's memcheck rung waits for it
+    # (and says so), while the plain rung does not take the lock at all (a lock of the test's own, so that the
+    # suite's other sanitizer rungs, run side by side, do not wait on it)
+    lock = tmp_path / "sanitizer.lock"
+    monkeypatch.setattr(climb_module, "sanitizer_lock_path", lambda: lock)
+    ready = tmp_path / "ready"
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import fcntl, pathlib, sys, time\n"
+         f"fh = open({str(lock)!r}, 'a+'); fcntl.flock(fh, fcntl.LOCK_EX)\n"
+         f"pathlib.Path({str(ready)!r}).write_text('held'); time.sleep(3)"],
+    )  # fmt: skip
+    try:
+        for _ in range(200):
+            if ready.exists():
+                break
+            time.sleep(0.05)
+        assert ready.exists()
+        ctx = dataclasses.replace(
+            _context(tmp_path / "runs", ladder="quick"), gpu=True, sanitizer="/opt/cs/compute-sanitizer"
+        )
+        seen: list = []
+        climb(ctx, _attempt(ctx, seen))
+        assert [name for name, _, _ in seen] == ["plain", "launch-blocking", "memcheck"]
+        waits = [n for n in ctx.log.notes if "waited" in n]
+        assert len(waits) == 1 and waits[0].startswith("memcheck: waited"), ctx.log.notes
+    finally:
+        holder.wait(timeout=30)
