@@ -207,3 +207,16 @@ def test_sanitizer_rungs_of_runs_side_by_side_take_turns(tmp_path: Path, monkeyp
         assert len(waits) == 1 and waits[0].startswith("memcheck: waited"), ctx.log.notes
     finally:
         holder.wait(timeout=30)
+
+
+def test_a_lock_that_cannot_be_opened_leaves_the_rung_running_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(climb_module, "sanitizer_lock_path", lambda: tmp_path / "no-such-folder" / "lock")
+    ctx = dataclasses.replace(
+        _context(tmp_path / "runs", ladder="quick"), gpu=True, sanitizer="/opt/cs/compute-sanitizer"
+    )
+    seen: list = []
+    climb(ctx, _attempt(ctx, seen))
+    assert [name for name, _, _ in seen] == ["plain", "launch-blocking", "memcheck"]
+    assert any(n.startswith("memcheck: ran without the machine's compute-sanitizer lock") for n in ctx.log.notes)
