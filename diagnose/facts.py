@@ -65,6 +65,9 @@ class PyFacts(Facts):
     user_file: str | None = None  # innermost frame outside site-packages and the stdlib
     user_line: int | None = None
     user_func: str | None = None
+    # the user frame's line unpacks a tensor's dimensions into names (`B, C, H, W = x.shape`, `= w.stride()`):
+    # with Python's unpack-count error, the code assumed a rank its tensor does not have
+    unpacks_tensor_dims: bool = False
     frame_count: int = 0
     frames: tuple[Frame, ...] = ()  # record: not visible to rules
 
