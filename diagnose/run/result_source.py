@@ -164,7 +164,9 @@ def with_source_facts(ev: Evidence, text: str, *, path: Path | None = None, reco
 #: only then: a sample that ran has linked)
 _NOT_BUILT = re.compile(r"(?m)^compiled: False$|undefined symbol")
 #: a result that says the sample's Triton kernel did not compile (a name no release has is the cause only then):
-#: Triton's CompilationError or one of its subclasses (triton/compiler/errors.py)
+#: Triton's CompilationError or one of its subclasses (triton/compiler/errors.py), or the AttributeError of a
+#: ``triton.language`` name the front end could not find, which older harnesses kept without its CompilationError
 _COMPILE_FAILED = re.compile(
     r"(?m)CompilationError|UnsupportedLanguageConstruct|CompileTimeAssertionFailure|^compiled: False$"
+    r"|module 'triton\.language(?:\.\w+)?' has no attribute"
 )
