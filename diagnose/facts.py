@@ -521,6 +521,9 @@ class RunFacts(Facts):
     extension_unlinked: str | None = None  # a load_inline function whose declaration and definition do not link
     triton_name_unknown: str | None = None  # a triton.language name no release defines ("astype"): run/triton_names.py
     triton_nested_def: str | None = None  # a function defined inside a @triton.jit one: "gelu (line 27, inside k)"
+    # a result that recorded no build (`compiled: False`), read from its kernel file (diagnose/run/result_source.py)
+    source_not_python: str | None = None  # the file does not parse: "line 26: '(' was never closed"
+    source_unbound_name: str | None = None  # a name used as `X.attr` the file never binds: "math (line 128)"
     # one stride argument for two axes of one pointer offset, read from the Triton source (diagnose/run/stride_reuse.py)
     stride_reused: str | None = None  # the argument: "stride_xm"
     stride_reused_line: int | None = None  # the offset's line in the target file
