@@ -65,6 +65,9 @@ class PyFacts(Facts):
     user_file: str | None = None  # innermost frame outside site-packages and the stdlib
     user_line: int | None = None
     user_func: str | None = None
+    # the user frame's line unpacks a tensor's dimensions into names (`B, C, H, W = x.shape`, `= w.stride()`):
+    # with Python's unpack-count error, the code assumed a rank its tensor does not have
+    unpacks_tensor_dims: bool = False
     frame_count: int = 0
     frames: tuple[Frame, ...] = ()  # record: not visible to rules
 
@@ -518,6 +521,9 @@ class RunFacts(Facts):
     extension_unlinked: str | None = None  # a load_inline function whose declaration and definition do not link
     triton_name_unknown: str | None = None  # a triton.language name no release defines ("astype"): run/triton_names.py
     triton_nested_def: str | None = None  # a function defined inside a @triton.jit one: "gelu (line 27, inside k)"
+    # a result that recorded no build (`compiled: False`), read from its kernel file (diagnose/run/result_source.py)
+    source_not_python: str | None = None  # the file does not parse: "line 26: '(' was never closed"
+    source_unbound_name: str | None = None  # a name used as `X.attr` the file never binds: "math (line 128)"
     # one stride argument for two axes of one pointer offset, read from the Triton source (diagnose/run/stride_reuse.py)
     stride_reused: str | None = None  # the argument: "stride_xm"
     stride_reused_line: int | None = None  # the offset's line in the target file

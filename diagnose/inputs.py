@@ -238,6 +238,10 @@ def _kb_samples(v: Any) -> list[dict] | None:
     return samples if any("compiled" in s for s in samples) else None
 
 
+#: Triton's CompilationError message begins ``at LINE:COL:`` and the kernel's source up to that line
+#: (triton/compiler/errors.py ``_format_message``): a message in that form is one, named or not
+_TRITON_AT = re.compile(r"at \d+:\d+:\n")
+_TRITON_COMPILATION_ERROR = "triton.compiler.errors.CompilationError"
 #: KernelBench's error fields: (the exception's ``module.Class`` name, its message), as its eval writes them
 _KB_ERRORS = (("compilation_error_name", "compilation_error"), ("runtime_error_name", "runtime_error"))
 
@@ -258,6 +262,10 @@ def _kb_text(s: Mapping[str, Any]) -> str:
     lines, told = [], set()
     for name_key, msg_key in _KB_ERRORS:
         name = meta.get(name_key)
+        msg = meta.get(msg_key)
+        if not (isinstance(name, str) and name.strip()) and isinstance(msg, str) and _TRITON_AT.match(msg):
+            name = _TRITON_COMPILATION_ERROR  # its own message format names it (older harnesses kept no name)
+            meta[name_key] = name
         if isinstance(name, str) and name.strip():
             msg = meta.get(msg_key)
             lines.append(f"{name.strip()}: {msg}" if msg not in (None, "") else name.strip())

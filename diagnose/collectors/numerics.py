@@ -59,6 +59,7 @@ _HINTS = (
     "Arrays are not",
     "nan location mismatch",
     "doesn't match reference",
+    " did not match ",
 )
 _MISMATCH_HEADS = (
     "Tensor-likes are not close!",
@@ -86,7 +87,12 @@ _KB_MAX_DIFF = re.compile(r"max_diff=" + _NUM)
 _SHAPE = re.compile(
     r"The values for attribute 'shape' do not match|\(shapes \([^)]*\), \([^)]*\) mismatch\)|Output shape mismatch"
 )
-_DTYPE = re.compile(r"The values for attribute 'dtype' do not match")
+#: torch.testing's dtype check, and torch.isclose / allclose refusing two dtypes (its TORCH_CHECK prints the
+#: ScalarType names: captured with torch 2.13.0, ``torch.allclose(half, float)`` raises "Half did not match Float")
+_SCALAR_TYPE = r"(?:Half|Float|Double|BFloat16|Byte|Char|Short|Int|Long|Bool|Complex(?:Half|Float|Double)|Float8_\w+)"
+_DTYPE = re.compile(
+    r"The values for attribute 'dtype' do not match|\b" + _SCALAR_TYPE + r" did not match " + _SCALAR_TYPE + r"\b"
+)
 _NAN_LOCATION = "nan location mismatch"
 
 

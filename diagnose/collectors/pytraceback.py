@@ -89,6 +89,11 @@ _LIB_PATH = re.compile(
     r"site-packages|dist-packages|[/\\]lib[/\\]python\d+(?:\.\d+)?[/\\]|[/\\]Lib[/\\]|^<frozen |^<string>$|^<stdin>$"
 )
 _MAX_MESSAGE_LINES = 40
+#: a line that unpacks a tensor's dimensions into names: ``B, C, H, W = x.shape``, ``sn, sc = w.stride()``,
+#: ``(m, k) = a.size()`` (what Python's "too many / not enough values to unpack" then says is a rank the code assumed)
+_UNPACK_DIMS = re.compile(
+    r"\s*\(?\s*\*?\w+\s*(?:,\s*\*?\w+\s*)+,?\s*\)?\s*=\s*[\w.\[\]]+\.(?:shape|size\(\)|stride\(\))\s*(?:#.*)?$"
+)
 _MAX_EXCEPTIONS = 100
 _MAX_MESSAGE_CHARS = 4000
 
@@ -341,6 +346,7 @@ def parse(text: str) -> PyFacts | None:
         user_file=user[0].file if user else None,
         user_line=user[0].line if user else None,
         user_func=user[0].func if user else None,
+        unpacks_tensor_dims=bool(user and user[0].code and _UNPACK_DIMS.match(user[0].code)),
         frame_count=len(last_frames),
         frames=tuple(fr for fr, _ in last_frames),
     )

@@ -153,6 +153,8 @@ def with_source_facts(ev: Evidence, text: str, *, path: Path | None = None, reco
         if nested:
             kernel, name, line = nested[0]
             facts.update(triton_nested_def=f"{name} (line {line}, inside {kernel})", target=TARGET)
+    if _NOT_COMPILED.search(record_text):
+        facts.update(_unloadable(text))
     if _NOT_BUILT.search(record_text) and "load_inline" in text:
         unlinked = ES.unlinked(CS.extract_text(text))
         if unlinked:
@@ -160,11 +162,72 @@ def with_source_facts(ev: Evidence, text: str, *, path: Path | None = None, reco
     return ev.replace(run=F.RunFacts(**facts)) if facts else ev
 
 
+#: a result that says the sample was never built (KernelBench's ``compiled: False``): the file may not even load
+_NOT_COMPILED = re.compile(r"(?m)^compiled: False$")
+
+
+def _unloadable(text: str) -> dict[str, Any]:
+    """Why a kernel file cannot load, read from it: it does not parse (``source_not_python``), or it uses a module
+    name it never binds (``source_unbound_name``, as :func:`unbound_module_name` decides); empty when neither.
+
+    >>> _unloadable("x = (1,\\n")["source_not_python"]
+    "line 1: '(' was never closed"
+    >>> _unloadable("import torch\\nclass M:\\n    def __init__(self):\\n        self.a = math.sqrt(5)\\n")
+    {'source_unbound_name': 'math (line 4)', 'target': 'kernelbench-result'}
+    >>> _unloadable("import math\\nv = math.sqrt(5)\\n")
+    {}
+    """
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        return {"source_not_python": f"line {exc.lineno}: {exc.msg}", "target": TARGET}
+    except ValueError:
+        return {}
+    unbound = unbound_module_name(tree)
+    return {"source_unbound_name": unbound, "target": TARGET} if unbound else {}
+
+
+def unbound_module_name(tree: ast.Module) -> str | None:
+    """The first name the file uses as ``NAME.attr`` (a module it meant to import: ``math.sqrt``) that nothing in it
+    binds (no import, assignment, definition, parameter or loop variable) and Python does not provide; None when
+    every such name is bound, or when the file can bind names unseen (``from m import *``, ``globals()``, ``exec``)."""
+    import builtins
+
+    bound: set[str] = set(dir(builtins)) | {"__file__", "__name__", "__builtins__", "__spec__", "__doc__"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            return None
+        if isinstance(node, ast.Name) and node.id in ("globals", "exec", "locals", "vars"):
+            return None
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            bound.add(node.name)
+    used = sorted(
+        (n.value.lineno, n.value.id)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id not in bound
+    )
+    return f"{used[0][1]} (line {used[0][0]})" if used else None
+
+
 #: a result that says the sample's extension did not build or load (a declaration that does not link is the cause
 #: only then: a sample that ran has linked)
 _NOT_BUILT = re.compile(r"(?m)^compiled: False$|undefined symbol")
 #: a result that says the sample's Triton kernel did not compile (a name no release has is the cause only then):
-#: Triton's CompilationError or one of its subclasses (triton/compiler/errors.py)
+#: Triton's CompilationError or one of its subclasses (triton/compiler/errors.py), or the AttributeError of a
+#: ``triton.language`` name the front end could not find, which older harnesses kept without its CompilationError
 _COMPILE_FAILED = re.compile(
     r"(?m)CompilationError|UnsupportedLanguageConstruct|CompileTimeAssertionFailure|^compiled: False$"
+    r"|module 'triton\.language(?:\.\w+)?' has no attribute"
 )

@@ -15,6 +15,11 @@ True
 True
 >>> unknown_name("module 'triton.language.math' has no attribute 'tanh'", "3.7.1") is None
 True
+
+``triton.language.math`` held libdevice's functions until 3.0 moved them to ``triton.language.extra``: a name
+missing from it is version skew when it is one of those (``tl.math.tanh``, ``tl.math.pow``) or one of today's
+``tl.math`` names, and no release's name otherwise (``tl.math.inf``, ``tl.math.divide``), which
+:func:`unknown_name` returns as ``math.NAME``.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-_MISSING = re.compile(r"module 'triton\.language' has no attribute '(\w+)'")
+_MISSING = re.compile(r"module 'triton\.language(\.math)?' has no attribute '(\w+)'")
 #: the newest release whose ``triton.language`` kdiag's list below was checked against; an older install
 #: may lack a name a newer one has, so nothing is concluded there
 NEWEST_KNOWN = (3, 7)
@@ -55,12 +60,48 @@ def _version(text: str | None) -> tuple[int, int] | None:
 
 
 def unknown_name(text: str, installed: str | None) -> str | None:
-    """The ``triton.language`` attribute the output says is missing, when no release has it; else None."""
+    """The ``triton.language`` attribute the output says is missing, when no release has it; else None
+    (``math.NAME`` for a ``triton.language.math`` name, as the module docstring says)."""
     m = _MISSING.search(text)
     version = _version(installed)
-    if m is None or version is None or version < NEWEST_KNOWN or m.group(1) in MOVED:
+    if m is None or version is None or version < NEWEST_KNOWN:
         return None
-    return m.group(1)
+    if m.group(1):
+        ever = math_names()
+        return f"math.{m.group(2)}" if ever and m.group(2) not in ever else None
+    return None if m.group(2) in MOVED else m.group(2)
+
+
+def _defined(path: Any) -> frozenset[str]:
+    """The top-level functions a module of the installed Triton defines, read from its file (never imported)."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return frozenset()
+    return frozenset(n.name for n in tree.body if isinstance(n, ast.FunctionDef))
+
+
+@functools.cache
+def math_names() -> frozenset[str]:
+    """Every name ``triton.language.math`` has had, as far as the installed Triton tells: today's ``tl.math``
+    functions and libdevice's (which ``tl.math`` held before 3.0), read from the installed files; empty when
+    Triton is not installed or its files do not say (then nothing is concluded)."""
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec("triton")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.origin:
+        return frozenset()
+    lang = Path(spec.origin).parent / "language"
+    libdevice = [lang / "extra" / "libdevice.py", *sorted((lang / "extra").glob("*/libdevice.py"))]
+    today = _defined(lang / "math.py")
+    old = frozenset().union(*(_defined(p) for p in libdevice))
+    return today | old if today and old else frozenset()
 
 
 def installed(snapshot: Mapping[str, Any] | None) -> str | None:
@@ -110,6 +151,7 @@ def installed_language() -> tuple[str | None, frozenset[str]]:
 
 
 _TL_NAME = re.compile(r"(?<![\w.])tl\.([A-Za-z_]\w*)")
+_MATH_ATTR = re.compile(r"\.([A-Za-z_]\w*)")
 #: what ``triton.language`` has besides ``__all__``: its submodules and a few helpers
 _SUBMODULES = frozenset({"core", "random", "standard", "semantic", "math", "extra", "target_info", "str_to_ty"})
 
@@ -122,11 +164,17 @@ def unknown_in_source(text: str, installed: str | None, names: frozenset[str]) -
     'astype'
     >>> unknown_in_source("x = v.to(tl.float32)", "3.7.1", frozenset({"float32"})) is None
     True
+    >>> unknown_in_source("y = tl.math.tanh(x)", "3.7.1", frozenset({"float32"})) is None
+    True
     """
     if not names or "tl." not in text:
         return None
     for m in _TL_NAME.finditer(text):
         name = m.group(1)
+        if name == "math" and (sub := _MATH_ATTR.match(text, m.end())):
+            if got := unknown_name(f"module 'triton.language.math' has no attribute '{sub.group(1)}'", installed):
+                return got
+            continue
         if name in names or name in _SUBMODULES or name.startswith("_"):
             continue
         if unknown_name(f"module 'triton.language' has no attribute '{name}'", installed):

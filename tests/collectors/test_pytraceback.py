@@ -209,3 +209,12 @@ def test_jax_note_alone_is_not_a_message() -> None:
     assert f is not None
     assert (f.exc_type, f.exc_message) == ("AssertionError", "")
     assert "Unable to load CUDA. Is it installed?" in f.exc_messages
+
+
+def test_an_unpack_of_a_tensors_dimensions_is_read_from_the_user_frame() -> None:
+    f = parse(load("unpack_dims.log"))
+    assert f is not None
+    assert (f.exc_type, f.exc_message) == ("ValueError", "too many values to unpack (expected 3)")
+    assert (f.user_func, f.unpacks_tensor_dims) == ("depthwise_strides", True)
+    other = parse(load("torch_nocuda.log"))
+    assert other is not None and not other.unpacks_tensor_dims
