@@ -13,6 +13,10 @@ Some failures are the consequence of an earlier one in the same log, whatever to
   cudaLaunchKernel``, a framework's launch check), and a later kernel then reads or writes out of bounds.  The
   kernel that never ran left its output unwritten, and the launch code's sizes are wrong for this input:
   the refused launch is the earlier, deciding failure; the access report follows from the same input.
+- **library initialisation failure → internal CHECK**: a CUDA library (cuBLAS, cuDNN) cannot create its
+  handle, and the framework's code that needed it then aborts on an internal consistency check (XLA's
+  ``Check failed: stream->parent()->GetBlasGemmAlgorithms(...)`` in its GEMM autotuner).  The CHECK is not a
+  compiler bug: the library's failure says why.
 
 When both ends of a chain matched and the cause is printed first (or on the same line), the
 consequence's findings rank below the cause's: the earlier, cause-bearing line decides, and the
@@ -102,6 +106,19 @@ def _access_report(rule: Rule) -> bool:
     return rule.category == "kernel-logic" and _family(rule).startswith(ACCESS_REPORT)
 
 
+def _library_init(rule: Rule, evidence: Evidence | None = None) -> bool:
+    """A finding that a CUDA library could not initialise (its handle, its context): the mode its rule names."""
+    return rule.category == "environment" and rule.failure_mode == "library-init-failed"
+
+
+#: a framework's internal consistency check that aborted the process (absl/glog CHECK in XLA's sources)
+INTERNAL_CHECK = frozenset({"xla-check-failed"})
+
+
+def _internal_check(rule: Rule) -> bool:
+    return _family(rule) in INTERNAL_CHECK
+
+
 @dataclass(frozen=True)
 class Chain:
     name: str
@@ -114,6 +131,7 @@ CHAINS: tuple[Chain, ...] = (
     Chain("compile-then-load", _compile_failure, _image_load, "the compile error"),
     Chain("context-then-no-device", _context_creation, _no_device, "the failed context creation"),
     Chain("refused-launch-then-access", _refused_launch, _access_report, "the refused launch"),
+    Chain("library-init-then-check", _library_init, _internal_check, "the library's failed initialisation"),
 )
 
 
@@ -139,6 +157,15 @@ def anchor(rule: Rule, evidence: Evidence) -> int | None:
         found = [n for n in getattr(facts, "lines", ()) if n > 0]
         if found:
             return min(found)
+    # a rule that decides from the tools' messages (rules/concept/): the first line of a message family its
+    # condition names
+    concept = evidence.concept
+    if "concept" in rule.requires and concept is not None:
+        # not strict: an Evidence record written before family_lines existed has none
+        pairs = zip(concept.families, concept.family_lines, strict=False)
+        named = [n for fam, n in pairs if n > 0 and f'"{fam}"' in rule.when]
+        if named:
+            return min(named)
     return None
 
 

@@ -291,6 +291,7 @@ class ConceptFacts(Facts):
     capability above the device's" whatever library printed it."""
 
     families: tuple[str, ...] = ()  # message families matched, in order of first appearance
+    family_lines: tuple[int, ...] = ()  # the line each of `families` first matched, in the same order
     family: str | None = None  # the first family of error severity (None: only warnings matched)
     message: str | None = None  # the line that family matched, spaces collapsed, cut at 100 characters
     tools: tuple[str, ...] = ()  # the tools whose own messages matched: ptxas, nvml, xla, torch ...

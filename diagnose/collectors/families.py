@@ -251,6 +251,7 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
     return ConceptFacts(
         lines=tuple(sorted({h.line for h in hits})),
         families=tuple(h.family.id for h in hits),
+        family_lines=tuple(h.line for h in hits),
         family=first_error,
         message=_message(text, first.line) if first else None,
         tools=tuple(dict.fromkeys(h.family.tool for h in hits)),

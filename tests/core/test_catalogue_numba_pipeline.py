@@ -5,13 +5,31 @@ Numba's, with the line that decides named."""
 
 from __future__ import annotations
 
-from tests.core.corpus_logs import classify_text, corpus_log, decided
+from tests.core.corpus_logs import classify_text, corpus_log, decided, verdict
 
 
 def test_the_older_typing_head_is_a_typing_failure() -> None:
     # corpus/holdout10 numba-local-array-string-dtype-masked-as-signature-error (numba/numba#2205)
     text = corpus_log("holdout10", "numba-local-array-string-dtype-masked-as-signature-error")
     assert decided(text)[2] == "numba-typing-failed"
+
+
+def test_the_0_4x_resolution_failure_head_is_a_typing_failure() -> None:
+    # corpus/holdout19 h19b-numba-ixor-int64-float64 (numba/numba#4950): the head numba 0.4x's
+    # _ResolutionFailures.format printed, "Invalid use of ... with argument(s) of type(s): (...)"
+    text = corpus_log("holdout19", "h19b-numba-ixor-int64-float64")
+    assert decided(text)[::2] == ("kernel-logic", "numba-typing-failed")
+
+
+def test_the_same_head_in_an_object_mode_fallback_warning_is_no_failure() -> None:
+    # numba's documentation (docs/source/user/troubleshoot.rst, the object-mode fallback of a CPU @jit): a
+    # warning, the fallback taken
+    text = (
+        "example.py:7: NumbaWarning:\n"
+        'Compilation is falling back to object mode WITH looplifting enabled because Function "f" failed type '
+        "inference due to: Invalid use of Function(<class 'float'>) with argument(s) of type(s): (unicode_type)\n"
+    )
+    assert verdict(text)[0] == "no-failure"
 
 
 def test_a_lowering_failure_abstains_with_the_deciding_line() -> None:

@@ -86,3 +86,31 @@ def test_a_compile_that_worked_causes_nothing() -> None:
     # ptxas -v's resource report of a compile that succeeded (a real ptxas run, see its .source.yaml)
     report = (FIXTURES / "ptxas-register-spills.log").read_text()
     assert decided(report + LOAD_FAILED)[2] == "cudart-kernel-image-invalid"
+
+
+def test_a_failed_library_handle_decides_over_the_check_that_needed_it() -> None:
+    # holdout19 h19b-jax-cublas-init-second-jax-process (mfinzi/equivariant-MLP#7): cuBLAS could not create
+    # its handle, then XLA's GEMM autotuner aborted on "Check failed: ...GetBlasGemmAlgorithms(...)"
+    log = corpus_log("holdout19", "h19b-jax-cublas-init-second-jax-process")
+    assert decided(log) == ("environment", "library-init-failed", "concept-library-handle-create-failed")
+    note = _caused_by(log, "xla-check-failed")
+    assert note is not None and "line 2" in note and "line 1" in note
+
+
+def test_a_check_printed_before_the_library_failure_is_not_its_consequence() -> None:
+    first, second = corpus_log("holdout19", "h19b-jax-cublas-init-second-jax-process").splitlines()[:2]
+    assert _caused_by(f"{second}\n{first}\n", "xla-check-failed") is None
+
+
+def test_tensorflow_1x_lower_case_cudnn_handle_failure_is_the_library_init() -> None:
+    # tensorflow/tensorflow#14111: TF 1.x's cuda_dnn.cc wrote "could not create cudnn handle" in lower case
+    text = (
+        "2017-10-30 17:55:23.525428: E tensorflow/stream_executor/cuda/cuda_dnn.cc:371] could not create cudnn "
+        "handle: CUDNN_STATUS_INTERNAL_ERROR\n"
+        "2017-10-30 17:55:23.525452: E tensorflow/stream_executor/cuda/cuda_dnn.cc:338] could not destroy cudnn "
+        "handle: CUDNN_STATUS_BAD_PARAM\n"
+        "2017-10-30 17:55:23.525458: F tensorflow/core/kernels/conv_ops.cc:672] Check failed: "
+        "stream->parent()->GetConvolveAlgorithms( conv_parameters.ShouldIncludeWinogradNonfusedAlgo<T>(), &algorithms) \n"
+        "Aborted (core dumped)\n"
+    )
+    assert decided(text)[:2] == ("environment", "library-init-failed")
