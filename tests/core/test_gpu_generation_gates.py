@@ -50,6 +50,20 @@ CAT = default_catalogue()
             "tensorrt-unsupported-sm-assertion",
             "environment",
         ),
+        # wang-xinyu/tensorrtx#1610: TensorRT 8.2 on an RTX 4090 (SM 8.9, newer than the release)
+        (
+            "[12/12/2024-10:15:17] [E] [TRT] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error "
+            "(Unsupported SM: 0x809)",
+            "tensorrt-unsupported-sm-assertion",
+            "environment",
+        ),
+        # NVIDIA/TensorRT#3826 (corpus/holdout19): TensorRT 10.0.1 on a GTX 1080 Ti (SM 6.1, older than the
+        # release's minimum): the same wording, the other end of the support matrix
+        (
+            corpus_log("holdout19", "h19a-tensorrt10-pascal-unsupported-sm"),
+            "tensorrt-gpu-below-release-minimum",
+            "runtime-assumption",
+        ),
         # NVIDIA/TensorRT#1035: TensorRT 7.2's NVRTC check on an RTX 3070
         (
             '[01/29/2021-10:26:48] [F] [TRT] Assertion failed: (smVersion < SM_VERSION_A100) && "SM version not '
@@ -131,3 +145,13 @@ def test_the_feature_warning_about_host_features_is_not_the_gpu_toolchain() -> N
     # pocl/pocl#1006: x86 features met while building for ARM, printed on a healthy build
     facts = facts_from(CAT, "'+sse2' is not a recognized feature for this target (ignoring feature)")
     assert facts is None or "llvm-ptx-feature-not-recognized" not in facts.families
+
+
+def test_the_sm_version_tensorrt_prints_is_read_as_the_gpus_capability() -> None:
+    # template of TensorRT 8.x-10.x's trtSmToCask: (major << 8) | minor in hexadecimal
+    facts = facts_from(CAT, "Error Code 1: Internal Error (Unsupported SM: 0x700)")
+    assert facts is not None and facts.have_cc == 7.0
+    assert "tensorrt-gpu-below-release-minimum" in facts.families
+    facts = facts_from(CAT, "Error Code 1: Internal Error (Unsupported SM: 0xa00)")
+    assert facts is not None and facts.have_cc == 10.0
+    assert "tensorrt-unsupported-sm-assertion" in facts.families
