@@ -1,7 +1,8 @@
 """Messages of a tool that checks the GPU's generation against what it supports: XLA's gate on its Triton code
 generator (diagnose/data/catalogue/xla-triton-arch-gate.yaml), TensorRT's builder on a GPU its release does not
-know (tensorrt-unsupported-sm.yaml) and TensorRT's start-up check of CUDA, whose status is a bare number. The
-lines are real (the issue named beside each) or the tool's template filled in (named "template")."""
+know or no longer supports (tensorrt-unsupported-sm.yaml), Triton's shared-memory limit quoted without its figures
+and TensorRT's start-up check of CUDA, whose status is a bare number. The lines are real (the issue named beside
+each) or the tool's template filled in (named "template")."""
 
 from __future__ import annotations
 
@@ -155,3 +156,26 @@ def test_the_sm_version_tensorrt_prints_is_read_as_the_gpus_capability() -> None
     facts = facts_from(CAT, "Error Code 1: Internal Error (Unsupported SM: 0xa00)")
     assert facts is not None and facts.have_cc == 10.0
     assert "tensorrt-unsupported-sm-assertion" in facts.families
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # template of triton 3.7.1's runtime/errors.py, the message cut after the resource's name
+        "triton.runtime.errors.OutOfResources: out of resource: shared memory",
+        # kvcache-ai/ktransformers#1793 (corpus/holdout19): the same, in a sentence of another language
+        corpus_log("holdout19", "h19a-ktransformers-fp8-moe-smem-sm89"),
+    ],
+)
+def test_triton_shared_memory_without_figures_abstains_with_its_candidates(text: str) -> None:
+    status, _category, rule = verdict(text)
+    assert status == "unknown"
+    assert rule == "triton-out-of-resource-smem-without-figures-as-runtime-assumption"
+
+
+def test_triton_shared_memory_with_figures_still_decides() -> None:
+    text = (
+        "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 147456, Hardware limit: "
+        "101376. Reducing block sizes or `num_stages` may help."
+    )
+    assert decided(text)[2] == "triton-out-of-resources-smem"
