@@ -43,7 +43,7 @@ def compute_capability(raw: str | None) -> float | None:
         return None
     m = _CC.match(raw.strip().strip("'\"`"))
     if not m:
-        return capability_tuple(raw)
+        return _cc_hex(raw) or capability_tuple(raw)
     major, minor = m.group(1), m.group(2)
     if minor is not None:
         return float(f"{int(major)}.{int(minor)}")
@@ -52,6 +52,23 @@ def compute_capability(raw: str | None) -> float | None:
     if len(major) in (2, 3):
         return float(f"{int(major[:-1])}.{major[-1]}")
     return None
+
+
+_CC_HEX = re.compile(r"^0x([0-9a-f]{1,2})([0-9a-f]{2})$", re.I)
+
+
+def _cc_hex(raw: str) -> float | None:
+    """The SM version as TensorRT's builder prints it, ``(major << 8) | minor`` in hexadecimal (``Unsupported SM:
+    0x809`` is 8.9, ``0x601`` 6.1, ``0xa00`` 10.0).
+
+    >>> _cc_hex("0x809"), _cc_hex("0x601"), _cc_hex("0xa00"), _cc_hex("0xc000"), _cc_hex("0x8")
+    (8.9, 6.1, 10.0, None, None)
+    """
+    m = _CC_HEX.match(raw.strip())
+    if not m:
+        return None
+    major, minor = int(m.group(1), 16), int(m.group(2), 16)
+    return float(f"{major}.{minor}") if 1 <= major <= 15 and minor < 10 else None
 
 
 _CC_TUPLE = re.compile(r"^\(?\s*(\d{1,2})\s*,\s*(\d)\s*\)?$")

@@ -171,6 +171,9 @@ class CompilerFacts(Facts):
     gated_symbol: str | None = None  # that intrinsic, with its argument types: "atomicAdd(double *, double)"
     build_arch: str | None = None  # with needs_arch: the lowest arch a printed command line builds for ("sm_35")
     toolkit_clash: str | None = None  # a CUDA-declared name the code redefines or overloads in conflict
+    # a function-like macro a header invokes with the wrong number of arguments: a macro defined before the header
+    # shadows a function it declares ("nvtxRangePop" from `#define nvtxRangePop()`)
+    macro_clash: str | None = None
     undefined_api: str | None = None  # the first error's undeclared name is a library's or a removed CUDA API's
     api_owner: str | None = None  # whose API: "NVBit", "CUB", "CUDA runtime"
     api_removed_in: str | None = None  # "CUDA 12.0": the toolkit release that removed it (documented)

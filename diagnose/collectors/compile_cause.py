@@ -305,3 +305,48 @@ def clash(message: str, after: list[str]) -> str | None:
     if q and _CUDA_NAME.search(q.group("name") + "("):
         return q.group("name")
     return None
+
+
+# A function-like macro invoked with the wrong number of arguments: a header calls (or declares) a function
+# whose name a macro defined before it shadows, e.g. a project's `#define nvtxRangePop()` meeting the toolkit's
+# `int nvtxRangePop(void);`.  The compilers' own wordings: GCC 12 cpplib ('macro "%s" passed %u arguments, but
+# takes just %u', 'macro "%s" requires %u arguments, but only %u given', strings of cc1plus; captured here with
+# nvcc 13.0 in tests/fixtures/compiler/nvcc-macro-shadows-toolkit-function.log), clang ('too many|too few
+# arguments provided to function-like macro invocation', DiagnosticLexKinds.td, the name in the next note
+# "macro 'X' defined here"), MSVC (warnings C4002 'too many arguments for function-like macro invocation
+# 'X'' and C4003 'not enough arguments ...': their codes, whatever the compiler's language) and EDG
+# (cudafe++ 13.0: 'too many|too few arguments in invocation of %n', a macro rendered as 'macro "X"').
+_MACRO_ARITY = re.compile(
+    r"""macro ["'](?P<gcc>\w+)["'] (?:passed \d+ arguments?, but takes just \d+|requires \d+ arguments?, but only \d+ given)"""
+    r"""|\bwarning C400[23]\b[^\n]*?['"`](?P<msvc>\w+)['"`]\s*$"""
+    r"""|\btoo (?:many|few) arguments in invocation of macro ["'](?P<edg>\w+)["']"""
+    r"""|\btoo (?:many|few) arguments provided to function-like macro invocation(?P<clang>)""",
+    re.M,
+)
+_MACRO_DEFINED_HERE = re.compile(r"""note: macro ['"](?P<name>\w+)['"] defined here""")
+
+
+def macro_arity_clash(text: str) -> str | None:
+    """The name of a function-like macro that a header invokes with another number of arguments than it takes.
+
+    >>> macro_arity_clash('nvToolsExt.h:1099:45: error: macro "nvtxRangePop" passed 1 arguments, but takes just 0')
+    'nvtxRangePop'
+    >>> macro_arity_clash("nvToolsExt.h(941): warning C4002: too many arguments for function-like macro "
+    ...                   "invocation 'nvtxRangePop'")
+    'nvtxRangePop'
+    >>> macro_arity_clash("a.h:3:9: error: too many arguments provided to function-like macro invocation\\n"
+    ...                   "b.cu:1:9: note: macro 'max' defined here")
+    'max'
+    >>> macro_arity_clash("x.cu(3): error: too many arguments in function call") is None
+    True
+    """
+    if "macro" not in text:
+        return None
+    for m in _MACRO_ARITY.finditer(text):
+        name = m.group("gcc") or m.group("msvc") or m.group("edg")
+        if name:
+            return name
+        here = _MACRO_DEFINED_HERE.search(text, m.end(), m.end() + 2000)
+        if here:
+            return here.group("name")
+    return None

@@ -360,9 +360,11 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
             "api_owner",
             "api_removed_in",
             "error_directive_library",
+            "macro_clash",
         )
     )
     out["error_directive_library"] = compile_cause.error_directive_library(errors[0]) if errors else None
+    out["macro_clash"] = compile_cause.macro_arity_clash(text) if errors else None
     edg = [d for d in errors[:_MAX_CAUSE] if d.tool in ("nvcc", "nvrtc")]
     if not edg:
         return out

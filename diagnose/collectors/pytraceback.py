@@ -76,10 +76,14 @@ _JAX_NOTES = (
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
 # an exception line at the end of a traceback: a dotted name, optionally ": message"
 _EXC_LINE = re.compile(r"^(?P<qual>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)(?::(?: (?P<msg>.*)|$)|$)")
-# a bare exception line somewhere in a log: the name must look like an exception class
+# a bare exception line somewhere in a log: the name must look like an exception class; it may follow prose in
+# another script with no space between ("运行失败，提示triton.runtime.errors.OutOfResources: ...": CJK text does not
+# separate words with spaces)
 _EXC_SUFFIX = r"(?:Error|Exception|Exhausted|OutOfResources|Failure|Interrupt|Expired|Exit)"
 _BARE_EXC = re.compile(
-    r"(?:^|(?<=[\s:\]|>(]))(?P<qual>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*?)?" + _EXC_SUFFIX + r"(?:_\w+)?)"
+    r"(?:^|(?<=[\s:\]|>(\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]))(?P<qual>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*?)?"
+    + _EXC_SUFFIX
+    + r"(?:_\w+)?)"
     r":(?: (?P<msg>.*)|$)"
 )
 # "Error: ..." alone is how many tools start a message; only a class name is an exception

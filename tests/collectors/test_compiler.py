@@ -114,6 +114,14 @@ EXPECTED: dict[str, dict[str, object]] = {
         first_error="expected either a definition or a tag name",
         first_error_file="/usr/local/cuda-13.0/bin/../targets/x86_64-linux/include/cuda_fp16.h",
     ),
+    "nvcc-macro-shadows-toolkit-function": dict(
+        tool="host-compiler",
+        error_count=2,
+        errors_in_toolkit_headers=True,
+        first_error='macro "nvtxRangePop" passed 1 arguments, but takes just 0',
+        first_error_file="/usr/local/cuda/bin/../targets/x86_64-linux/include/nvtx3/nvToolsExt.h",
+        macro_clash="nvtxRangePop",
+    ),
     "nvcc-redefines-toolkit-atomicadd": dict(
         tool="nvcc",
         error_count=1,

@@ -133,6 +133,17 @@ def test_timestamped_bare_exception() -> None:
     assert f.exc_message is not None and f.exc_message.startswith("out of resource: shared memory, Required: 98304")
 
 
+def test_a_bare_exception_glued_to_prose_in_another_script() -> None:
+    # kvcache-ai/ktransformers#1793 (corpus/holdout19): a Chinese sentence runs into the exception's name
+    from tests.core.corpus_logs import corpus_log
+
+    f = parse(corpus_log("holdout19", "h19a-ktransformers-fp8-moe-smem-sm89"))
+    assert f is not None and f.exc_qualname == "triton.runtime.errors.OutOfResources"
+    assert f.exc_message == "out of resource: shared memory"
+    # a Latin letter before the name is another word, not a boundary
+    assert parse("xValueError: no") is None
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -1,7 +1,8 @@
 """Messages of a tool that checks the GPU's generation against what it supports: XLA's gate on its Triton code
 generator (diagnose/data/catalogue/xla-triton-arch-gate.yaml), TensorRT's builder on a GPU its release does not
-know (tensorrt-unsupported-sm.yaml) and TensorRT's start-up check of CUDA, whose status is a bare number. The
-lines are real (the issue named beside each) or the tool's template filled in (named "template")."""
+know or no longer supports (tensorrt-unsupported-sm.yaml), Triton's shared-memory limit quoted without its figures
+and TensorRT's start-up check of CUDA, whose status is a bare number. The lines are real (the issue named beside
+each) or the tool's template filled in (named "template")."""
 
 from __future__ import annotations
 
@@ -49,6 +50,20 @@ CAT = default_catalogue()
             "main: /workspace/xxx/main.cpp:27: int main(int, char**): Assertion `engine != nullptr' failed.",
             "tensorrt-unsupported-sm-assertion",
             "environment",
+        ),
+        # wang-xinyu/tensorrtx#1610: TensorRT 8.2 on an RTX 4090 (SM 8.9, newer than the release)
+        (
+            "[12/12/2024-10:15:17] [E] [TRT] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error "
+            "(Unsupported SM: 0x809)",
+            "tensorrt-unsupported-sm-assertion",
+            "environment",
+        ),
+        # NVIDIA/TensorRT#3826 (corpus/holdout19): TensorRT 10.0.1 on a GTX 1080 Ti (SM 6.1, older than the
+        # release's minimum): the same wording, the other end of the support matrix
+        (
+            corpus_log("holdout19", "h19a-tensorrt10-pascal-unsupported-sm"),
+            "tensorrt-gpu-below-release-minimum",
+            "runtime-assumption",
         ),
         # NVIDIA/TensorRT#1035: TensorRT 7.2's NVRTC check on an RTX 3070
         (
@@ -131,3 +146,36 @@ def test_the_feature_warning_about_host_features_is_not_the_gpu_toolchain() -> N
     # pocl/pocl#1006: x86 features met while building for ARM, printed on a healthy build
     facts = facts_from(CAT, "'+sse2' is not a recognized feature for this target (ignoring feature)")
     assert facts is None or "llvm-ptx-feature-not-recognized" not in facts.families
+
+
+def test_the_sm_version_tensorrt_prints_is_read_as_the_gpus_capability() -> None:
+    # template of TensorRT 8.x-10.x's trtSmToCask: (major << 8) | minor in hexadecimal
+    facts = facts_from(CAT, "Error Code 1: Internal Error (Unsupported SM: 0x700)")
+    assert facts is not None and facts.have_cc == 7.0
+    assert "tensorrt-gpu-below-release-minimum" in facts.families
+    facts = facts_from(CAT, "Error Code 1: Internal Error (Unsupported SM: 0xa00)")
+    assert facts is not None and facts.have_cc == 10.0
+    assert "tensorrt-unsupported-sm-assertion" in facts.families
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # template of triton 3.7.1's runtime/errors.py, the message cut after the resource's name
+        "triton.runtime.errors.OutOfResources: out of resource: shared memory",
+        # kvcache-ai/ktransformers#1793 (corpus/holdout19): the same, in a sentence of another language
+        corpus_log("holdout19", "h19a-ktransformers-fp8-moe-smem-sm89"),
+    ],
+)
+def test_triton_shared_memory_without_figures_abstains_with_its_candidates(text: str) -> None:
+    status, _category, rule = verdict(text)
+    assert status == "unknown"
+    assert rule == "triton-out-of-resource-smem-without-figures-as-runtime-assumption"
+
+
+def test_triton_shared_memory_with_figures_still_decides() -> None:
+    text = (
+        "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 147456, Hardware limit: "
+        "101376. Reducing block sizes or `num_stages` may help."
+    )
+    assert decided(text)[2] == "triton-out-of-resources-smem"
