@@ -101,3 +101,59 @@ def test_what_the_h200_reported_decides_where_it_should(
     diag = matcher.diagnose(collect((H200 / fixture).read_text(), exit_code=1))
     assert diag.category == category, (diag.rule, diag.confidence)
     assert mode is None or diag.failure_mode == mode
+
+
+# ---- the full ladder's sweep of passing runs, on the same H200 (tests/fixtures/gpu-h200-sweep) ----
+
+SWEEP = ROOT / "tests" / "fixtures" / "gpu-h200-sweep"
+SWEPT = yaml.safe_load((SWEEP / "capture.yaml").read_text())
+
+
+def _swept(case: str) -> dict:
+    return next(c for c in SWEPT["cases"] if Path(c["case"]).stem == case)
+
+
+def test_the_sweep_caught_what_the_plain_runs_passed() -> None:
+    # an out-of-bounds access past a 4,000-byte buffer and a barrier only half the block reaches: both
+    # programs passed their plain run on the H200, and memcheck / racecheck named the bug
+    for case, tool, mode in (
+        ("oob_write_tail", "memcheck", "missing-mask-tail"),
+        ("divergent_barrier", "racecheck", None),
+    ):
+        c = _swept(case)
+        assert [r["name"] for r in c["rungs"]][:2] in (["compile", "plain"],) and c["rungs"][1]["verdict"] == "pass"
+        assert c["rungs"][-1]["name"] == tool and c["rungs"][-1]["exit_code"] == 86  # the sanitizer's error exit
+        assert (c["kdiag"]["verdict"], c["kdiag"]["category"]) == ("fail", "kernel-logic")
+        assert mode is None or c["kdiag"]["failure_mode"] == mode
+    saxpy = _swept("saxpy_ok")
+    assert [r["name"] for r in saxpy["rungs"]] == [
+        "compile",
+        "plain",
+        "memcheck",
+        "racecheck",
+        "initcheck",
+        "synccheck",
+    ]
+    assert saxpy["kdiag"]["verdict"] == "pass" and all(r["verdict"] == "pass" for r in saxpy["rungs"])
+
+
+def test_concurrent_sanitizers_crossed_their_reports() -> None:
+    # the evidence behind the sanitizer lock (diagnose/run/climb.py): three captures ran side by side, and
+    # the memcheck log of a Triton kernel (missing_mask_tail.py) holds the report of another program, the
+    # misaligned float4 load of corpus/gpu/misaligned_vector_load.cu that ran at the same time
+    text = (SWEEP / "missing_mask_tail" / "2-memcheck.sanitizer.log").read_text()
+    assert "misaligned_vector_load.cu:7" in text and "missing_mask_tail" not in text
+    assert _swept("missing_mask_tail")["rungs"][-1]["timed_out"]
+    # and two clean programs sat under memcheck until the time limit, their logs holding the banner only
+    for case in ("race_shared", "uninit_read"):
+        assert (SWEEP / case / "3-memcheck.sanitizer.log").read_text().strip() == "========= COMPUTE-SANITIZER"
+        assert _swept(case)["rungs"][-1]["timed_out"] and _swept(case)["kdiag"]["verdict"] == "pass"
+
+
+def test_the_sweep_fixtures_are_rung_outputs_and_name_no_machine() -> None:
+    files = [p for p in SWEEP.rglob("*") if p.is_file() and p.parent != SWEEP]
+    assert len(files) >= 20
+    for p in files:
+        assert re.fullmatch(r"\d+-[a-z-]+\.(stdout|stderr|sanitizer\.log)", p.name), p
+        assert p.name.split(".")[0].split("-", 1)[1] in [r["name"] for r in _swept(p.parent.name)["rungs"]], p
+        assert not MACHINE_PATH.search(p.read_text(errors="replace")), p
