@@ -13,6 +13,12 @@ Some failures are the consequence of an earlier one in the same log, whatever to
   cudaLaunchKernel``, a framework's launch check), and a later kernel then reads or writes out of bounds.  The
   kernel that never ran left its output unwritten, and the launch code's sizes are wrong for this input:
   the refused launch is the earlier, deciding failure; the access report follows from the same input.
+- **library initialisation failure → internal check**: a CUDA library could not create its handle (cuBLAS,
+  cuDNN: ``failed to create cublas handle: CUBLAS_STATUS_NOT_INITIALIZED``, ``Could not create cudnn
+  handle``), and the framework's own code then aborts on a CHECK of a call that needed that library
+  (XLA's ``Check failed: stream->parent()->GetBlasGemmAlgorithms(...)``).  The check is no bug of the
+  framework: it reports the library that never started, and the handle failure says why (memory already
+  taken, by preallocation or another process; a library of another release).
 
 When both ends of a chain matched and the cause is printed first (or on the same line), the
 consequence's findings rank below the cause's: the earlier, cause-bearing line decides, and the
@@ -21,6 +27,7 @@ symptom stays among the alternatives with a note saying which line it follows fr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -93,6 +100,20 @@ def _refused_launch(rule: Rule, evidence: Evidence) -> bool:
     )
 
 
+#: a framework's internal CHECK that aborts the process (the families of its "Check failed:" messages)
+INTERNAL_CHECK = frozenset({"xla-check-failed"})
+
+
+def _library_init(rule: Rule, evidence: Evidence | None = None) -> bool:
+    """A finding that a CUDA library could not initialise (create its handle), one that decides by itself
+    (not a message family's candidate owner)."""
+    return rule.failure_mode == "library-init-failed" and _family(rule) == rule.id
+
+
+def _internal_check(rule: Rule) -> bool:
+    return _family(rule) in INTERNAL_CHECK
+
+
 #: the sanitizer rules that decide from a record of one out-of-bounds, null or misaligned access
 ACCESS_REPORT = ("sanitizer-oob-", "sanitizer-null-", "sanitizer-misaligned-")
 
@@ -114,7 +135,26 @@ CHAINS: tuple[Chain, ...] = (
     Chain("compile-then-load", _compile_failure, _image_load, "the compile error"),
     Chain("context-then-no-device", _context_creation, _no_device, "the failed context creation"),
     Chain("refused-launch-then-access", _refused_launch, _access_report, "the refused launch"),
+    Chain("library-init-then-check", _library_init, _internal_check, "the failed library initialisation"),
 )
+
+_NAMED_FAMILY = re.compile(r'"([\w.-]+)" in concept_families')
+
+
+def _family_lines(rule: Rule, lines: list[str]) -> int | None:
+    """The first line a message family named in a concept rule's ``when`` matched (such a rule has no text
+    patterns of its own: its families' are in the catalogue)."""
+    from diagnose.catalogue import default_catalogue
+
+    catalogue = default_catalogue()
+    best: int | None = None
+    for name in _NAMED_FAMILY.findall(rule.when):
+        fam = catalogue.get(name)
+        for rx in fam.patterns if fam is not None else ():
+            hit = next((i for i, line in enumerate(lines, 1) if rx.search(line)), None)
+            if hit is not None and (best is None or hit < best):
+                best = hit
+    return best
 
 
 def anchor(rule: Rule, evidence: Evidence) -> int | None:
@@ -130,6 +170,8 @@ def anchor(rule: Rule, evidence: Evidence) -> int | None:
         hit = next((i for i, line in enumerate(lines, 1) if rx.search(line)), None)
         if hit is not None and (best is None or hit < best):
             best = hit
+    if best is None and "concept" in rule.requires and "concept_families" in rule.when:
+        best = _family_lines(rule, lines)
     if best is not None:
         return best
     for source in rule.requires:
