@@ -150,6 +150,11 @@ class CompilerFacts(Facts):
     errors_in_toolkit_headers: bool = False  # every located error is inside CUDA/NVRTC/system headers
     ptxas_fatal: str | None = None
     unknown_arch: str | None = None  # "sm_89" from "Value 'sm_89' is not defined for option 'gpu-name'"
+    # with unknown_arch (diagnose.collectors.toolkit_release, diagnose/data/cuda_arch_releases.yaml):
+    toolkit_release: str | None = None  # "7.5": the one CUDA toolkit release the log names (nvcc --version, CMake)
+    arch_first_release: str | None = None  # "8.0": the first release whose nvcc accepts unknown_arch
+    arch_removed_in: str | None = None  # "13.0": the release that removed it (None: no release has)
+    arch_toolkit_side: str | None = None  # too-old | dropped | inside: toolkit_release against those two
     unsupported_feature: str | None = None  # instruction/feature ptxas says the target lacks
     target_arch: str | None = None  # "sm_80" from "not supported on .target 'sm_80'"
     smem_bytes: float | None = None  # "uses too much shared data (0x... bytes, 0xc000 max)"

@@ -51,7 +51,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from diagnose.collectors import compile_api, compile_cause
+from diagnose.collectors import compile_api, compile_cause, toolkit_release
 from diagnose.collectors.compile_cause import in_toolkit_header
 from diagnose.facts import CompilerFacts, Diagnostic
 
@@ -325,6 +325,7 @@ def parse(text: str) -> CompilerFacts | None:
     cited = [d.log_line for d in diags if d.severity != "note" and d.log_line is not None]
     host_supported, host_ccbin = _host_range(errors) if host_unsupported else (None, None)
     crash_tool = _crashed_tool(text, errors)
+    details = _error_details(errors)
     return CompilerFacts(
         lines=tuple(sorted({*cited, *summary_lines, *res.lines}))[:_MAX_CITED],
         tool=errors[0].tool if errors else (diags[0].tool if diags else "ptxas"),
@@ -343,9 +344,25 @@ def parse(text: str) -> CompilerFacts | None:
         crash_tool=crash_tool,
         crash_not_ptxas=crash_tool is not None and crash_tool != "ptxas",
         diagnostics=diags,
-        **_error_details(errors),
+        **_arch_releases(text, details),
+        **details,
         **_cause(text, errors),
     )
+
+
+def _arch_releases(text: str, details: dict[str, Any]) -> dict[str, Any]:
+    """Which toolkit releases accept the arch nvcc rejected, and where the log's own release stands."""
+    arch = details["unknown_arch"]
+    if arch is None:
+        return {}
+    first, removed = toolkit_release.arch_releases(arch)
+    release = toolkit_release.toolkit_release(text)
+    return {
+        "toolkit_release": release,
+        "arch_first_release": first,
+        "arch_removed_in": removed,
+        "arch_toolkit_side": toolkit_release.arch_side(arch, release),
+    }
 
 
 def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:

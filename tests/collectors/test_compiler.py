@@ -92,6 +92,27 @@ EXPECTED: dict[str, dict[str, object]] = {
     "nvcc-dropped-arch": dict(
         tool="nvcc", error_count=1, unknown_arch="sm_35", first_error="Unsupported gpu architecture 'sm_35'"
     ),
+    # the toolkit's release in the log (nvcc --version, CMake) decides which way the arch and toolkit disagree
+    "nvcc-version-dropped-arch": dict(
+        tool="nvcc",
+        error_count=1,
+        unknown_arch="compute_60",
+        first_error="Unsupported gpu architecture 'compute_60'",
+        toolkit_release="13.0",
+        arch_first_release="8.0",
+        arch_removed_in="13.0",
+        arch_toolkit_side="dropped",
+    ),
+    "cmake-dropped-arch": dict(
+        tool="nvcc",
+        error_count=1,
+        unknown_arch="compute_60",
+        first_error="Unsupported gpu architecture 'compute_60'",
+        toolkit_release="13.0",
+        arch_first_release="8.0",
+        arch_removed_in="13.0",
+        arch_toolkit_side="dropped",
+    ),
     "ptxas-unknown-arch": dict(
         tool="ptxas",
         error_count=1,

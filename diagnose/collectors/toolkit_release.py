@@ -1,0 +1,93 @@
+r"""The CUDA toolkit release a build log names, and which way it disagrees with an arch nvcc rejected.
+
+``nvcc fatal : Unsupported gpu architecture 'compute_60'`` has two opposite causes: a toolkit older than
+the architecture (CUDA 7.5 knows no Pascal: upgrade it) and one newer than the architecture's last
+release (CUDA 13 dropped Pascal: drop it from the arch list, or build with CUDA 12). The message alone
+does not say which; the toolkit's release does, where the log prints it. The tools' own wordings read
+here (real samples in ``tests/fixtures/compiler/nvcc-version-dropped-arch.log`` and
+``cmake-dropped-arch.log``, nvcc 13.0 and CMake 3.25 on this machine)::
+
+    Cuda compilation tools, release 13.0, V13.0.88                 (nvcc --version)
+    -- The CUDA compiler identification is NVIDIA 13.0.88            (CMake's project(... CUDA))
+    -- Found CUDA: /usr/local/cuda (found version "7.5")              (CMake's FindCUDA)
+    -- Found CUDAToolkit: /usr/local/cuda/include (found version "12.1.105")
+    The detected CUDA version (11.8) mismatches ...                  (torch.utils.cpp_extension)
+    /usr/local/cuda-11.8/bin/nvcc ...,  C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\bin\nvcc.exe
+
+A log naming two different releases names none (the one that ran cannot be told). Which releases accept
+which architecture is ``diagnose/data/cuda_arch_releases.yaml``.
+
+>>> toolkit_release("Cuda compilation tools, release 7.5, V7.5.17")
+'7.5'
+>>> toolkit_release("-- The CUDA compiler identification is NVIDIA 13.0.88")
+'13.0'
+>>> toolkit_release("/usr/local/cuda-11.8/bin/nvcc -c a.cu\n/usr/local/cuda-12.1/bin/nvcc -c b.cu") is None
+True
+>>> arch_releases("compute_60")
+('8.0', '13.0')
+>>> arch_side("compute_60", "7.5"), arch_side("sm_60", "13.0"), arch_side("compute_60", "11.8")
+('too-old', 'dropped', 'inside')
+>>> arch_side("compute_60", None) is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "cuda_arch_releases.yaml"
+
+_RELEASE = (
+    re.compile(r"Cuda compilation tools, release (\d+\.\d+)"),
+    re.compile(r"The CUDA compiler identification is NVIDIA (\d+\.\d+)"),
+    re.compile(r"Found CUDA(?:Toolkit)?: \S+ \(found (?:suitable )?version \"(\d+\.\d+)"),
+    re.compile(r"The detected CUDA version \((\d+\.\d+)"),
+    re.compile(r"/cuda-(\d+\.\d+)/(?:bin|lib|include|targets|nvvm)\b"),
+    re.compile(r"(?i)\\CUDA\\v(\d+\.\d+)\\"),
+)
+_ARCH = re.compile(r"^(?:sm|compute|lto)_(\d+[a-z]?)$")
+
+
+def toolkit_release(text: str) -> str | None:
+    """The one CUDA toolkit release (``"11.8"``) the log names in a tool's own words, else None."""
+    if "cuda" not in text.lower():
+        return None
+    found = {m.group(1) for rx in _RELEASE for m in rx.finditer(text)}
+    return found.pop() if len(found) == 1 else None
+
+
+@cache
+def _table() -> dict[str, tuple[str | None, str | None]]:
+    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    return {str(k): (v.get("first"), v.get("removed")) for k, v in data["archs"].items()}
+
+
+def arch_releases(arch: str) -> tuple[str | None, str | None]:
+    """(first release that accepts ``arch``, first release that removed it) from the table; (None, None)
+    for an arch it does not hold."""
+    m = _ARCH.match(arch.strip())
+    return _table().get(m.group(1), (None, None)) if m else (None, None)
+
+
+def _ver(v: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in v.split("."))
+
+
+def arch_side(arch: str | None, release: str | None) -> str | None:
+    """How ``release`` stands to the releases that accept ``arch``: ``too-old`` (before the first),
+    ``dropped`` (at or after its removal), ``inside`` (a release that accepts it: the nvcc that failed was
+    another one, or the arch is not what it seems), None when either is unknown."""
+    if not arch or not release:
+        return None
+    first, removed = arch_releases(arch)
+    if first is not None and _ver(release) < _ver(first):
+        return "too-old"
+    if removed is not None and _ver(release) >= _ver(removed):
+        return "dropped"
+    if first is not None:
+        return "inside"
+    return None
