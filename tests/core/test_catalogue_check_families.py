@@ -1,7 +1,8 @@
 """Message families of tools' own checks, on their real wordings: CUTLASS's and tiny-cuda-nn's tensor-core
-device and toolkit checks, Triton's value-not-a-tensor, the host linker's missing device-link symbol, Faiss's
-GPU k-selection limit, and PyTorch's old-GPU warning (diagnose/data/catalogue/tensor-core-sample-checks.yaml,
-triton-to-tensor.yaml, host-linker-cuda.yaml, faiss-gpu.yaml, torch-old-gpu.yaml)."""
+device and toolkit checks, Triton's value-not-a-tensor, the host linker's missing device-link and fat-binary
+wrapper symbols, Faiss's GPU k-selection limit, and PyTorch's old-GPU warning
+(diagnose/data/catalogue/tensor-core-sample-checks.yaml, triton-to-tensor.yaml, host-linker-cuda.yaml,
+faiss-gpu.yaml, torch-old-gpu.yaml)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,13 @@ DECIDED = [
         "host-link-rdc-without-device-link",
         "environment",
     ),
+    # GNU ld 2.40 on an nvcc 13.0 device-link object linked with a build of its module made without -rdc,
+    # captured here by scripts/capture-catalogue-cuda-samples
+    (
+        fixture("catalogue-cuda/ld-device-link-object-without-its-rdc-object.log"),
+        "host-link-device-link-objects-mismatch",
+        "environment",
+    ),
     # facebookresearch/faiss#932: the 1024 limit of a Faiss built with CUDA 9.0 or older, 2048 asked
     (
         "void faiss::gpu::GpuIndexIVF::setNumProbes(int) at gpu/GpuIndexIVF.cu:198: Error: 'nprobe > 0 && "
@@ -122,3 +130,12 @@ def test_a_linker_that_resolves_the_registration_symbol_is_healthy() -> None:
     # a device-linked object defines the symbol; nm lists it, no error
     text = "0000000000000000 T __cudaRegisterLinkedBinary_9e2f4bc8_6_rdc_cu_1efa1a85"
     assert "host-link-rdc-without-device-link" not in families(text)
+
+
+def test_a_linker_that_resolves_the_fat_binary_wrapper_is_healthy() -> None:
+    # an -rdc=true object defines its module's wrapper; nm lists it, and ld's relocation warning alone is no error
+    for text in (
+        "0000000000000000 D __fatbinwrap_52acc9d9_6_lib_cu_1efa1a85",
+        "/usr/bin/ld: dlink.o: warning: relocation against `__fatbinwrap_52acc9d9_6_lib_cu_1efa1a85' in read-only section `.text'",
+    ):
+        assert "host-link-device-link-objects-mismatch" not in families(text)

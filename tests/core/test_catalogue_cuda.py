@@ -170,3 +170,30 @@ def test_nvml_field_errors_in_a_healthy_snapshot_decide_nothing(name: str) -> No
     report = classify_record(InputRecord(id=name, text=text), MATCHER)
     assert report.diagnosis is not None
     assert not [f for f in report.diagnosis.findings if f.rule.startswith("nvml-")]
+
+
+# "device not ready" (code 600) raised as an error, in the wordings of public reports
+NOT_READY = [
+    # LaurentMazare/tch-rs#225 (libtorch's old THC check)
+    "THCudaCheck FAIL file=../aten/src/THC/THCCachingHostAllocator.cpp line=278 error=34 : device not ready",
+    # noonghunna/club-3090#60 (PyTorch's driver-API check, on a Windows host)
+    "RuntimeError: CUDA driver error: device not ready",
+    # dusty-nv/jetson-inference#1821 (an event timed before it completed)
+    "cudaEventElapsedTime(&cuda_time, mEventsGPU[evt], mEventsGPU[evt+1]) [cuda] device not ready (error 600) (hex 0x258)",
+]
+
+
+@pytest.mark.parametrize("text", NOT_READY)
+def test_not_ready_raised_as_an_error_abstains_with_the_watchdog_and_the_query(text: str) -> None:
+    assert "cudart-not-ready-raised-as-error" in families(text)
+    report = classify_record(InputRecord(id="t", text=text), MATCHER)
+    d = report.diagnosis
+    assert d is not None and d.category == "unknown"
+    owners = {a.category for a in d.alternatives}
+    assert {"environment", "kernel-logic"} <= owners
+
+
+def test_not_ready_from_a_query_that_is_not_an_error_is_no_failure() -> None:
+    # a poll loop that prints the status it got while the work still runs
+    text = "cudaStreamQuery(stream) = cudaErrorNotReady, still running; polling again"
+    assert "cudart-not-ready-raised-as-error" not in families(text)
