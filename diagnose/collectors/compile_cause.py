@@ -90,17 +90,27 @@ _TOOLKIT_HEADERS = (
     "<command-line>",
 )
 
+#: header file names only the CUDA toolkit ships (its include/ directory, CUDA 13.0), recognised wherever the
+#: include root lies (a conda env's or cluster module's copy, a path NVRTC was given with ``--include-path``)
+_TOOLKIT_HEADER_NAMES = re.compile(
+    r"(?:^|/)(?:cuda_(?:fp16|bf16|fp8|fp6|fp4)\.hpp?|cuda_(?:runtime|runtime_api|device_runtime_api)\.h"
+    r"|cuda_(?:awbarrier|pipeline)(?:_helpers|_primitives)?\.h|device_launch_parameters\.h"
+    r"|sm_\d+_(?:atomic_functions|intrinsics|rt)\.hpp?|vector_(?:types|functions)\.hpp?)$"
+)
+
 
 def in_toolkit_header(path: str) -> bool:
     """Whether ``path`` is a CUDA toolkit, NVRTC builtin or system header.
 
     >>> in_toolkit_header("/usr/local/cuda-13.0/bin/../targets/x86_64-linux/include/cuda_fp16.h")
     True
+    >>> in_toolkit_header("/scratch/env/include/cuda_bf16.hpp")
+    True
     >>> in_toolkit_header("kernels/scale.cu")
     False
     """
     p = path.replace("\\", "/")
-    return any(h in p for h in _TOOLKIT_HEADERS)
+    return any(h in p for h in _TOOLKIT_HEADERS) or bool(_TOOLKIT_HEADER_NAMES.search(p))
 
 
 #: library include directories (checked after the toolkit's own: CUB/Thrust/libcu++ ship with CUDA too)
