@@ -63,13 +63,18 @@ def unknown_name(text: str, installed: str | None) -> str | None:
     """The ``triton.language`` attribute the output says is missing, when no release has it; else None
     (``math.NAME`` for a ``triton.language.math`` name, as the module docstring says)."""
     m = _MISSING.search(text)
+    return None if m is None else _never_had(m.group(2), bool(m.group(1)), installed)
+
+
+def _never_had(name: str, in_math: bool, installed: str | None) -> str | None:
+    """``name`` (``math.NAME`` for ``triton.language.math``) when no Triton release has it, else None."""
     version = _version(installed)
-    if m is None or version is None or version < NEWEST_KNOWN:
+    if version is None or version < NEWEST_KNOWN:
         return None
-    if m.group(1):
+    if in_math:
         ever = math_names()
-        return f"math.{m.group(2)}" if ever and m.group(2) not in ever else None
-    return None if m.group(2) in MOVED else m.group(2)
+        return f"math.{name}" if ever and name not in ever else None
+    return None if name in MOVED else name
 
 
 def _defined(path: Any) -> frozenset[str]:
@@ -172,11 +177,11 @@ def unknown_in_source(text: str, installed: str | None, names: frozenset[str]) -
     for m in _TL_NAME.finditer(text):
         name = m.group(1)
         if name == "math" and (sub := _MATH_ATTR.match(text, m.end())):
-            if got := unknown_name(f"module 'triton.language.math' has no attribute '{sub.group(1)}'", installed):
+            if got := _never_had(sub.group(1), True, installed):
                 return got
             continue
         if name in names or name in _SUBMODULES or name.startswith("_"):
             continue
-        if unknown_name(f"module 'triton.language' has no attribute '{name}'", installed):
+        if _never_had(name, False, installed):
             return name
     return None
