@@ -43,6 +43,7 @@ from diagnose.evidence import Evidence
 from diagnose.run import accumulator as AC
 from diagnose.run import cuda_sources as CS
 from diagnose.run import ext_symbols as ES
+from diagnose.run import py_names as PN
 from diagnose.run import stride_reuse as SR
 from diagnose.run import triton_names as TN
 from diagnose.run.triton_source import jit_functions, nested_function_defs, parse_source
@@ -167,12 +168,13 @@ _NOT_COMPILED = re.compile(r"(?m)^compiled: False$")
 
 
 def _unloadable(text: str) -> dict[str, Any]:
-    """Why a kernel file cannot load, read from it: it does not parse (``source_not_python``), or it uses a module
-    name it never binds (``source_unbound_name``, as :func:`unbound_module_name` decides); empty when neither.
+    """Why a kernel file cannot load, read from it: it does not parse (``source_not_python``), or what the harness
+    calls uses a module name the file never binds (``source_unbound_name``, as :func:`unbound_module_name` decides);
+    empty when neither.
 
     >>> _unloadable("x = (1,\\n")["source_not_python"]
     "line 1: '(' was never closed"
-    >>> _unloadable("import torch\\nclass M:\\n    def __init__(self):\\n        self.a = math.sqrt(5)\\n")
+    >>> _unloadable("import torch\\nclass ModelNew:\\n    def __init__(self):\\n        self.a = math.sqrt(5)\\n")
     {'source_unbound_name': 'math (line 4)', 'target': 'kernelbench-result'}
     >>> _unloadable("import math\\nv = math.sqrt(5)\\n")
     {}
@@ -183,42 +185,17 @@ def _unloadable(text: str) -> dict[str, Any]:
         return {"source_not_python": f"line {exc.lineno}: {exc.msg}", "target": TARGET}
     except ValueError:
         return {}
-    unbound = unbound_module_name(tree)
+    unbound = unbound_module_name(text, tree)
     return {"source_unbound_name": unbound, "target": TARGET} if unbound else {}
 
 
-def unbound_module_name(tree: ast.Module) -> str | None:
-    """The first name the file uses as ``NAME.attr`` (a module it meant to import: ``math.sqrt``) that nothing in it
-    binds (no import, assignment, definition, parameter or loop variable) and Python does not provide; None when
-    every such name is bound, or when the file can bind names unseen (``from m import *``, ``globals()``, ``exec``)."""
-    import builtins
-
-    bound: set[str] = set(dir(builtins)) | {"__file__", "__name__", "__builtins__", "__spec__", "__doc__"}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            return None
-        if isinstance(node, ast.Name) and node.id in ("globals", "exec", "locals", "vars"):
-            return None
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            bound.add(node.id)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            bound.update(node.names)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            bound.add(node.name)
-    used = sorted(
-        (n.value.lineno, n.value.id)
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id not in bound
-    )
-    return f"{used[0][1]} (line {used[0][0]})" if used else None
+def unbound_module_name(text: str, tree: ast.Module) -> str | None:
+    """The first name the harness's entry points use that nothing in the file binds (:func:`diagnose.run.py_names.
+    undefined`: no import, assignment or definition, not Python's own), when the file uses it as a module
+    (``math.sqrt``); None otherwise, and for a file that can bind names unseen (``from m import *``, ``exec``)."""
+    modules = {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+    first = next((u for u in PN.undefined(text) if u.name in modules), None)
+    return f"{first.name} (line {first.line})" if first else None
 
 
 #: a result that says the sample's extension did not build or load (a declaration that does not link is the cause
