@@ -219,6 +219,33 @@ _DROPPED_GAP = (
     (re.compile(r"[ \t]*\0[ \t]*"), " "),
 )
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}")
+#: every character a match of the patterns above can hold before its mark (blanks, punctuation, the letters
+#: of the connectives): a match starts in the run of these that ends at a mark
+_NEAR_MARK = frozenset(" \t,;:([" + "andorbutwithplus")
+
+
+def _sub_near_marks(pattern: re.Pattern[str], repl: str, text: str) -> str:
+    """``pattern.sub(repl, text)`` for a pattern of :data:`_DANGLING` or :data:`_DROPPED_GAP`, tried only where
+    a match can start: in the run of :data:`_NEAR_MARK` characters before each dropped segment's mark, which
+    every match holds.  The same leftmost, non-overlapping matches, found without scanning the whole text
+    (``match`` at a position still sees the text around it: lookbehinds, ``^`` and ``$`` read as in ``sub``)."""
+    out: list[str] = []
+    last = 0
+    mark = text.find("\0")
+    while mark >= 0:
+        start = mark
+        while start > last and text[start - 1] in _NEAR_MARK:
+            start -= 1
+        for pos in range(start, mark + 1):
+            m = pattern.match(text, pos)
+            if m:
+                out.append(text[last : m.start()])
+                out.append(m.expand(repl))
+                last = m.end()
+                break
+        mark = text.find("\0", max(mark + 1, last))
+    out.append(text[last:])
+    return "".join(out)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -269,10 +296,8 @@ def render(text: str, context: Mapping[str, Any]) -> str:
         out.append(filled)
     result = "".join(out)
     if "\0" in result:  # a dropped segment's mark: every pattern below needs one
-        for pattern, repl in _DANGLING:
-            result = pattern.sub(repl, result)
-        for pattern, repl in _DROPPED_GAP:
-            result = pattern.sub(repl, result)
+        for pattern, repl in (*_DANGLING, *_DROPPED_GAP):
+            result = _sub_near_marks(pattern, repl, result)
     if "  " in result or "\t" in result:  # two blanks in a row need one of these
         result = _SPACES.sub(" ", result)
     return result.strip()
@@ -310,18 +335,27 @@ def explain_finding(rule: Any, evidence: Any, context: Mapping[str, Any] | None 
     # sentence of each text free of placeholders, so this is for rules from elsewhere)
     # where the failing code lives leads the fix (a library's, generated, the toolchain's), and a fix's
     # pointer to a source line names the log's own line or says there is none (diagnose.placement)
-    from diagnose.placement import located_caveats, located_fix, location_facts
+    from diagnose.placement import located_fix, location_facts
 
-    caveats = (render(e.caveats, context) or None) if e.caveats else None
     return Rendered(
         what=render(e.what, context) or rule.title,
         why=render(e.why, context) or rule.title,
         fix=located_fix(
             render(fix, context) or rule.title, rule.category, context, for_caller="{location_library" in fix
         ),
-        caveats=located_caveats(caveats, rule.failure_mode, context),
+        caveats=explain_caveats(rule, context),
         facts=((("framework", fw),) if fw and e.fixes else ()) + read_facts(symbols, context) + location_facts(context),
     )
+
+
+def explain_caveats(rule: Any, context: Mapping[str, Any]) -> str | None:
+    """A rule's caveats rendered against one input's rule context: the one text of a finding an abstention
+    shows (its next check), made without the others."""
+    from diagnose.placement import located_caveats
+
+    e = rule.explain
+    caveats = (render(e.caveats, context) or None) if e.caveats else None
+    return located_caveats(caveats, rule.failure_mode, context)
 
 
 # --- the framework the failing code is written in ---------------------------------------------

@@ -121,7 +121,12 @@ class _Text:
             return self
         d = obj.__dict__
         if self.name not in d:
-            obj._render()
+            if self.name == "caveats":  # an abstention shows its best candidate's caveats and cited lines
+                obj._render_caveats()  # only: each is made alone
+            elif self.name == "evidence":
+                obj._render_cited()
+            else:
+                obj._render()
         return d[self.name]
 
     def __set__(self, obj: Any, value: Any) -> None:  # as a frozen dataclass's __init__ sets a field
@@ -165,6 +170,32 @@ class _Deferred(Finding):
             )
         self.__dict__.update(made)
         self.__dict__.pop("_pending", None)
+
+    def _render_caveats(self) -> None:
+        from diagnose.explain import explain_caveats
+
+        pending = self.__dict__.get("_pending")
+        if pending is None:  # made meanwhile, with every text
+            return
+        rule, _evidence, context, _moved, _added = pending
+        try:
+            caveats = explain_caveats(rule, context)
+        except Exception:  # the full rendering says what went wrong, in its texts
+            self._render()
+            return
+        self.__dict__.setdefault("caveats", caveats)
+
+    def _render_cited(self) -> None:
+        pending = self.__dict__.get("_pending")
+        if pending is None:  # made meanwhile, with every text
+            return
+        rule, evidence, _context, _moved, _added = pending
+        try:
+            cited = cite(rule, evidence)
+        except Exception:  # the full rendering says what went wrong, in its texts
+            self._render()
+            return
+        self.__dict__.setdefault("evidence", cited)
 
     def with_fact(self, fact: tuple[str, str], **changes: Any) -> Finding:
         """As :meth:`Finding.with_fact`; where the texts are not made yet they stay so, the fact added to the

@@ -316,3 +316,22 @@ def test_the_facts_read_show_a_long_kernel_name_by_its_own_part() -> None:
     sig = "cudapy::numba::cuda::tests::cudapy::test_cuda_array_interface::TestCudaArrayInterface::test_kernel_arg$241(Array<float, 1>)"
     facts = dict(X.read_facts(["sanitizer_kernel"], {"sanitizer_kernel": sig}))
     assert facts["sanitizer_kernel"].endswith("::TestCudaArrayInterface::test_kernel_arg$241")
+
+
+def test_tidying_near_the_marks_is_the_patterns_own_substitution() -> None:
+    """The gaps dropped segments leave are tidied by matching only near each mark: the same text as each
+    pattern's ``sub`` over the whole text, on every short text of the characters the patterns read."""
+    import random
+
+    pieces = [" ", "\t", ",", ";", ":", "(", ")", "[", "]", "\0", "and", "or", "but", "with", "plus", ".", "..", "x"]
+    pieces += ["y\n", "\n", "a", "s", "stand ", "Use "]
+    rng = random.Random(7)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 14))) for _ in range(20000)]
+    texts += ["Check the driver (\0) and \0, then retry.", "\0, or rebuild: \0.", "Reads \0 and writes (\0)"]
+    changed = 0
+    for text in texts:
+        for pattern, repl in (*X._DANGLING, *X._DROPPED_GAP):
+            want = pattern.sub(repl, text)
+            assert X._sub_near_marks(pattern, repl, text) == want, (pattern.pattern, text)
+            changed += want != text
+    assert changed > 1000  # the texts exercise the patterns, not only texts they leave alone
