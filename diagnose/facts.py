@@ -389,6 +389,10 @@ class NumericsFacts(Facts):
     nan_in_output: bool = False
     shape_mismatch: bool = False
     dtype_mismatch: bool = False
+    # the mismatched elements a message prints with both values (GPU MODE's verbose_allclose: "ERROR AT (i, j):
+    # received expected"), and how many of them are NaN/Inf in the output where the reference is finite
+    shown_pairs: int = 0
+    shown_nonfinite_new: int = 0
     # kdiag run only (diagnose/run/compare.py, numerics.py): the first failing output, else the closest
     dtype: str | None = None  # the reference's dtype: float32, bfloat16, int64 ...
     significand_bits: int | None = None  # of that dtype, implicit bit included: 24 float32, 11 float16, 8 bf16

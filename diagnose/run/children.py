@@ -101,6 +101,7 @@ def spec(ctx: RunContext, path: Path, **fields: Any) -> Path:
         # a second run on fresh copies: races on a GPU; on CPU (the interpreter is sequential) state a
         # kernel carries from call to call (a cached buffer never cleared), when probes are wanted
         "repeat": 2 if ctx.gpu or ctx.opts.probes != "none" else 1,
+        "stub_extensions": ctx.stub_extensions,
         **fields,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
