@@ -39,6 +39,8 @@ class LogFacts(Facts):
     windows: bool = False  # written on Windows: drive paths, DLL names, win_amd64 (diagnose.collectors.host_os)
     masked: bool = False  # the log speaks of a mask: masked rows of an attention or softmax (collectors.log_words)
     regression_at: str | None = None  # "after upgrading to 2.3.0", "(63a976ff)": where it began (collectors.log_words)
+    # the log's first line is a SyntaxError as str() gives it, "MESSAGE (FILE.py, line N)": "FILE.py, line N"
+    syntax_error_at: str | None = None
     duplicate_symbol: str | None = None  # a symbol the linker says is defined twice (collectors.link_symbols)
     duplicate_symbol_library: str | None = None  # the CUDA library whose namespace it is in: "thrust", "cub"
 

@@ -167,8 +167,14 @@ def test_a_search_rounds_kernels_are_samples_with_their_code(name: str) -> None:
 #: comparison's ``max_abs_err`` and ``tolerance`` when it ran), labelled before kdiag read them
 PIPELINE = CASES / "pipeline-kaimu-level1"
 PIPELINE_LABELS = {
-    "20250815_133125_12_Matmul_with_diagonal_matrices_/evaluation/eval_0021.json": ("kernel-logic", "compile-source-error"),
-    "20250815_133125_12_Matmul_with_diagonal_matrices_/evaluation/eval_0024.json": ("kernel-logic", "compile-source-error"),
+    "20250815_133125_12_Matmul_with_diagonal_matrices_/evaluation/eval_0021.json": (
+        "kernel-logic",
+        "compile-source-error",
+    ),
+    "20250815_133125_12_Matmul_with_diagonal_matrices_/evaluation/eval_0024.json": (
+        "kernel-logic",
+        "compile-source-error",
+    ),
     "20250815_112724_10_3D_tensor_matrix_multiplication/evaluation/eval_0001.json": ("pass", None),
 }
 
