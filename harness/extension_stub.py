@@ -7,6 +7,10 @@ what ran here is what a GPU would run (the output of a fast path that never reac
 the submission's output); when it is called, the run says nothing about the kernel.  Each call is
 recorded in ``<out_dir>/extension_calls.json`` (read by the parent) and refused with an error at once,
 instead of a build that cannot succeed here.
+
+The child runs under the CUDA emulation (harness/emulate.py: ``x.is_cuda`` is true, ``.cuda()`` stays on the CPU)
+and ``torch.cuda.is_available()`` says true: a submission that asks whether it is on a GPU takes the GPU's path,
+which builds the extension (recorded) or fails, never a CPU fallback a GPU run would not take.
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ CALLS_FILE = "extension_calls.json"
 
 
 def install(out_dir: Path) -> None:
+    import torch
     from torch.utils import cpp_extension
 
+    setattr(torch.cuda, "is_available", lambda: True)  # noqa: B010
     calls: list[str] = []
 
     def stub(name: str, fn: Any) -> Any:

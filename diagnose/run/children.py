@@ -93,7 +93,7 @@ def spec(ctx: RunContext, path: Path, **fields: Any) -> Path:
         "uses_triton": t.uses_triton,
         "files": [list(f) for f in t.files] or None,
         # no GPU: a Triton (or plain PyTorch) target's CUDA habits (assert x.is_cuda, .cuda(), device="cuda") on the CPU
-        "emulate_cuda": not ctx.gpu and (t.uses_triton or t.pure_torch),
+        "emulate_cuda": not ctx.gpu and (t.uses_triton or t.pure_torch or ctx.stub_extensions),
         "size_overrides": dict(ctx.opts.sizes or {}),
         "max_input_bytes": None
         if ctx.gpu

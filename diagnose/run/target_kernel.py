@@ -5,6 +5,7 @@ the kernel child on the same inputs, and the parent compares (:mod:`diagnose.run
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,9 @@ from diagnose.runner import Outcome
 
 #: the file harness/extension_stub.py writes where a child was asked to build an extension
 ES_CALLS_FILE = "extension_calls.json"
+#: a submission that branches on a tensor's device type (``x.device.type == "cuda"``, ``x.is_cpu``): under the
+#: emulation its tensors say "cpu" there, so a CPU fallback would run where a GPU takes the kernel's path
+_DEVICE_TEST = re.compile(r"\.device\.type\b|\.is_cpu\b|\bdevice\s*[!=]=|[!=]=\s*(?:torch\.device\()?['\"]cuda")
 
 KINDS = ("kernel-module", "kernelbench", "gpumode")
 #: what the KernelBench protocol's children compare with (harness/protocol.py KERNELBENCH_TOLERANCE)
@@ -336,6 +340,8 @@ def _run_without_extension(ctx: RunContext, check: CC.Check) -> RunResult | None
     found = S.extract(t.path)
     if any(s.api not in ("load_inline", "load") for s in found.sources) or S.built_at_import(t.path) is not False:
         return None
+    if _DEVICE_TEST.search(t.path.read_text(encoding="utf-8", errors="replace")):
+        return None  # a branch on the device's type: the emulation keeps tensors on the CPU, and says so there
     notes, rungs = len(ctx.log.notes), len(ctx.log.rungs)
     res = NR.as_no_result(_run_fitted(dataclasses.replace(ctx, stub_extensions=True)), ctx.log.snapshot, gpu=False)
     asked = any(ctx.rd.rglob(ES_CALLS_FILE))

@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from diagnose.run import cuda_sources as S
 from diagnose.run import no_result as NR
 
@@ -286,3 +288,24 @@ def test_a_build_is_at_import_unless_every_call_sits_in_a_function(tmp_path: Pat
     assert S.built_at_import(sub) is None  # Triton's, torch's loads build nothing
     sub.write_text("from torch.utils import cpp_extension\nmod = cpp_extension.load('m', ['k.cu'])\n")
     assert S.built_at_import(sub) is True
+
+
+@pytest.mark.toolkit
+def test_a_lazy_extension_the_forward_does_build_leaves_the_compile_check_as_the_answer(
+    tmp_path: Path, kdiag_run
+) -> None:
+    # corpus/kernelbench/real_cl1_l1_19_relu_inplace without its fast path: the forward now asks for a GPU first
+    # (x.is_cuda, torch.cuda.is_available()), which the run says there is, and builds the extension: no-result, as
+    # a GPU run would take that path (a CPU fallback kdiag took instead would have been called a pass)
+    case = ROOT / "corpus" / "kernelbench" / "real_cl1_l1_19_relu_inplace"
+    text = (case / "submission.py").read_text()
+    fast = (
+        "        if not x.requires_grad:\n            return torch.relu_(x)  # In-place operation directly on input\n"
+    )
+    assert fast in text
+    sub = tmp_path / "submission.py"
+    sub.write_text(text.replace(fast, ""))
+    code, rep, err = kdiag_run(str(sub), "--reference", str(case / "reference.py"), "--probes", "none")
+    assert rep is not None, err
+    assert (code, rep["verdict"]) == (4, "no-result"), rep
+    assert any("builds its extension" in n for n in rep["notes"]), rep["notes"]
