@@ -39,6 +39,8 @@ class LogFacts(Facts):
     windows: bool = False  # written on Windows: drive paths, DLL names, win_amd64 (diagnose.collectors.host_os)
     masked: bool = False  # the log speaks of a mask: masked rows of an attention or softmax (collectors.log_words)
     regression_at: str | None = None  # "after upgrading to 2.3.0", "(63a976ff)": where it began (collectors.log_words)
+    # the log's first line is a SyntaxError as str() gives it, "MESSAGE (FILE.py, line N)": "FILE.py, line N"
+    syntax_error_at: str | None = None
     duplicate_symbol: str | None = None  # a symbol the linker says is defined twice (collectors.link_symbols)
     duplicate_symbol_library: str | None = None  # the CUDA library whose namespace it is in: "thrust", "cub"
 
@@ -389,6 +391,10 @@ class NumericsFacts(Facts):
     nan_in_output: bool = False
     shape_mismatch: bool = False
     dtype_mismatch: bool = False
+    # the mismatched elements a message prints with both values (GPU MODE's verbose_allclose: "ERROR AT (i, j):
+    # received expected"), and how many of them are NaN/Inf in the output where the reference is finite
+    shown_pairs: int = 0
+    shown_nonfinite_new: int = 0
     # kdiag run only (diagnose/run/compare.py, numerics.py): the first failing output, else the closest
     dtype: str | None = None  # the reference's dtype: float32, bfloat16, int64 ...
     significand_bits: int | None = None  # of that dtype, implicit bit included: 24 float32, 11 float16, 8 bf16

@@ -173,8 +173,12 @@ def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecor
     exit_code = _int(obj.get("exit_code", obj.get("returncode")))
     sig = obj.get("signal") if isinstance(obj.get("signal"), str) else None
     timed_out = bool(obj.get("timed_out", False))
+    passed = False
     if not text.strip() and exit_code is None and sig is None and not timed_out and env is None:
-        return InputRecord(id=rid, origin=origin, error="record has no log, output, exit status or environment")
+        evaluated = _evaluation(obj)
+        if evaluated is None:
+            return InputRecord(id=rid, origin=origin, error="record has no log, output, exit status or environment")
+        text, passed = evaluated
     if "\x00" in text[:8192]:
         return InputRecord(id=rid, origin=origin, error="binary data in the record's log fields")
     return InputRecord(
@@ -187,7 +191,53 @@ def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecor
         env=env,
         label=label,
         code=_code(obj),
+        passed=passed,
     )
+
+
+#: an evaluation record's exception name and its message or log, as kernel-generation harnesses write them beside
+#: ``compiled`` / ``runnable`` flags (``{"runnable": false, "error_type": "CompilationError", "message": BUILD LOG}``,
+#: ``{"compiled": true, "correct": false, "error": "..."}``)
+_EVAL_NAMES = ("error_type", "error_name", "exception", "exception_type")
+_EVAL_TEXTS = ("message", "error", "error_message", "error_msg", "traceback")
+_EVAL_VERDICTS = ("correct", "correctness", "passed")
+_EVAL_FLAGS = ("compiled", "runnable", "correct", "correctness", "passed")
+
+
+def _evaluation(obj: Mapping[str, Any]) -> tuple[str, bool] | None:
+    """An evaluation record with no log fields: (the text the collectors read, whether it says the kernel passed),
+    or None when it is not one.  The message (a build log, an exception's text) comes back as written, then the
+    error's name and the record's flags as ``key: value`` lines; a record without an error passes when a verdict flag says so (``correct: true``), or
+    when it ran and its own comparison's ``max_abs_err`` is within its ``tolerance``.
+
+    >>> _evaluation({"runnable": False, "error_type": "CompilationError", "message": "invalid syntax (k.py, line 2)"})
+    ('invalid syntax (k.py, line 2)\\nerror_type: CompilationError\\nrunnable: False\\n', False)
+    >>> _evaluation({"runnable": True, "tolerance": 0.001, "max_abs_err": 0.0, "score": 0.01})[1]
+    True
+    >>> _evaluation({"compiled": True, "correct": True, "error": None})
+    ('compiled: True\\ncorrect: True\\n', True)
+    >>> _evaluation({"name": "x"}) is None
+    True
+    """
+    name = next((str(obj[k]).strip() for k in _EVAL_NAMES if isinstance(obj.get(k), str) and obj[k].strip()), "")
+    msg = next((str(obj[k]) for k in _EVAL_TEXTS if isinstance(obj.get(k), str) and obj[k].strip()), "")
+    flags = {k: obj[k] for k in _EVAL_FLAGS if isinstance(obj.get(k), bool)}
+    if not (name or msg or flags):
+        return None
+    # the harness's own name for its failure (a pipeline's "CompilationError" for any build that failed) is a field,
+    # not an exception of the compiler: the message says which compiler, in its own words
+    lines = [msg.rstrip("\n")] if msg else []
+    lines += [f"{k}: {v}" for k, v in (("error_type", name), *flags.items()) if v != ""]
+    text = "".join(f"{line}\n" for line in lines)
+    if name or msg:
+        return text, False
+    said = [obj[k] for k in _EVAL_VERDICTS if isinstance(obj.get(k), bool)]
+    err, tol = obj.get("max_abs_err"), obj.get("tolerance")
+    if said:
+        return text, all(said) and flags.get("compiled", True) is not False
+    if obj.get("runnable") is True and isinstance(err, (int, float)) and isinstance(tol, (int, float)):
+        return text + f"max_abs_err: {err}\ntolerance: {tol}\n", bool(err <= tol)
+    return text, False
 
 
 def jsonl_lines(fh: BinaryIO, limit: int = READ_LIMIT) -> Iterator[bytes | int]:

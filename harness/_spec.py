@@ -28,6 +28,7 @@ class Spec:
     emulate_cuda: bool = False  # no GPU, a Triton target: CUDA emulated on the CPU (harness/emulate.py)
     size_overrides: dict[str, Any] | None = None  # kdiag run --size NAME=VALUE (harness/sizes.py)
     max_input_bytes: int | None = None  # inputs child: fit a KernelBench problem's inputs to this (no GPU)
+    stub_extensions: bool = False  # no GPU: record and refuse cpp_extension builds (harness/extension_stub.py)
 
 
 def read(argv: list[str] | None = None) -> Spec:
@@ -54,6 +55,7 @@ def read(argv: list[str] | None = None) -> Spec:
         emulate_cuda=bool(d.get("emulate_cuda", False)),
         size_overrides=dict(d.get("size_overrides") or {}),
         max_input_bytes=d.get("max_input_bytes"),
+        stub_extensions=bool(d.get("stub_extensions", False)),
     )
 
 
@@ -64,11 +66,16 @@ def read_manifest(inputs_dir: Path, name: str = "manifest.json") -> dict[str, An
 
 
 def prepare(spec: Spec) -> None:
-    """What every child does before the user's code is imported: the CUDA emulation when asked."""
+    """What every child does before the user's code is imported: the CUDA emulation and the extension
+    stubs when asked."""
     if spec.emulate_cuda:
         from harness import emulate
 
         emulate.install(spec.target_gpu)
+    if spec.stub_extensions:
+        from harness import extension_stub
+
+        extension_stub.install(spec.out_dir)
 
 
 def emulated() -> dict[str, int]:

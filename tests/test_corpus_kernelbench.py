@@ -115,3 +115,21 @@ def test_a_size_the_reference_does_not_declare_is_a_usage_error(tmp_path: Path) 
     assert code == 2 and "rows: not a module-level size constant" in err.getvalue() and "dim=393216" in err.getvalue()
     code = main(["run", str(sub), "--reference", str(ref), "--size", "dim"], out=out, err=err)
     assert code == 2 and "--size wants NAME=VALUE" in err.getvalue()
+
+
+def test_the_host_cxx_sees_the_toolkit_headers_torch_gives_it(labelled) -> None:
+    # a real sample that includes <cuda_runtime.h> in its cpp_sources and launches the kernel there: the check finds
+    # the error its recorded build did (main.cpp:10:5 and 10:26), not a header the check left out
+    _, rep, _ = labelled("real_kmu_l1_12_launch_in_cpp")
+    quoted = [e["text"] for e in rep["evidence"]]
+    assert any(":10:5: error: \u2018diag_mult_optimized\u2019 was not declared in this scope" in t for t in quoted), (
+        quoted
+    )
+    assert not any("No such file or directory" in t for t in quoted), quoted
+
+
+def test_a_lazy_extension_the_forward_never_builds_does_not_stop_the_run(labelled) -> None:
+    code, rep, _ = labelled("real_cl1_l1_19_relu_inplace")
+    assert (code, rep["verdict"]) == (0, "pass"), rep
+    assert rep["checked"] and rep["checked"][0].startswith("compiles for sm_90"), rep["checked"]
+    assert rep["cannot_run"] is None

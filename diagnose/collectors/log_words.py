@@ -99,3 +99,20 @@ def regression_at(text: str) -> str | None:
         return None
     found = [m for m in (p.search(head) for p in _REGRESSION) if m]
     return min(found, key=lambda m: m.start()).group(1) if found else None
+
+
+#: CPython's str() of a SyntaxError (and IndentationError, TabError) with a file and a line: "%S (%U, line %ld)"
+#: (Objects/exceptions.c, SyntaxError_str), as a harness that keeps str(exception) records it
+_SYNTAX_STR = re.compile(r"\A[^\n]{1,300} \(((?:[^\s(),]+/)*[^\s(),]+\.py), line (\d+)\)\n")
+
+
+def syntax_error_at(text: str) -> str | None:
+    """``FILE.py, line N`` when the log's first line is a SyntaxError's message as ``str()`` gives it.
+
+    >>> syntax_error_at("invalid syntax (kernel_1.py, line 2)\\nerror_type: CompilationError\\n")
+    'kernel_1.py, line 2'
+    >>> syntax_error_at("Traceback (most recent call last):\\n") is None
+    True
+    """
+    m = _SYNTAX_STR.match(text)
+    return f"{m[1]}, line {m[2]}" if m else None

@@ -29,6 +29,10 @@ True
 0.022654
 >>> parse("all 12 tests passed") is None
 True
+>>> f = parse("mismatch found! custom implementation doesn't match reference: Number of mismatched elements: 9 "
+...           "ERROR AT (0, 0): -inf -2724.0 ERROR AT (0, 1): nan 1.5 ERROR AT (0, 2): 0.5 1.5")
+>>> f.shown_pairs, f.shown_nonfinite_new  # GPU MODE's verbose_allclose: received, then expected
+(3, 2)
 
 ``max_abs``/``max_rel`` are the largest finite figures printed (None when all were NaN).
 ``nan_in_output`` means a NaN took part in the comparison (a NaN difference, numpy's "nan
@@ -94,6 +98,9 @@ _DTYPE = re.compile(
     r"The values for attribute 'dtype' do not match|\b" + _SCALAR_TYPE + r" did not match " + _SCALAR_TYPE + r"\b"
 )
 _NAN_LOCATION = "nan location mismatch"
+#: GPU MODE's verbose_allclose (reference-kernels' problems' utils.py) prints up to max_print mismatched elements as
+#: ``ERROR AT {index}: {received} {expected}`` (some problems: ``ERROR at``, or ``received=... expected=...``)
+_PAIR = re.compile(r"ERROR (?:AT|at) \(([\d, ]*)\): (?:received=)?" + _NUM + r",? (?:expected=)?" + _NUM)
 
 
 def _num(s: str) -> float | None:
@@ -142,8 +149,11 @@ def parse(text: str) -> NumericsFacts | None:
     mismatched = total = None
     max_abs = max_rel = None
     lines: list[int] = []
+    shown = shown_new = 0
     for ln, line in enumerate(text.splitlines(), 1):
-        if len(line) > 100000 or (not any(h in line for h in _HINTS) and "difference" not in line):
+        if len(line) > 100000 or (
+            not any(h in line for h in _HINTS) and "difference" not in line and "ERROR " not in line
+        ):
             continue
         hit = False
         if any(h in line for h in _MISMATCH_HEADS):
@@ -182,6 +192,13 @@ def parse(text: str) -> NumericsFacts | None:
             dtype = mismatch = hit = True
         if _NAN_LOCATION in line:
             nan = mismatch = hit = True
+        if "ERROR " in line:
+            for m in _PAIR.finditer(line):
+                got, want = _num(m[2]), _num(m[3])
+                if got is None or want is None:
+                    continue
+                shown += 1
+                shown_new += not math.isfinite(got) and math.isfinite(want)
         if hit:
             lines.append(ln)
     if not lines:
@@ -197,4 +214,6 @@ def parse(text: str) -> NumericsFacts | None:
         nan_in_output=nan,
         shape_mismatch=shape,
         dtype_mismatch=dtype,
+        shown_pairs=shown,
+        shown_nonfinite_new=shown_new,
     )

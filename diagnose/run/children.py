@@ -93,7 +93,7 @@ def spec(ctx: RunContext, path: Path, **fields: Any) -> Path:
         "uses_triton": t.uses_triton,
         "files": [list(f) for f in t.files] or None,
         # no GPU: a Triton (or plain PyTorch) target's CUDA habits (assert x.is_cuda, .cuda(), device="cuda") on the CPU
-        "emulate_cuda": not ctx.gpu and (t.uses_triton or t.pure_torch),
+        "emulate_cuda": not ctx.gpu and (t.uses_triton or t.pure_torch or ctx.stub_extensions),
         "size_overrides": dict(ctx.opts.sizes or {}),
         "max_input_bytes": None
         if ctx.gpu
@@ -101,6 +101,7 @@ def spec(ctx: RunContext, path: Path, **fields: Any) -> Path:
         # a second run on fresh copies: races on a GPU; on CPU (the interpreter is sequential) state a
         # kernel carries from call to call (a cached buffer never cleared), when probes are wanted
         "repeat": 2 if ctx.gpu or ctx.opts.probes != "none" else 1,
+        "stub_extensions": ctx.stub_extensions,
         **fields,
     }
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -138,6 +138,23 @@ def nvcc_check_argv(nvcc: str, source: Path, out: Path, arch: str, includes: lis
     return [nvcc, "-cubin", "-Xptxas", "-v", "-lineinfo", *flags, *torch, *inc, "-o", str(out), str(source)]
 
 
+def cuda_include_dirs(nvcc: str) -> list[str]:
+    """The toolkit's include folder, which torch.utils.cpp_extension puts on every compile of an extension that
+    has CUDA sources, its host C++ included (``include_paths("cuda")``: CUDA_HOME/include, unless that is
+    /usr/include, which the compiler searches anyway): the host C++ of a load_inline module may include
+    <cuda_runtime.h>.  The first of CUDA_HOME, CUDA_PATH and the folders around nvcc that holds the runtime's
+    header."""
+    import os
+
+    homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), str(Path(nvcc).parent.parent),
+             str(Path(nvcc).resolve().parent.parent), "/usr/local/cuda"]  # fmt: skip
+    for home in homes:
+        inc = Path(home) / "include" if home else None
+        if inc is not None and (inc / "cuda_runtime.h").is_file():  # a wrapper script's folder has none
+            return [] if str(inc) == "/usr/include" else [str(inc)]
+    return []
+
+
 def find_host_compiler(env: Mapping[str, str]) -> str | None:
     """The C++ compiler torch.utils.cpp_extension would use: $CXX, else c++."""
     import shutil
@@ -223,7 +240,7 @@ def check(
             name = f"source{i}_{src.api}.cpp"
             path = build / name
             path.write_text(src.text, encoding="utf-8")
-            argv = host_check_argv(cxx, path, includes)
+            argv = host_check_argv(cxx, path, [*includes, *cuda_include_dirs(nvcc)])
         outcome = run(argv, build / f"source{i}", COMPILE_TIMEOUT_S)
         log = outcome.stdout.read_text() + outcome.stderr.read_text()
         ok = outcome.exit_code == 0 and not outcome.timed_out

@@ -117,6 +117,7 @@ class RunContext:
     log: RunLog
     kernel_timeout: float | None = None  # the kernel child's limit when not --timeout (a first, short try)
     input_budget: int | None = None  # fit a KernelBench problem's inputs to this instead of the default
+    stub_extensions: bool = False  # the children record and refuse cpp_extension builds (no GPU, sources compiled)
 
     @property
     def device(self) -> str:

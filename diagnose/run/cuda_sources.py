@@ -290,3 +290,45 @@ def extract(path: Path) -> Found:
     except (OSError, UnicodeDecodeError):
         return Found()
     return extract_text(text, path.parent)
+
+
+_BUILD_CALLS = ("load_inline", "load")
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def built_at_import(path: Path) -> bool | None:
+    """Whether the submission calls ``load_inline`` / ``load`` when it is imported (at module level or in a
+    class body), rather than only inside a function; ``None`` when it makes no such call or cannot be read.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = Path(d) / "s.py"
+    ...     _ = p.write_text("def f():\\n    return load_inline(name='m', cpp_sources='', cuda_sources='x')\\n")
+    ...     lazy = built_at_import(p)
+    ...     _ = p.write_text("m = load_inline(name='m', cpp_sources='', cuda_sources='x')\\n")
+    ...     (lazy, built_at_import(p))
+    (False, True)
+    """
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None
+    found: list[bool] = []
+
+    def builds(node: ast.Call) -> bool:
+        name = _call_name(node)
+        if name == "load":  # cpp_extension.load(name, sources, ...), not tl.load / torch.load / json.load
+            f = node.func
+            owner = f.value if isinstance(f, ast.Attribute) else None
+            via = isinstance(owner, (ast.Name, ast.Attribute)) and ast.unparse(owner).endswith("cpp_extension")
+            return via or any(k.arg == "sources" for k in node.keywords)
+        return name in _BUILD_CALLS
+
+    def visit(node: ast.AST, nested: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Call) and builds(child):
+                found.append(not nested)
+            visit(child, nested or isinstance(child, _SCOPES))
+
+    visit(tree, False)
+    return any(found) if found else None

@@ -5,6 +5,7 @@ the kernel child on the same inputs, and the parent compares (:mod:`diagnose.run
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,12 @@ from diagnose.run.context import Background, RunContext
 from diagnose.run.probe_run import harness_contract, probe_matrix, probe_verdict, shrink_and_repro
 from diagnose.run.result import KdiagError, RunResult
 from diagnose.runner import Outcome
+
+#: the file harness/extension_stub.py writes where a child was asked to build an extension
+ES_CALLS_FILE = "extension_calls.json"
+#: a submission that branches on a tensor's device type (``x.device.type == "cuda"``, ``x.is_cpu``): under the
+#: emulation its tensors say "cpu" there, so a CPU fallback would run where a GPU takes the kernel's path
+_DEVICE_TEST = re.compile(r"\.device\.type\b|\.is_cpu\b|\bdevice\s*[!=]=|[!=]=\s*(?:torch\.device\()?['\"]cuda")
 
 KINDS = ("kernel-module", "kernelbench", "gpumode")
 #: what the KernelBench protocol's children compare with (harness/protocol.py KERNELBENCH_TOLERANCE)
@@ -311,10 +318,46 @@ def run_kernel_target(ctx: RunContext) -> RunResult:
         unlinked = _unlinked(ctx, check) or SF.after_clean_compile(ctx, check)
         if unlinked is not None:
             return unlinked
+    if check is not None and check.ok and not ctx.gpu:
+        ran = _run_without_extension(ctx, check)
+        if ran is not None:
+            return ran
     if check is not None and (check.failed is not None or (check.ok and not ctx.gpu)):
         return _compiled(ctx, check)
     checked = (check.summary(),) if check is not None and check.ok else ()
     return NR.as_no_result(_run_fitted(ctx), ctx.log.snapshot, gpu=ctx.gpu, checked=checked)
+
+
+def _run_without_extension(ctx: RunContext, check: CC.Check) -> RunResult | None:
+    """No GPU, and the CUDA sources compiled: a submission that builds its extension only inside a function
+    (a lazy load_inline behind a fast path) is run on the CPU with the builds recorded and refused
+    (harness/extension_stub.py).  When no build was asked for, what ran is what a GPU would run, and its
+    verdict stands (pass, or the submission's own failure); otherwise the run says nothing about the kernel
+    and is dropped (``None``: the compile check is the answer, no-result)."""
+    t = ctx.target
+    if t.path is None or t.kind not in ("kernelbench", "gpumode") or t.uses_triton:
+        return None
+    found = S.extract(t.path)
+    if any(s.api not in ("load_inline", "load") for s in found.sources) or S.built_at_import(t.path) is not False:
+        return None
+    if _DEVICE_TEST.search(t.path.read_text(encoding="utf-8", errors="replace")):
+        return None  # a branch on the device's type: the emulation keeps tensors on the CPU, and says so there
+    notes, rungs = len(ctx.log.notes), len(ctx.log.rungs)
+    res = NR.as_no_result(_run_fitted(dataclasses.replace(ctx, stub_extensions=True)), ctx.log.snapshot, gpu=False)
+    asked = any(ctx.rd.rglob(ES_CALLS_FILE))
+    own_failure = res.verdict == "fail" and res.diagnosis is not None and res.diagnosis.category == "kernel-logic"
+    if asked or not (res.verdict == "pass" or own_failure):
+        del ctx.log.notes[notes:]
+        del ctx.log.rungs[rungs:]
+        if asked:
+            ctx.log.note("the submission's forward builds its extension (load_inline / load) when it runs: "
+                         "without a GPU that build cannot run, so the compile check is as far as kdiag goes")  # fmt: skip
+        return None
+    ctx.log.note(
+        f"{check.summary()}; the forward never builds it (the load_inline / load call sits in a function the "
+        "harness's inputs never reach), so the submission ran on the CPU as it would on a GPU"
+    )
+    return dataclasses.replace(res, checked=(check.summary(),), notes=tuple(ctx.log.notes))
 
 
 #: under Triton's interpreter, a problem kdiag fitted to its input budget gets this long first (a kernel

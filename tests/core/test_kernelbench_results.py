@@ -160,3 +160,31 @@ def test_a_search_rounds_kernels_are_samples_with_their_code(name: str) -> None:
         d = reports[rid].diagnosis
         assert d is not None and d.category == label["category"], rid
         assert d.failure_mode == label.get("known_miss", label["failure_mode"]), rid
+
+
+#: an agentic pipeline's evaluation records (corpus/kernelbench-results/pipeline-kaimu-level1/, kept verbatim: one JSON
+#: object per evaluated kernel, with ``runnable``, ``error_type`` and the build log or error in ``message``, or the
+#: comparison's ``max_abs_err`` and ``tolerance`` when it ran), labelled before kdiag read them
+PIPELINE = CASES / "pipeline-kaimu-level1"
+PIPELINE_LABELS = {
+    "20250815_133125_12_Matmul_with_diagonal_matrices_/evaluation/eval_0021.json": (
+        "kernel-logic",
+        "compile-source-error",
+    ),
+    "20250815_133125_12_Matmul_with_diagonal_matrices_/evaluation/eval_0024.json": (
+        "kernel-logic",
+        "compile-source-error",
+    ),
+    "20250815_112724_10_3D_tensor_matrix_multiplication/evaluation/eval_0001.json": ("pass", None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINE_LABELS))
+def test_a_pipeline_evaluation_record_is_read_for_what_it_says(name: str) -> None:
+    (r,) = classify_records(read_inputs([str(PIPELINE / name)]))
+    category, mode = PIPELINE_LABELS[name]
+    if category == "pass":
+        assert r.status == "pass", (r.status, r.diagnosis)
+        return
+    assert r.diagnosis is not None, r.status
+    assert (r.diagnosis.category, r.diagnosis.failure_mode) == (category, mode), r.diagnosis

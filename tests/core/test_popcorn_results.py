@@ -26,3 +26,18 @@ def test_only_a_whole_popcorn_result_with_every_test_passing_is_a_pass() -> None
     assert not popcorn_passed("check: pass\n")  # no test count: not a popcorn result
     # a log that merely contains the line among other output is not a result file
     assert not popcorn_passed("Traceback (most recent call last):\n  boom\nRuntimeError: x\n" * 3 + good)
+
+
+#: real popcorn-cli / GPU MODE cluster-bot output kept verbatim (corpus/gpumode/README.md says where from), labelled
+#: before kdiag read it
+REAL = {
+    "real-nvfp4-gemm-popcorn-fail.txt": ("kernel-logic", "numerical-instability"),  # every printed element is +-inf
+    "real-nvfp4-gemv-popcorn-build-fail.txt": ("kernel-logic", "compile-source-error"),  # nvcc, in the submission
+}
+
+
+def test_real_popcorn_output_is_read_for_what_it_says() -> None:
+    reports = {r.id: r for r in classify_records(read_inputs([str(RESULTS / name) for name in REAL]))}
+    for name, (category, mode) in REAL.items():
+        d = reports[name].diagnosis
+        assert d is not None and (d.category, d.failure_mode) == (category, mode), (name, d)

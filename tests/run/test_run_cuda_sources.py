@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from diagnose.run import cuda_sources as S
 from diagnose.run import no_result as NR
+
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def found(src: str, folder: Path | None = None) -> S.Found:
@@ -244,3 +250,62 @@ def test_a_header_the_machine_lacks_stops_the_check_without_blaming_the_kernel()
     own = '/r/build/source0_load_inline.cu(2): catastrophic error: cannot open source file "mine.cuh"\n'
     assert CC.missing_header(own, src) is None  # the submission's own include: its error
     assert CC.missing_header('/r/build/source0_load_inline.cu(2): error: identifier "x" is undefined', src) is None
+
+
+STUB = """
+import json, sys
+from pathlib import Path
+from harness import extension_stub
+out = Path(sys.argv[1])
+extension_stub.install(out)
+from torch.utils.cpp_extension import load_inline
+try:
+    load_inline(name="m", cpp_sources="", cuda_sources="__global__ void k() {}")
+except RuntimeError as e:
+    print(e)
+print(json.loads((out / extension_stub.CALLS_FILE).read_text()))
+"""
+
+
+def test_the_extension_stub_records_a_build_and_refuses_it_at_once(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", STUB, str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    said, calls = out.stdout.strip().splitlines()
+    assert said.startswith("kdiag: torch.utils.cpp_extension.load_inline not run: no GPU")
+    assert calls == "[\"torch.utils.cpp_extension.load_inline('m')\"]"
+
+
+def test_a_build_is_at_import_unless_every_call_sits_in_a_function(tmp_path: Path) -> None:
+    sub = tmp_path / "s.py"
+    lazy = "from torch.utils.cpp_extension import load_inline\nclass M:\n    def f(self):\n        return load_inline(name='m')\n"
+    sub.write_text(lazy)
+    assert S.built_at_import(sub) is False
+    sub.write_text(lazy + "mod = load_inline(name='n')\n")
+    assert S.built_at_import(sub) is True
+    sub.write_text("import triton.language as tl\nx = tl.load(p, m)\nimport torch\ny = torch.load('f')\n")
+    assert S.built_at_import(sub) is None  # Triton's, torch's loads build nothing
+    sub.write_text("from torch.utils import cpp_extension\nmod = cpp_extension.load('m', ['k.cu'])\n")
+    assert S.built_at_import(sub) is True
+
+
+@pytest.mark.toolkit
+def test_a_lazy_extension_the_forward_does_build_leaves_the_compile_check_as_the_answer(
+    tmp_path: Path, kdiag_run
+) -> None:
+    # corpus/kernelbench/real_cl1_l1_19_relu_inplace without its fast path: the forward now asks for a GPU first
+    # (x.is_cuda, torch.cuda.is_available()), which the run says there is, and builds the extension: no-result, as
+    # a GPU run would take that path (a CPU fallback kdiag took instead would have been called a pass)
+    case = ROOT / "corpus" / "kernelbench" / "real_cl1_l1_19_relu_inplace"
+    text = (case / "submission.py").read_text()
+    fast = (
+        "        if not x.requires_grad:\n            return torch.relu_(x)  # In-place operation directly on input\n"
+    )
+    assert fast in text
+    sub = tmp_path / "submission.py"
+    sub.write_text(text.replace(fast, ""))
+    code, rep, err = kdiag_run(str(sub), "--reference", str(case / "reference.py"), "--probes", "none")
+    assert rep is not None, err
+    assert (code, rep["verdict"]) == (4, "no-result"), rep
+    assert any("builds its extension" in n for n in rep["notes"]), rep["notes"]
