@@ -43,6 +43,9 @@ class LogFacts(Facts):
     syntax_error_at: str | None = None
     duplicate_symbol: str | None = None  # a symbol the linker says is defined twice (collectors.link_symbols)
     duplicate_symbol_library: str | None = None  # the CUDA library whose namespace it is in: "thrust", "cub"
+    int32_wrapped: str | None = (
+        None  # "2147483649 -> -2147483647": a value and its int32 wrap, both printed (collectors.int_wrap)
+    )
 
 
 # --- Python tracebacks --------------------------------------------------------------

@@ -392,6 +392,15 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"|slightly|very|some|the|a)\s+)*(?:wrong|incorrect|erroneous|bogus|non-?sensical)\s+\w)"
         r" | (?i:\bnon-?sensical\ \w*\s*(?:results?|values?|outputs?|answers?)\b)",
     ),
+    # the right result said not to come ("I can not get the right result", "does not give the correct answer",
+    # "fails to produce the expected output"): the same verdict with its negation on the other word
+    (
+        ("right", "correct", "expected"),
+        r"(?i:\b(?:can\ ?not|can't|could\ ?not|couldn't|unable\ to|fail(?:s|ed)?\ to)\s+(?:get|obtain|reproduce|produce"
+        r"|compute|return)\s+(?:the\s+)?(?:right|correct|expected)\s+(?:results?|answers?|outputs?|values?)\b)"
+        r" | (?i:\b(?:doesn't|does\ not|don't|do\ not|didn't|did\ not|never)\s+(?:get|give|return|produce|compute|yield)"
+        r"\s+(?:the\s+)?(?:right|correct|expected)\s+(?:results?|answers?|outputs?|values?)\b)",
+    ),
     # results said to differ from run to run or between two ways of computing them ("the two GPU results are
     # different", "The print is different each time you run it", "recon images are different every time")
     (
