@@ -390,6 +390,10 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
     api = compile_api.undefined_api(edg[0].message)  # the first error: later ones are often its cascade
     if api:
         out["undefined_api"], out["api_owner"], out["api_removed_in"] = api
+        added = compile_api.added_type(api[0])
+        if added:
+            out["api_added_in"], out["api_header"], out["api_in_every_compile"] = added
+            out["api_toolkit_side"] = compile_api.added_side(api[0], toolkit_release.toolkit_release(text))
     for d in edg:
         if d.file and in_toolkit_header(d.file):
             continue  # the toolkit's own lines: an error there is about what surrounds them

@@ -5,7 +5,8 @@ and on another wording of the same family, from a tool's own source or a real ru
 
 - CUDA built-ins declared only from some architecture on (diagnose/data/cuda_arch_gates.json, made by
   scripts/gen-cuda-arch-gates from the installed toolkit's headers);
-- undefined names of a library's API or of a CUDA API the toolkit removed (diagnose/collectors/compile_api.py);
+- undefined names of a library's API, of a CUDA API the toolkit removed or of a CUDA data type a later toolkit
+  added (diagnose/collectors/compile_api.py);
 - launches refused in compiler-generated kernels;
 - NVML's FUNCTION_NOT_FOUND beside a harmless NOT_SUPPORTED;
 - allocations with 2^31 or more elements of the accessed size;
@@ -26,7 +27,7 @@ import pytest
 from corpus_logs import classify_text, corpus_log, decided
 
 from diagnose.collectors import collect
-from diagnose.collectors.compile_api import REMOVED_CUDA_API, undefined_api
+from diagnose.collectors.compile_api import ADDED_CUDA_TYPES, REMOVED_CUDA_API, undefined_api
 from diagnose.collectors.compile_cause import arch_gate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,6 +131,43 @@ def test_removed_cuda_api_is_version_skew() -> None:
 def test_a_plain_undefined_name_stays_the_codes_error() -> None:
     log = (FIXTURES / "nvcc-undefined-identifier.log").read_text()
     assert decided(log) == ("kernel-logic", "compile-source-error", "nvcc-source-error")
+
+
+def test_a_data_type_of_library_types_h_undeclared_is_an_older_toolkit() -> None:
+    # holdout21 h21a-apex-cuda-r-16bf-undefined-cuda102 (NVIDIA/apex#1310): library_types.h is in every .cu
+    log = corpus_log("holdout21", "h21a-apex-cuda-r-16bf-undefined-cuda102")
+    assert decided(log) == ("environment", "toolkit-too-old", "nvcc-cuda-type-newer-than-toolkit")
+
+
+def test_a_data_type_of_its_own_header_needs_the_release_to_decide() -> None:
+    # a real nvcc 13.0.88 run (tests/fixtures/compiler/nvcc-bf16-header-not-included.source.yaml)
+    log = (FIXTURES / "nvcc-bf16-header-not-included.log").read_text()
+    compiler = collect(log).compiler
+    assert compiler is not None and compiler.api_added_in == "11.0" and compiler.api_toolkit_side == "inside"
+    assert decided(log) == ("kernel-logic", "compile-source-error", "nvcc-cuda-type-header-not-included")
+    # without the `nvcc --version` lines the release is unknown: both readings, no answer
+    without = "\n".join(line for line in log.splitlines() if not line.startswith(("Cuda compilation", "Build cuda")))
+    category, _, findings = _answer(without)
+    assert category == "unknown"
+    assert {c for c, _ in findings} >= {"environment", "kernel-logic"}
+
+
+def test_pytorch_thc_api_is_a_library_api() -> None:
+    # a real nvcc 13.0.88 run (tests/fixtures/compiler/nvcc-thc-api-undefined.source.yaml)
+    log = (FIXTURES / "nvcc-thc-api-undefined.log").read_text()
+    compiler = collect(log).compiler
+    assert compiler is not None and compiler.api_owner == "PyTorch TH/THC"
+    assert _answer(log)[0] == "unknown"
+    # holdout21 h21a-pytorch-stale-build-undefined-thnn (pytorch/pytorch#2281): THNN names inside PyTorch's tree
+    category, _, findings = _answer(corpus_log("holdout21", "h21a-pytorch-stale-build-undefined-thnn"))
+    assert category == "unknown" and findings[0][0] == "environment"
+
+
+@pytest.mark.skipif(not CUDA_INCLUDE.is_dir(), reason="no CUDA toolkit headers here")
+def test_added_types_are_declared_by_the_installed_toolkit_where_the_table_says() -> None:
+    for name, (_, header) in ADDED_CUDA_TYPES.items():
+        text = (CUDA_INCLUDE / header).read_text(errors="replace")
+        assert re.search(rf"\b{name}\b", text), (name, header)
 
 
 @pytest.mark.skipif(not CUDA_INCLUDE.is_dir(), reason="no CUDA toolkit headers here")
