@@ -369,3 +369,16 @@ def test_aten_input_check_with_a_python_frame_is_not_capped() -> None:
     assert report.diagnosis is not None and report.diagnosis.rule == "cuda-device-assert-library-input-check"
     assert caller_unseen(collect(text).context()) is None  # the frame shows the caller: no ceiling
     assert caller_unseen(collect(text.split("Traceback")[0]).context())  # the assertion alone: the ceiling applies
+
+
+# --- a cuBLAS status printed by a helper_cuda.h-style check macro ------------------------------------------
+
+
+def test_cublas_status_number_in_a_check_macros_layout() -> None:
+    # holdout21 h21a-flashrt-fp8-nn-layout-sm89: `cuBLAS error at FILE:LINE code=15`, the layout of the CUDA
+    # samples' helper_cuda.h check (`CUDA error at %s:%d code=%d(%s)`); 15 is CUBLAS_STATUS_NOT_SUPPORTED
+    log = corpus_log("holdout21", "h21a-flashrt-fp8-nn-layout-sm89")
+    assert decided(log) == ("runtime-assumption", "library-unsupported-config", "cublas-not-supported")
+    # another status number is another family, and a longer number is none of them
+    assert _answer("RuntimeError: cuBLAS error at /src/gemm.cu:125 code=8")[2][0][1].startswith("cublas-arch-mismatch")
+    assert "cublas-not-supported" not in {r for _, r in _answer("cuBLAS error at /src/gemm.cu:125 code=150")[2]}
