@@ -62,6 +62,14 @@ EXPECTED: dict[str, dict[str, object]] = {
         api_in_every_compile=False,
         api_toolkit_side="inside",
     ),
+    "nvcc-torch-header-needs-cusparse": dict(
+        tool="host-compiler",
+        error_count=1,
+        first_error="cusparse.h: No such file or directory",
+        first_error_file="<venv>/lib/python3.11/site-packages/torch/include/ATen/cuda/CUDAContextLight.h",
+        missing_header="cusparse.h",
+        missing_header_library="PyTorch",
+    ),
     "nvcc-thc-api-undefined": dict(
         tool="nvcc",
         error_count=1,

@@ -382,3 +382,33 @@ def test_cublas_status_number_in_a_check_macros_layout() -> None:
     # another status number is another family, and a longer number is none of them
     assert _answer("RuntimeError: cuBLAS error at /src/gemm.cu:125 code=8")[2][0][1].startswith("cublas-arch-mismatch")
     assert "cublas-not-supported" not in {r for _, r in _answer("cuBLAS error at /src/gemm.cu:125 code=150")[2]}
+
+
+# --- an #include not found inside an installed library's header -------------------------------------------
+
+
+def test_a_header_missing_from_a_librarys_own_header_is_the_installation() -> None:
+    # holdout21 h21a-torch-extension-missing-nlohmann-header (pytorch/pytorch#130678): the wheel's NCCLUtils.hpp
+    # includes nlohmann/json.hpp, which the wheel does not ship (behind docker build's `#40 42.58` prefix)
+    log = corpus_log("holdout21", "h21a-torch-extension-missing-nlohmann-header")
+    assert decided(log) == ("environment", "library-header-missing", "compiler-header-missing-in-library-header")
+    compiler = collect(log).compiler
+    assert compiler is not None and compiler.first_error_file is not None
+    assert compiler.first_error_file.startswith("/opt/pytorch/")
+    # a real nvcc run: PyTorch's ATen/cuda header wants cuSPARSE's header, which this toolkit lacks
+    # (tests/fixtures/compiler/nvcc-torch-header-needs-cusparse.source.yaml)
+    log = (FIXTURES / "nvcc-torch-header-needs-cusparse.log").read_text()
+    assert decided(log) == ("environment", "library-header-missing", "compiler-header-missing-in-library-header")
+
+
+def test_a_header_missing_from_the_projects_own_source_is_not_a_librarys() -> None:
+    # g++ on the same ext.cpp with no PyTorch include directory: the project's own #include is not found
+    log = (
+        "ext.cpp:1:10: fatal error: ATen/cuda/CUDAContext.h: No such file or directory\n"
+        "    1 | #include <ATen/cuda/CUDAContext.h>\n"
+        "compilation terminated.\n"
+    )
+    compiler = collect(log).compiler
+    assert compiler is not None and compiler.missing_header == "ATen/cuda/CUDAContext.h"
+    assert compiler.missing_header_library is None
+    assert "compiler-header-missing-in-library-header" not in {r for _, r in _answer(log)[2]}
