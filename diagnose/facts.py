@@ -184,9 +184,16 @@ class CompilerFacts(Facts):
     # a function-like macro a header invokes with the wrong number of arguments: a macro defined before the header
     # shadows a function it declares ("nvtxRangePop" from `#define nvtxRangePop()`)
     macro_clash: str | None = None
+    missing_header: str | None = None  # the first error is an #include not found: the header it named
+    missing_header_library: str | None = None  # ... asked for by this installed library's own header ("PyTorch")
     undefined_api: str | None = None  # the first error's undeclared name is a library's or a removed CUDA API's
     api_owner: str | None = None  # whose API: "NVBit", "CUB", "CUDA runtime"
     api_removed_in: str | None = None  # "CUDA 12.0": the toolkit release that removed it (documented)
+    # a CUDA data type a later toolkit added (diagnose.collectors.compile_api.ADDED_CUDA_TYPES):
+    api_added_in: str | None = None  # "11.0": the toolkit release that first declares undefined_api
+    api_header: str | None = None  # "cuda_bf16.h": the toolkit header that declares it
+    api_in_every_compile: bool = False  # that header is one nvcc includes into every .cu (library_types.h)
+    api_toolkit_side: str | None = None  # too-old | inside: the log's toolkit release against api_added_in
     diagnostics: tuple[Diagnostic, ...] = ()  # record: not visible to rules
 
 

@@ -320,9 +320,11 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"[^\n]{0,80}\bbut\b"
         r" | \bbut\ got\b",
     ),
-    (  # a run that says its own output is wrong
+    (  # a run that says its own output is wrong, or a report's title that does ("GEMM incorrect results", "Wrong
+        # result on GeForce arch", and with the adjective after the noun as titles shorten it: "CUTLASS results incorrect")
         ("wrong", "incorrect"),
-        r"\b(?:WRONG\ (?:ANSWER|RESULTS?)|[Ww]rong\ (?:answers?|results?|outputs?)|[Ii]ncorrect\ (?:results?|outputs?))\b",
+        r"\b(?:WRONG\ (?:ANSWER|RESULTS?)|[Ww]rong\ (?:answers?|results?|outputs?)|[Ii]ncorrect\ (?:results?|outputs?))\b"
+        r" | \b(?:[Rr]esults?|[Oo]utputs?|[Aa]nswers?)\ (?:incorrect|wrong)\s*$",
     ),
     # a printed value its reporter marks as wrong: a comment that ends in the verdict ("print(f(x))  # tensor([7.9e4]),
     # incorrect"), or a result called garbage ("FP32 output produces garbage data"; not "garbage collection")

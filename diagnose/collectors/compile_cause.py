@@ -12,6 +12,12 @@ fault away from the user's kernel:
   with ``argument types are: (double *, double)`` (sm_60), ``identifier "__hmax" is undefined``
   (sm_80).  The CUDA headers declare these under ``#if __CUDA_ARCH__ >= ...``, so the code compiles
   for newer targets and fails for older ones in the build's list.
+- ``missing_header``/``missing_header_library``: an ``#include`` the preprocessor could not find, and the
+  installed library whose own header asked for it (gcc's ``fatal error: X: No such file or directory``, which
+  nvcc's host pass prints too; clang's ``'X' file not found``; EDG's ``cannot open source file "X"``).  A
+  library's installed header that includes a file the installation lacks is the installation's: a package built
+  without a header it needs, or a dependency's include directory (the CUDA toolkit's, for PyTorch's
+  ``ATen/cuda`` headers) not on the include path.
 - ``toolkit_clash``: a redefinition or an overload conflict on a name the CUDA headers declare
   (``cannot overload functions distinguished by return type alone`` on the project's own
   ``atomicAdd(float2*, float2)``, which CUDA 12.1 added; ``has already been defined (previous
@@ -47,6 +53,16 @@ True
 ('sm_32', 'atomicMax(long long *, long long)')
 >>> arch_gate('identifier "atomicExch" is undefined', []) is None  # declared for every arch
 True
+>>> missing_header("nlohmann/json.hpp: No such file or directory")  # gcc's cpp (also nvcc's host pass)
+'nlohmann/json.hpp'
+>>> missing_header("'cublas_v2.h' file not found"), missing_header('cannot open source file "cuda_fp16.h"')
+('cublas_v2.h', 'cuda_fp16.h')
+>>> missing_header('identifier "x" is undefined') is None
+True
+>>> header_owner("/opt/pytorch/torch/include/torch/csrc/distributed/c10d/NCCLUtils.hpp")
+'PyTorch'
+>>> header_owner("/usr/include/x86_64-linux-gnu/gnu/stubs.h"), header_owner("src/roi_align.cu")
+('the system or CUDA toolkit', None)
 >>> lowest_build_arch("nvcc -gencode arch=compute_35,code=sm_35 -gencode arch=compute_60,code=sm_60 -c a.cu")
 'sm_35'
 >>> lowest_build_arch("nvrtc: --gpu-architecture=compute_30") , lowest_build_arch("no arch here")
@@ -207,6 +223,35 @@ _DECLARED_HERE = re.compile(r"\(declared at line \d+\)")  # a candidate in the f
 
 def _in_toolkit(path: str) -> bool:
     return in_toolkit_header(path)
+
+
+#: the preprocessor's "include not found", in the words of gcc's cpp (``%s: No such file or directory``, libcpp's
+#: errno message), clang (``'%0' file not found``, err_pp_file_not_found) and EDG (``cannot open source file``)
+_MISSING_HEADER = (
+    re.compile(r"^(?P<h>[\w./+-]+\.\w+|[\w./+-]+): No such file or directory$"),
+    re.compile(r"^'(?P<h>[^'\n]+)' file not found$"),
+    re.compile(r'^cannot open source file "(?P<h>[^"\n]+)"'),
+)
+
+
+def missing_header(message: str) -> str | None:
+    """The header an ``#include`` named that the preprocessor could not find, else None."""
+    msg = message.strip()
+    for rx in _MISSING_HEADER:
+        m = rx.match(msg)
+        if m:
+            return m.group("h")
+    return None
+
+
+def header_owner(path: str | None) -> str | None:
+    """Whose installed header ``path`` is: a library's name, ``the system or CUDA toolkit``, or None (the
+    project's own file)."""
+    if not path:
+        return None
+    if in_toolkit_header(path):
+        return "the system or CUDA toolkit"
+    return library_of_header(path)
 
 
 def library_of_header(path: str | None) -> str | None:

@@ -207,7 +207,8 @@ def _scan_gcc(sc: _Scan) -> None:
     """Host compiler (gcc/clang) diagnostics: ``file:line:col: error: message``."""
     for m in _GCC.finditer(sc.text):
         sev = "fatal" if m.group("sev") == "fatal error" else m.group("sev")
-        sc.add(m.start(), "host-compiler", sev, m.group("msg"), m.group("file"), m.group("line"))
+        file = _BUILDKIT.sub("", m.group("file"))  # docker build's step prefix, as for EDG's
+        sc.add(m.start(), "host-compiler", sev, m.group("msg"), file, m.group("line"))
 
 
 def _unique(found: list[tuple[int, Diagnostic]]) -> tuple[Diagnostic, ...]:
@@ -380,6 +381,9 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
             "macro_clash",
         )
     )
+    if errors and (header := compile_cause.missing_header(errors[0].message)):
+        out["missing_header"] = header
+        out["missing_header_library"] = compile_cause.header_owner(errors[0].file)
     out["error_directive_library"] = compile_cause.error_directive_library(errors[0]) if errors else None
     out["macro_clash"] = compile_cause.macro_arity_clash(text) if errors else None
     edg = [d for d in errors[:_MAX_CAUSE] if d.tool in ("nvcc", "nvrtc")]
@@ -390,6 +394,10 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
     api = compile_api.undefined_api(edg[0].message)  # the first error: later ones are often its cascade
     if api:
         out["undefined_api"], out["api_owner"], out["api_removed_in"] = api
+        added = compile_api.added_type(api[0])
+        if added:
+            out["api_added_in"], out["api_header"], out["api_in_every_compile"] = added
+            out["api_toolkit_side"] = compile_api.added_side(api[0], toolkit_release.toolkit_release(text))
     for d in edg:
         if d.file and in_toolkit_header(d.file):
             continue  # the toolkit's own lines: an error there is about what surrounds them

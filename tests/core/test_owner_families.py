@@ -5,7 +5,8 @@ and on another wording of the same family, from a tool's own source or a real ru
 
 - CUDA built-ins declared only from some architecture on (diagnose/data/cuda_arch_gates.json, made by
   scripts/gen-cuda-arch-gates from the installed toolkit's headers);
-- undefined names of a library's API or of a CUDA API the toolkit removed (diagnose/collectors/compile_api.py);
+- undefined names of a library's API, of a CUDA API the toolkit removed or of a CUDA data type a later toolkit
+  added (diagnose/collectors/compile_api.py);
 - launches refused in compiler-generated kernels;
 - NVML's FUNCTION_NOT_FOUND beside a harmless NOT_SUPPORTED;
 - allocations with 2^31 or more elements of the accessed size;
@@ -26,7 +27,7 @@ import pytest
 from corpus_logs import classify_text, corpus_log, decided
 
 from diagnose.collectors import collect
-from diagnose.collectors.compile_api import REMOVED_CUDA_API, undefined_api
+from diagnose.collectors.compile_api import ADDED_CUDA_TYPES, REMOVED_CUDA_API, undefined_api
 from diagnose.collectors.compile_cause import arch_gate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,6 +131,43 @@ def test_removed_cuda_api_is_version_skew() -> None:
 def test_a_plain_undefined_name_stays_the_codes_error() -> None:
     log = (FIXTURES / "nvcc-undefined-identifier.log").read_text()
     assert decided(log) == ("kernel-logic", "compile-source-error", "nvcc-source-error")
+
+
+def test_a_data_type_of_library_types_h_undeclared_is_an_older_toolkit() -> None:
+    # holdout21 h21a-apex-cuda-r-16bf-undefined-cuda102 (NVIDIA/apex#1310): library_types.h is in every .cu
+    log = corpus_log("holdout21", "h21a-apex-cuda-r-16bf-undefined-cuda102")
+    assert decided(log) == ("environment", "toolkit-too-old", "nvcc-cuda-type-newer-than-toolkit")
+
+
+def test_a_data_type_of_its_own_header_needs_the_release_to_decide() -> None:
+    # a real nvcc 13.0.88 run (tests/fixtures/compiler/nvcc-bf16-header-not-included.source.yaml)
+    log = (FIXTURES / "nvcc-bf16-header-not-included.log").read_text()
+    compiler = collect(log).compiler
+    assert compiler is not None and compiler.api_added_in == "11.0" and compiler.api_toolkit_side == "inside"
+    assert decided(log) == ("kernel-logic", "compile-source-error", "nvcc-cuda-type-header-not-included")
+    # without the `nvcc --version` lines the release is unknown: both readings, no answer
+    without = "\n".join(line for line in log.splitlines() if not line.startswith(("Cuda compilation", "Build cuda")))
+    category, _, findings = _answer(without)
+    assert category == "unknown"
+    assert {c for c, _ in findings} >= {"environment", "kernel-logic"}
+
+
+def test_pytorch_thc_api_is_a_library_api() -> None:
+    # a real nvcc 13.0.88 run (tests/fixtures/compiler/nvcc-thc-api-undefined.source.yaml)
+    log = (FIXTURES / "nvcc-thc-api-undefined.log").read_text()
+    compiler = collect(log).compiler
+    assert compiler is not None and compiler.api_owner == "PyTorch TH/THC"
+    assert _answer(log)[0] == "unknown"
+    # holdout21 h21a-pytorch-stale-build-undefined-thnn (pytorch/pytorch#2281): THNN names inside PyTorch's tree
+    category, _, findings = _answer(corpus_log("holdout21", "h21a-pytorch-stale-build-undefined-thnn"))
+    assert category == "unknown" and findings[0][0] == "environment"
+
+
+@pytest.mark.skipif(not CUDA_INCLUDE.is_dir(), reason="no CUDA toolkit headers here")
+def test_added_types_are_declared_by_the_installed_toolkit_where_the_table_says() -> None:
+    for name, (_, header) in ADDED_CUDA_TYPES.items():
+        text = (CUDA_INCLUDE / header).read_text(errors="replace")
+        assert re.search(rf"\b{name}\b", text), (name, header)
 
 
 @pytest.mark.skipif(not CUDA_INCLUDE.is_dir(), reason="no CUDA toolkit headers here")
@@ -331,3 +369,46 @@ def test_aten_input_check_with_a_python_frame_is_not_capped() -> None:
     assert report.diagnosis is not None and report.diagnosis.rule == "cuda-device-assert-library-input-check"
     assert caller_unseen(collect(text).context()) is None  # the frame shows the caller: no ceiling
     assert caller_unseen(collect(text.split("Traceback")[0]).context())  # the assertion alone: the ceiling applies
+
+
+# --- a cuBLAS status printed by a helper_cuda.h-style check macro ------------------------------------------
+
+
+def test_cublas_status_number_in_a_check_macros_layout() -> None:
+    # holdout21 h21a-flashrt-fp8-nn-layout-sm89: `cuBLAS error at FILE:LINE code=15`, the layout of the CUDA
+    # samples' helper_cuda.h check (`CUDA error at %s:%d code=%d(%s)`); 15 is CUBLAS_STATUS_NOT_SUPPORTED
+    log = corpus_log("holdout21", "h21a-flashrt-fp8-nn-layout-sm89")
+    assert decided(log) == ("runtime-assumption", "library-unsupported-config", "cublas-not-supported")
+    # another status number is another family, and a longer number is none of them
+    assert _answer("RuntimeError: cuBLAS error at /src/gemm.cu:125 code=8")[2][0][1].startswith("cublas-arch-mismatch")
+    assert "cublas-not-supported" not in {r for _, r in _answer("cuBLAS error at /src/gemm.cu:125 code=150")[2]}
+
+
+# --- an #include not found inside an installed library's header -------------------------------------------
+
+
+def test_a_header_missing_from_a_librarys_own_header_is_the_installation() -> None:
+    # holdout21 h21a-torch-extension-missing-nlohmann-header (pytorch/pytorch#130678): the wheel's NCCLUtils.hpp
+    # includes nlohmann/json.hpp, which the wheel does not ship (behind docker build's `#40 42.58` prefix)
+    log = corpus_log("holdout21", "h21a-torch-extension-missing-nlohmann-header")
+    assert decided(log) == ("environment", "library-header-missing", "compiler-header-missing-in-library-header")
+    compiler = collect(log).compiler
+    assert compiler is not None and compiler.first_error_file is not None
+    assert compiler.first_error_file.startswith("/opt/pytorch/")
+    # a real nvcc run: PyTorch's ATen/cuda header wants cuSPARSE's header, which this toolkit lacks
+    # (tests/fixtures/compiler/nvcc-torch-header-needs-cusparse.source.yaml)
+    log = (FIXTURES / "nvcc-torch-header-needs-cusparse.log").read_text()
+    assert decided(log) == ("environment", "library-header-missing", "compiler-header-missing-in-library-header")
+
+
+def test_a_header_missing_from_the_projects_own_source_is_not_a_librarys() -> None:
+    # g++ on the same ext.cpp with no PyTorch include directory: the project's own #include is not found
+    log = (
+        "ext.cpp:1:10: fatal error: ATen/cuda/CUDAContext.h: No such file or directory\n"
+        "    1 | #include <ATen/cuda/CUDAContext.h>\n"
+        "compilation terminated.\n"
+    )
+    compiler = collect(log).compiler
+    assert compiler is not None and compiler.missing_header == "ATen/cuda/CUDAContext.h"
+    assert compiler.missing_header_library is None
+    assert "compiler-header-missing-in-library-header" not in {r for _, r in _answer(log)[2]}
