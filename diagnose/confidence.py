@@ -30,7 +30,10 @@ source line whose failure is a CUDA status that fits several owners, "invalid co
 kernel, address or allocation) says at most :data:`BARE_STATUS_CEILING`: the status names what
 failed, not whose code or input made it fail.  So does a problem-size answer to an out-of-memory
 message that gives no device total or free memory (XLA's and TensorFlow's allocators print the same
-message whether the problem is too large or another tenant holds the memory).  A **launch refused inside a
+message whether the problem is too large or another tenant holds the memory), or whose start-up figures
+(TensorFlow's free memory before it reserved its pool) leave a share of the device to other processes.
+An answer those figures rule out (other tenants, when they held at most a tenth of the device) is no
+candidate at all (:func:`ruled_out`).  A **launch refused inside a
 library's own code** (invalid configuration, too many resources, at a site :mod:`~diagnose.collectors.location`
 places in a library or framework op, outside the library's own test suite) says at most
 :data:`LIBRARY_LAUNCH_CEILING` when the log prints no input size, and always for too many resources: the
@@ -139,6 +142,8 @@ _OOM_FIGURES = (
     "oom_free_bytes",
     "oom_process_bytes",
     "oom_other_process_bytes",
+    "oom_free_at_start_bytes",
+    "oom_pool_limit_bytes",
     "concept_limit",
     "concept_over_every_gpu",
 )
@@ -164,6 +169,9 @@ def bare_status(rule: Any, context: Mapping[str, Any]) -> str | None:
     reads = _sources(rule)
     if rule.failure_mode == "oom-problem-size" and not any(_present(context.get(s)) for s in _OOM_FIGURES):
         return "an out-of-memory message with no device total or free memory, which other tenants print alike"
+    started = _present(context.get("oom_free_at_start_bytes"))
+    if rule.failure_mode == "oom-problem-size" and started and not context.get("oom_others_ruled_out"):
+        return "the device's free memory at the start leaves a share held by other processes"
     if (context.get("log_line_count") or 0) > 2 or context.get("location_kind") or context.get("py_frame_count"):
         return None
     if any(source in reads and all(_present(context.get(s)) for s in symbols) for source, symbols, _ in DECISIVE):
@@ -272,3 +280,12 @@ def apply(confidence: float, moves: Iterable[tuple[float, str]]) -> float:
     if delta == 0:
         return confidence
     return round(min(CEILING, max(FLOOR, confidence + delta)), 3)
+
+
+def ruled_out(rule: Any, context: Mapping[str, Any]) -> str | None:
+    """Why the input's own figures rule a matched rule's answer out, or None: memory other processes held is
+    not what ran out when the log's figures show they held at most a tenth of the device (the device's free
+    memory about equal to its total when the job started, or this process holding nine tenths of it)."""
+    if rule.failure_mode == "oom-other-process" and context.get("oom_others_ruled_out"):
+        return "the log's memory figures show other processes held at most a tenth of the device"
+    return None

@@ -38,6 +38,7 @@ class LogFacts(Facts):
     truncated: bool = False  # the input was larger than the limit; head and tail kept
     windows: bool = False  # written on Windows: drive paths, DLL names, win_amd64 (diagnose.collectors.host_os)
     masked: bool = False  # the log speaks of a mask: masked rows of an attention or softmax (collectors.log_words)
+    tpu: bool = False  # the program ran on a TPU, and the log shows no CUDA device (collectors.log_words)
     regression_at: str | None = None  # "after upgrading to 2.3.0", "(63a976ff)": where it began (collectors.log_words)
     # the log's first line is a SyntaxError as str() gives it, "MESSAGE (FILE.py, line N)": "FILE.py, line N"
     syntax_error_at: str | None = None
@@ -107,6 +108,17 @@ class OomFacts(Facts):
     other_process_bytes: float | None = None  # sum of "Process N has X memory in use"
     other_process_count: int = 0
     progress: str | None = None  # a progress line before the report: "Epoch: [3]", "step 1200" (the job ran a while)
+    # TensorFlow: the device's free memory when the session started ("Free memory: 1.93GiB" / "freeMemory:"),
+    # before TensorFlow reserved its pool; total_bytes is the device's total printed beside it
+    free_at_start_bytes: float | None = None
+    pool_limit_bytes: float | None = None  # TensorFlow's BFC allocator: the pool it may use ("Limit:")
+    pool_in_use_bytes: float | None = None  # ... and what the graph's tensors use of it ("InUse:")
+    # memory outside this process, from the log's own figures: the device's total less its free memory at
+    # the start (TensorFlow), or "Process N has X memory in use" (PyTorch)
+    held_by_others_bytes: float | None = None
+    # the figures show other processes held at most a tenth of the device (free about equal to total at the
+    # start, or this process itself holding nine tenths of it): memory held by others is ruled out
+    others_ruled_out: bool = False
 
 
 # --- Triton -------------------------------------------------------------------------
@@ -277,6 +289,9 @@ class EnvFacts(Facts):
     gpu_arch: str | None = None  # "sm_120" from "... is not compatible with the current PyTorch installation"
     supported_archs: tuple[str, ...] = ()  # "sm_50 sm_60 ..." from the same message
     missing_library: str | None = None  # "libnvidia-ml.so.1"
+    # Python's importer reported it ("ImportError: libcudart.so.9.2: cannot open shared object file"): a compiled
+    # extension module being imported links it
+    missing_library_at_import: bool = False
     missing_module: str | None = None  # "triton" from ModuleNotFoundError
     import_name: str | None = None  # ImportError: cannot import name X from Y
     import_from: str | None = None

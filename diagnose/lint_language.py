@@ -122,12 +122,32 @@ def check_rule_language(rule: Rule, contexts: Sequence[tuple[int, Mapping[str, A
     return out
 
 
+#: CUDA's own tools and limits: no step a program on a TPU can take
+CUDA_ONLY = re.compile(
+    r"\bcompute-sanitizer\b|\bnvidia-smi\b|\bnvidia-[*\w-]+-cu\d+\b|\b65535\b|\bCUDA_LAUNCH_BLOCKING\b|\bcuda-gdb\b"
+    r"|\bnvcc\b|\bcuobjdump\b|__syncthreads|\b(?:racecheck|memcheck|initcheck)\b"
+)
+
+
 def check_unmatched_language() -> list[RuleProblem]:
-    """Every kind of the unmatched table: the check each framework gets gives no advice foreign to it."""
+    """Every kind of the unmatched table: the check each framework gets gives no advice foreign to it, and
+    the check a JAX program on a TPU gets names no CUDA tool."""
     from diagnose.unmatched import default_kinds
 
     out = []
     for kind in default_kinds():
+        tpu_text = "" if kind.platform == "cuda" else kind.check_for("jax", "tpu")
+        found = list(dict.fromkeys(m.group(0) for m in CUDA_ONLY.finditer(tpu_text)))
+        if found:
+            out.append(
+                RuleProblem(
+                    "diagnose/data/unmatched.yaml",
+                    1,
+                    f"kind {kind.kind}: the check a JAX log from a TPU gets names {', '.join(found)}: give it a "
+                    "`tpu:` text",
+                    severity=SEVERITY,
+                )
+            )
         for fw in FOREIGN:
             found = foreign_advice(kind.check_for(fw), fw)
             if found:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from diagnose import causal
-from diagnose.confidence import assess
+from diagnose.confidence import assess, ruled_out
 from diagnose.evidence import SOURCES, Evidence, _empty_context, fact_symbols, symbol_source
 from diagnose.regex_literals import compiled
 from diagnose.rules import FamilyCondition, Rule, RuleSet
@@ -407,6 +407,8 @@ class Matcher:
         elif self._families.rules:
             skipped.append(self._families)
         matched.sort(key=lambda m: m[0])  # rule-base order
+        # an answer the input's own figures rule out is no candidate (other tenants, when the log shows none)
+        matched = [m for m in matched if ruled_out(m[1], context) is None]
         # rank and keep one per (category, mode) first: only the kept ones get their explanation rendered
         # each rule's confidence on this input: calibrated, moved by the evidence (diagnose.confidence)
         conf = {r.id: assess(r, context) for _, r in matched}

@@ -87,6 +87,16 @@ class Candidate:
         return f"{self.category} / {self.failure_mode}" if self.failure_mode else self.category
 
 
+#: the platforms a check may have a text of its own for (a key beside the frameworks'), and the log fact that
+#: shows each: a TPU program gets no CUDA tools (compute-sanitizer, nvidia-smi, the CUDA wheels)
+PLATFORMS = {"tpu": "log_tpu"}
+
+
+def platform(context: Mapping[str, Any]) -> str | None:
+    """The platform the log shows, when it has checks of its own (``tpu``), else None."""
+    return next((p for p, fact in PLATFORMS.items() if context.get(fact)), None)
+
+
 @dataclass(frozen=True)
 class Kind:
     kind: str
@@ -98,9 +108,14 @@ class Kind:
     checks: tuple[tuple[str, str], ...] = ()  # (framework, text) where the check depends on the framework
     # the candidates that lead when the log shows the job got through earlier steps first (oom_progress)
     after_progress: tuple[Candidate, ...] = ()
+    platform: str | None = None  # "cuda": only a CUDA program's log shows this kind
 
-    def check_for(self, framework: str | None) -> str:
-        return dict(self.checks).get(framework or "", self.check)
+    def check_for(self, framework: str | None, platform: str | None = None) -> str:
+        """The check for a log of this framework; on a platform with a text of its own (``tpu``), that text."""
+        keyed = dict(self.checks)
+        if platform and platform in keyed:
+            return keyed[platform]
+        return keyed.get(framework or "", self.check)
 
 
 @dataclass(frozen=True)
@@ -137,12 +152,16 @@ def parse_kinds(items: Any) -> tuple[Kind, ...]:
                 if not isinstance(c, dict) or c.get("category") not in CATEGORIES:
                     raise ValueError(f"unmatched.yaml {name}: a candidate needs a category of {CATEGORIES}: {c!r}")
                 into.append(Candidate(c["category"], c.get("failure_mode")))
+        if item.get("platform") not in (None, "cuda"):
+            raise ValueError(f"unmatched.yaml {name}: platform is cuda when given")
         check = item.get("check")
         keyed: dict[str, str] = dict(check) if isinstance(check, dict) else {"default": check}
         if not all(isinstance(t, str) and t.strip() for t in keyed.values()) or "default" not in keyed:
             raise ValueError(f"unmatched.yaml {name}: check is a text or a mapping with a default text")
-        if any(fw not in FIX_FRAMEWORKS for fw in keyed if fw != "default"):
-            raise ValueError(f"unmatched.yaml {name}: check keys are default and {', '.join(FIX_FRAMEWORKS)}")
+        if any(fw not in FIX_FRAMEWORKS and fw not in PLATFORMS for fw in keyed if fw != "default"):
+            raise ValueError(
+                f"unmatched.yaml {name}: check keys are default, {', '.join(FIX_FRAMEWORKS)} and {', '.join(PLATFORMS)}"
+            )
         out.append(
             Kind(
                 kind=name,
@@ -153,6 +172,7 @@ def parse_kinds(items: Any) -> tuple[Kind, ...]:
                 check=" ".join(keyed.pop("default").split()),
                 checks=tuple((fw, " ".join(t.split())) for fw, t in keyed.items()),
                 after_progress=tuple(after),
+                platform=item.get("platform"),
             )
         )
     return tuple(out)
@@ -251,6 +271,7 @@ def hint_for(ev: Evidence, context: Mapping[str, Any] | None = None) -> Hint | N
                 candidates = (*k.after_progress, *(c for c in candidates if c not in k.after_progress))
         fw = framework(ctx) if k.checks else None
         # a check may keep a step to one system ([[{log_windows:if} ...]], like a rule's fix)
-        return Hint(kind=k.kind, seen=k.seen, candidates=candidates, check=render(k.check_for(fw), ctx) or k.check)
+        text = k.check_for(fw, platform(ctx))
+        return Hint(kind=k.kind, seen=k.seen, candidates=candidates, check=render(text, ctx) or k.check)
     except Exception:  # a hint is an extra: a log it cannot read keeps its plain unknown
         return None

@@ -105,6 +105,7 @@ def collect(
         truncated=truncated,
         windows=host_os.windows(bounded),
         masked=log_words.masked(bounded),
+        tpu=log_words.tpu(bounded),
         regression_at=log_words.regression_at(bounded),
         syntax_error_at=log_words.syntax_error_at(bounded),
         duplicate_symbol=dup[0] if dup else None,

@@ -164,6 +164,7 @@ _XID = re.compile(r"NVRM: Xid \(([^)]*)\): (\d+)")
 _FOUND_VERSION = re.compile(r"too old \(found version (\d+)\)")
 _ARCH = re.compile(r"with CUDA capability (sm_\d+a?) is not compatible with the current PyTorch installation")
 _SUPPORTED = re.compile(r"current PyTorch install supports CUDA capabilities((?: (?:sm|compute)_\d+a?)+)")
+_IMPORT_ERROR_HEAD = re.compile(r"\bImportError: $")
 _MISSING_SO = re.compile(r"([\w.+-]+\.so(?:\.[\w]+)*): cannot open shared object file")
 _MISSING_DLL = re.compile(r"Could not (?:load|locate|find module) (?:library )?'?([\w.+-]+\.dll)")
 # numba: "libNVVM cannot be found", "libcudart cannot be found" (a library the toolkit should have provided)
@@ -391,6 +392,10 @@ def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
         if m:
             kw["missing_library"] = m.group(1)
             tag("missing-library", m.start())
+            # CPython's importer words a compiled module's dependency it could not load as "ImportError: <dlerror>"
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            if m.re is _MISSING_SO and _IMPORT_ERROR_HEAD.search(text[line_start : m.start()]):
+                kw["missing_library_at_import"] = True
         else:
             m = _warned_then_failed(text)
             if m:

@@ -1,6 +1,6 @@
 """What a log's own words say about the failure, beside its error lines: masked rows, and where it began.
 
-Two facts that change the check kdiag gives, not the owner it names:
+Facts that change the check kdiag gives, not the owner it names:
 
 - ``masked``: the log speaks of masked values (``masked``, ``fully masked``) or of a mask on a line
   about an attention or a softmax (an ``attn_mask`` argument, a causal mask); a Triton load's ``mask=``
@@ -12,6 +12,22 @@ Two facts that change the check kdiag gives, not the owner it names:
   upgrading to 2.3.0", "since v1.2", "broken by 63a976ff", "regression in 14.0.1").  A failure that
   began with a change is decided fastest by bisecting between that change and the last one that worked.
 
+- ``tpu``: the log shows the program ran on a TPU (a Mosaic TPU compile, libtpu, a Pallas TPU kernel, a TPU
+  device or core name), and shows no CUDA device: CUDA's tools (compute-sanitizer, nvidia-smi, the CUDA
+  wheels, a grid's 65535 limit) do not apply there.  "No GPU/TPU found" and a backend 'tpu' that failed to
+  initialise are JAX's start-up notes on machines without one, not a TPU.
+
+>>> tpu("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Not implemented")
+True
+>>> tpu("Pallas TPU reduce kernel generalization gives wrong numerical results?")
+True
+>>> tpu("No GPU/TPU found, falling back to CPU.") or tpu("Unable to initialize backend 'tpu': UNIMPLEMENTED")
+False
+>>> tpu("ValueError: Cannot lower pallas_call on platform: gpu. To use Pallas on GPU, install jaxlib GPU. "
+...     "To use Pallas on TPU, install jaxlib TPU and libtpu.")
+False
+>>> tpu("Mosaic failed to compile TPU kernel\\nRuntimeError: CUDA error: an illegal memory access was encountered")
+False
 >>> masked("AssertionError: fully masked rows must have LSE=-inf")
 True
 >>> masked("attn_mask=None, key_padding_mask=pad")
@@ -38,6 +54,29 @@ from diagnose.regex_anchor import lowered
 
 #: the part of a log the words are looked for in
 SCAN = 200_000
+
+# a TPU named by what only runs on one: Mosaic's TPU compiler, libtpu, Pallas' TPU backend (`pltpu`,
+# `pallas.tpu`, "Pallas TPU"), a TPU device, core, kernel or generation ("TPU v5e", `TpuDevice`, TPU_0)
+_TPU = re.compile(
+    r"(?i)\blibtpu\b|\btpu_custom_call\b|\bpltpu\b|\bpallas[./ _-]tpu\b|\bmosaic[ _]tpu\b|\bTpuDevice\b"
+    r"|\bTPU(?:[ _]?v\d+\w*|[ _](?:kernel|core|chip|device|pod|VM)s?|_\d+)\b|\b(?:cloud|on(?: a)?) TPUs?\b"
+)
+# JAX's start-up notes on a machine without one, and a line that names a GPU beside the TPU (advice for either:
+# "To use Pallas on GPU, install jaxlib GPU. To use Pallas on TPU, install jaxlib TPU and libtpu")
+_NO_TPU = re.compile(r"(?i)No GPU/TPU found|backend 'tpu'|\bGPU\b.*\bTPU\b|\bTPU\b.*\bGPU\b")
+# a CUDA device in the same log: its tools do apply
+_CUDA_DEVICE = re.compile(r"\bCUDA[ _]error\b|\bCUDA_ERROR_|\bcuda\w*Error\w*|\bnvidia-smi\b|\bsm_\d{2,3}\b")
+
+
+def tpu(text: str) -> bool:
+    """Whether the log shows the program ran on a TPU, and shows no CUDA device."""
+    head = text[:SCAN]
+    if "tpu" not in head.lower():
+        return False
+    lines = [line for line in head.split("\n") if not _NO_TPU.search(line)]
+    kept = "\n".join(lines)
+    return _TPU.search(kept) is not None and _CUDA_DEVICE.search(kept) is None
+
 
 # "masked" (rows, values, keys) anywhere, or a mask on a line about an attention or a softmax (a Triton
 # load's `mask=` alone is a bound, not a masked row)

@@ -82,6 +82,26 @@ _CUPY_OLD = re.compile(r"out of memory to allocate (\d+) bytes(?: \(total (\d+) 
 # TensorFlow's stream executor: "failed to allocate 17.79G (19104890880 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"
 _TF_DEVICE = re.compile(r"failed to allocate [\d.]+[KMGT]? \((\d+) bytes\) from device")
 _TF_BFC = re.compile(r"ran out of memory trying to allocate [\d.]+\s*[KMGT]?i?B(?: \(rounded to (\d+)\))?")
+# TensorFlow's device properties, printed when the session starts (tensorflow/core/common_runtime/gpu/
+# gpu_device.cc, "Found device N with properties:"): TF <= 1.3 "Total memory: 1.95GiB" and "Free memory: 1.93GiB"
+# on lines of their own, TF 1.4 to 1.14 "totalMemory: 10.91GiB freeMemory: 10.75GiB" on one line
+# (strings::HumanReadableNumBytes: B, KiB, MiB, GiB, TiB)
+_TF_NUM = r"(\d+(?:\.\d+)?)\s*(B|KiB|MiB|GiB|TiB)"
+_TF_PROPS = re.compile(
+    r"(?m)^[ \t]*Total memory: "
+    + _TF_NUM
+    + r"[ \t]*\n[ \t]*Free memory: "
+    + _TF_NUM
+    + r"|\btotalMemory: "
+    + _TF_NUM
+    + r"\s+freeMemory: "
+    + _TF_NUM
+)
+# the BFC allocator's stats, dumped with its allocation summary when it runs out (bfc_allocator.cc,
+# "Stats: \nLimit:  N\nInUse:  N", bytes; tensorflow/tensorflow#11915)
+_TF_STATS = re.compile(r"\bStats:\s*\n[ \t]*Limit:[ \t]+(\d+)[ \t]*\n[ \t]*InUse:[ \t]+(\d+)")
+#: other processes holding at most this share of the device are ruled out as the cause
+_OTHERS_NEGLIGIBLE = 0.1
 _GENERIC = re.compile(
     r"cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|CUDA error: out of memory|"
     r"cuda runtime error \(2\) : out of memory|THCudaCheck FAIL .* error=2 : out of memory|"
@@ -146,9 +166,14 @@ def _torch(text: str, m: re.Match[str]) -> OomFacts:
             allocated = to_bytes(na[1], na[2]) if na else None
             nr = _NEW_RESERVED.search(tail)
             reserved_unalloc = to_bytes(nr[1], nr[2]) if nr else None
+    held = other  # "Process N has X": the others; without it, what neither this process holds nor is free
+    if held is None and None not in (total, free, process):
+        held = max(0.0, (total or 0.0) - (free or 0.0) - (process or 0.0))
     return OomFacts(
         lines=(_line_of(text, start),),
         kind="torch",
+        held_by_others_bytes=held,
+        others_ruled_out=_others_ruled_out(total, held, process),
         requested_bytes=requested,
         total_bytes=total,
         free_bytes=free,
@@ -223,10 +248,11 @@ def _parse(text: str) -> OomFacts | None:
         lines = {_line_of(text, pos)} if pos >= 0 else set()
         if t:
             lines.add(_line_of(text, t.start()))
-        return OomFacts(
-            lines=tuple(sorted(lines)),
-            kind="tensorflow",
-            requested_bytes=float(t[1]) if t and t[1] else None,
+        return _tensorflow_figures(
+            text,
+            OomFacts(
+                lines=tuple(sorted(lines)), kind="tensorflow", requested_bytes=float(t[1]) if t and t[1] else None
+            ),
         )
     torchish = re.search(r"(?:CUDA|HIP) out of memory", text)
     if torchish:  # torch's message without the figures (cut, or an older wording)
@@ -236,3 +262,49 @@ def _parse(text: str) -> OomFacts | None:
         d = _TF_DEVICE.search(text)
         return OomFacts(lines=(_line_of(text, g.start()),), kind="generic", requested_bytes=float(d[1]) if d else None)
     return None
+
+
+def _others_ruled_out(total: float | None, held: float | None, own: float | None) -> bool:
+    """Whether the figures leave other processes at most a tenth of the device: what they held is known and
+    small, or this process itself holds nine tenths of it."""
+    if not total:
+        return False
+    if held is not None and held <= _OTHERS_NEGLIGIBLE * total:
+        return True
+    return own is not None and own >= (1 - _OTHERS_NEGLIGIBLE) * total
+
+
+def _tensorflow_figures(text: str, facts: OomFacts) -> OomFacts:
+    """TensorFlow's own figures around its out-of-memory report: the device's total and free memory when the
+    session started (one device printed: with several, which one failed is not said) and the BFC allocator's
+    pool and use; the lines they are on join the report's.
+
+    >>> f = _tensorflow_figures("Total memory: 1.95GiB\\nFree memory: 1.93GiB\\nOOM when allocating tensor", OomFacts())
+    >>> round(f.total_bytes / 2**30, 2), round(f.held_by_others_bytes / 2**30, 2), f.others_ruled_out, f.lines
+    (1.95, 0.02, True, (1, 2))
+    """
+    lines = set(facts.lines)
+    total = free = held = limit = in_use = None
+    props = list(_TF_PROPS.finditer(text))
+    if len(props) == 1:
+        p = props[0]
+        g = p.groups()
+        total, free = (
+            (to_bytes(g[0], g[1]), to_bytes(g[2], g[3])) if g[0] else (to_bytes(g[4], g[5]), to_bytes(g[6], g[7]))
+        )
+        held = max(0.0, total - free)
+        lines |= set(range(_line_of(text, p.start()), _line_of(text, p.end()) + 1))
+    stats = _TF_STATS.search(text)
+    if stats:
+        limit, in_use = float(stats[1]), float(stats[2])
+        lines |= set(range(_line_of(text, stats.start()) + 1, _line_of(text, stats.end()) + 1))
+    return dataclasses.replace(
+        facts,
+        lines=tuple(sorted(lines)),
+        total_bytes=total,
+        free_at_start_bytes=free,
+        pool_limit_bytes=limit,
+        pool_in_use_bytes=in_use,
+        held_by_others_bytes=held,
+        others_ruled_out=_others_ruled_out(total, held, limit),
+    )

@@ -290,7 +290,9 @@ def _out_of_resources(t: _Text, raised: list[_Found]) -> tuple[str | None, float
             resource, required, limit = oor.group(1).strip(), float(oor.group(2)), float(oor.group(3))
             sentence_end = text.find("\n", oor.start())
             sentence = text[oor.start() : sentence_end if sentence_end >= 0 else len(text)].strip()
-            raised.append(_Found(oor.start(), "OutOfResources", message=sentence, lines=[t.line_of(oor.start())]))
+            # every line of the message: a pasted log may wrap the figures, which decide, onto the next line
+            first, last = t.line_of(oor.start()), t.line_of(oor.end() - 1)
+            raised.append(_Found(oor.start(), "OutOfResources", message=sentence, lines=list(range(first, last + 1))))
     return resource, required, limit
 
 
