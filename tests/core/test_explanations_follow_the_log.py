@@ -45,9 +45,10 @@ def test_tensorflow_free_about_total_rules_other_processes_out() -> None:
     assert "nvidia-smi" not in best.fix and "Memory that other processes took" not in best.why
 
 
-# TensorFlow 1.4-1.14's one-line device properties (gpu_device.cc, "totalMemory: X freeMemory: Y") and the
-# BFC allocator's stats (bfc_allocator.cc, "Stats: / Limit: / InUse:", as in tensorflow/tensorflow#11915),
-# with another process holding most of the card when the session started
+# Not a real report: a log assembled here in TensorFlow 1.4-1.14's own line formats (gpu_device.cc's one-line
+# device properties, "totalMemory: X freeMemory: Y"; bfc_allocator.cc's "Stats: / Limit: / InUse:", as
+# tensorflow/tensorflow#11915 prints them), with figures chosen so that another process holds most of the card
+# when the session starts (no real log of that branch is in the corpus yet)
 _TF_SHARED = """\
 I tensorflow/core/common_runtime/gpu/gpu_device.cc:1356] Found device 0 with properties:
 name: GeForce GTX 1080 Ti major: 6 minor: 1 memoryClockRate(GHz): 1.582
