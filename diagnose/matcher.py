@@ -121,10 +121,8 @@ class _Text:
             return self
         d = obj.__dict__
         if self.name not in d:
-            if self.name == "caveats":  # an abstention shows its best candidate's caveats and cited lines
-                obj._render_caveats()  # only: each is made alone
-            elif self.name == "evidence":
-                obj._render_cited()
+            if self.name in ("caveats", "evidence"):  # all an abstention shows of its best candidate
+                obj._render_alone(self.name)
             else:
                 obj._render()
         return d[self.name]
@@ -171,31 +169,25 @@ class _Deferred(Finding):
         self.__dict__.update(made)
         self.__dict__.pop("_pending", None)
 
-    def _render_caveats(self) -> None:
-        from diagnose.explain import explain_caveats
-
+    def _render_alone(self, name: str) -> None:
+        """Make one text alone: the cited lines (``evidence``) or the ``caveats``, all an abstention shows of
+        its best candidate; the other texts stay to be made."""
         pending = self.__dict__.get("_pending")
         if pending is None:  # made meanwhile, with every text
             return
-        rule, _evidence, context, _moved, _added = pending
+        rule, evidence, context, _moved, _added = pending
+        value: Any
         try:
-            caveats = explain_caveats(rule, context)
-        except Exception:  # the full rendering says what went wrong, in its texts
-            self._render()
-            return
-        self.__dict__.setdefault("caveats", caveats)
+            if name == "caveats":
+                from diagnose.explain import explain_caveats
 
-    def _render_cited(self) -> None:
-        pending = self.__dict__.get("_pending")
-        if pending is None:  # made meanwhile, with every text
-            return
-        rule, evidence, _context, _moved, _added = pending
-        try:
-            cited = cite(rule, evidence)
+                value = explain_caveats(rule, context)
+            else:
+                value = cite(rule, evidence)
         except Exception:  # the full rendering says what went wrong, in its texts
             self._render()
             return
-        self.__dict__.setdefault("evidence", cited)
+        self.__dict__.setdefault(name, value)
 
     def with_fact(self, fact: tuple[str, str], **changes: Any) -> Finding:
         """As :meth:`Finding.with_fact`; where the texts are not made yet they stay so, the fact added to the
