@@ -44,6 +44,8 @@ class LogFacts(Facts):
     syntax_error_at: str | None = None
     duplicate_symbol: str | None = None  # a symbol the linker says is defined twice (collectors.link_symbols)
     duplicate_symbol_library: str | None = None  # the CUDA library whose namespace it is in: "thrust", "cub"
+    # the lock file (or the extensions root) a JIT extension load waits on (collectors.jit_lock)
+    jit_lock_wait: str | None = None
     int32_wrapped: str | None = (
         None  # "2147483649 -> -2147483647": a value and its int32 wrap, both printed (collectors.int_wrap)
     )

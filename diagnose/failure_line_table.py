@@ -411,6 +411,13 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"(?:different|inconsistent|not\ (?:the\ same|identical|deterministic|reproducible))\b)"
         r" | (?i:\b(?:is|are)\ different\ (?:each|every)\ time\b)",
     ),
+    # a check's verdict that two implementations disagree, ending its line: Triton's tutorials print
+    # "❌ Triton and Torch differ" (python/tutorials/03-matrix-multiplication.py; "✅ Triton and Torch match" when
+    # they agree), other checks "CPU and GPU differ", "kernel vs. reference differ"
+    (
+        ("differ",),
+        r"\b(?:and|vs\.?|versus)\ [\w.\-]+(?:\ (?:results?|outputs?|values?))?\ differ\s*[.!]?\s*$",
+    ),
     # one run said to behave as expected and another not ("prints -1.0 for ti.vulkan backend (as expected),
     # but 0.0 for ti.cuda"), or a kernel that returns part of its answer ("returns only half of the correct result")
     (

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from diagnose import facts as F
-from diagnose.collectors import host_os, int_wrap, link_symbols, log_words
+from diagnose.collectors import host_os, int_wrap, jit_lock, link_symbols, log_words
 from diagnose.evidence import Evidence
 
 #: bytes of a log kept for rules' text search; larger logs keep head and tail
@@ -111,5 +111,6 @@ def collect(
         duplicate_symbol=dup[0] if dup else None,
         duplicate_symbol_library=dup[1] if dup else None,
         int32_wrapped=int_wrap.wrapped(bounded),
+        jit_lock_wait=jit_lock.wait_at(bounded),
     )
     return Evidence(id=id, origin=origin, log=log, **found)

@@ -343,7 +343,11 @@ _TEST_SUITES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
     (re.compile(r"\bnumba\.runtests\b|\bnumba[/.]cuda[/.]tests\b"), "numba", True),
     (re.compile(r"\btriton/python/test/|\bpython/test/(?:unit|regression)/\S+\.py\b"), "Triton", True),
     (re.compile(r"\bjax/tests/\w+_test\.py\b|\bjax\.tests\."), "JAX", True),
-    (re.compile(r"\b(?:cub|thrust)/test(?:ing)?/\S*\.cu\b|\bcatch2_test_\w+|\bcub\.test\.\w+"), "CUB/Thrust", False),
+    (
+        re.compile(r"\b(?:cub|thrust)/test(?:ing)?/\S*\.cu\b|\bcatch2_test_\w+|\bcub(?:\.cpp\d\d)?\.test\.\w+"),
+        "CUB/Thrust",
+        False,
+    ),
     (re.compile(r"\bcutlass/test/unit/|\bcutlass_test_unit_\w+"), "CUTLASS", False),
     (re.compile(r"\bpytorch/test/test_\w+\.py\b|\btest/run_test\.py\b"), "PyTorch", False),
     (re.compile(r"\btests/cupyx?_tests/"), "CuPy", False),

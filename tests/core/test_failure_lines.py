@@ -38,6 +38,8 @@ DOCUMENTED_FAILURES = [
     "cudnnConvolutionForward returned CUDNN_STATUS_BAD_PARAM",
     "cublasLtMatmul: CUBLAS_STATUS_NOT_SUPPORTED",
     "cufftExecC2C returned CUFFT_INTERNAL_ERROR",
+    # a check's verdict that two implementations disagree (Triton, python/tutorials/03-matrix-multiplication.py)
+    "❌ Triton and Torch differ",
     "nvrtcCompileProgram: NVRTC_ERROR_COMPILATION",
     "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
     "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal address.",
@@ -158,6 +160,8 @@ DOCUMENTED_HEALTHY = [
     "  -Wfatal-errors              Exit on the first error occurred.",  # gcc --help=warnings
     "Debian LLVM version 14.0.6",  # llc --version
     "expected: 2, got: 2",
+    "✅ Triton and Torch match",  # the same tutorial's verdict when they agree
+    "The two implementations differ in how they round ties.",  # prose, not a verdict at the line's end
     "    results incorrect only when the tolerance is negative, see below",  # the noun-adjective form mid-sentence
     # TensorFlow's own warnings that it carries on (tensorflow/tensorflow#57103; bfc_allocator.cc's retry warning)
     "2022-08-11 14:21:29.345331: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "

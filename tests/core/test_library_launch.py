@@ -15,6 +15,8 @@ from diagnose.confidence import LIBRARY_LAUNCH_CEILING, library_launch
 BN = corpus_log("holdout9", "torch-batchnorm1d-huge-batch-invalid-configuration")
 NUMBA = corpus_log("holdout9", "numba-cuda-forall-max-block-size-out-of-resources")
 CUB = corpus_log("holdout", "cub-test-unoptimized-build-701")
+# CCCL's CMake names CUB's test binaries cub.cpp<dialect>.test.<name> (its cccl_get_label_path helper)
+CUB_CPP17 = corpus_log("holdout6", "cub-batch-copy-test-reads-past-num-buffers")
 PADDLE = corpus_log("holdout6", "paddle-scale-zero-size-grid")
 JETSON = corpus_log("holdout6", "torch-jetson-upsample-bilinear-too-many-resources")
 UPSAMPLE = corpus_log("holdout5", "torch-upsample-nearest2d-grid-exceeds-limit")
@@ -68,7 +70,7 @@ def test_an_async_error_at_a_framework_check_is_not_located_there() -> None:
 
 
 def test_a_librarys_own_test_suite_is_located_in_it() -> None:
-    for text, lib, compiler in ((NUMBA, "numba", True), (CUB, "CUB/Thrust", False)):
+    for text, lib, compiler in ((NUMBA, "numba", True), (CUB, "CUB/Thrust", False), (CUB_CPP17, "CUB/Thrust", False)):
         facts = location.parse(text)
         assert facts is not None
         assert (facts.kind, facts.library, facts.test_suite, facts.test_suite_compiler) == (
