@@ -43,3 +43,25 @@ def test_a_cudnn_allocation_failure_outside_xla_still_abstains() -> None:
     # PyTorch's CUDNN_CHECK message (aten/src/ATen/cudnn/Exceptions.h) with this status: no preallocation to blame
     report = classify_text("RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED\n")
     assert report.status == "unknown"
+
+
+def test_taichis_exhausted_memory_pool_decides() -> None:
+    # constructed: the __assertfail message of Taichi's runtime.cpp (allocate_from_buffer) in CUDA's device-assert
+    # format ("<file>:<line>: <function>: block: [...], thread: [...] Assertion `<message>` failed.")
+    text = (
+        "Taichi JIT:0: allocate_from_buffer: block: [0,0,0], thread: [0,0,0] Assertion `Out of CUDA pre-allocated "
+        "memory.\nConsider using ti.init(device_memory_fraction=0.9) or ti.init(device_memory_GB=4) to allocate more "
+        "GPU memory` failed.\n"
+    )
+    report = classify_text(text)
+    d = report.diagnosis
+    assert report.status == "diagnosed" and d is not None
+    assert (d.findings[0].category, d.findings[0].rule) == ("runtime-assumption", "taichi-out-of-preallocated-memory")
+
+
+def test_a_bare_device_assert_in_taichi_abstains_with_the_memory_pool_among_the_candidates() -> None:
+    report = classify_text(corpus_log("holdout22", "h22b-taichi-elements-device-assert-small-pool"))
+    d = report.diagnosis
+    assert report.status == "unknown" and d is not None
+    rules = {f.rule for f in d.findings}
+    assert "taichi-cuda-device-assert-at-driver-call-as-runtime-assumption" in rules
