@@ -65,3 +65,12 @@ def test_a_bare_device_assert_in_taichi_abstains_with_the_memory_pool_among_the_
     assert report.status == "unknown" and d is not None
     rules = {f.rule for f in d.findings}
     assert "taichi-cuda-device-assert-at-driver-call-as-runtime-assumption" in rules
+
+
+def test_another_tensorview_assert_is_a_failure_that_abstains() -> None:
+    # constructed: spconv's TV_ASSERT_RT_ERR(N == output.dim(0), "error") in tensorview's format
+    report = classify_text("RuntimeError: /io/spconv/src/spconv/all.cc(45)\nN == output.dim(0) assert faild. error\n")
+    assert report.status == "unknown"
+    d = report.diagnosis
+    assert d is not None
+    assert "tensorview-assert-failed-as-runtime-assumption" in {f.rule for f in d.findings}
