@@ -185,7 +185,7 @@ def _calibrated(rules: list[Rule]) -> list[Rule]:
     from diagnose import calibration
     from diagnose.catalogue_candidates import CANDIDATE_MAX
 
-    confs = calibration.rule_confidences((r.id, r.category, r.confidence) for r in rules)
+    confs = calibration.rule_confidences((r.id, prior_group(r), r.confidence) for r in rules)
     out = []
     for r in rules:
         conf = confs[r.id]
@@ -193,6 +193,14 @@ def _calibrated(rules: list[Rule]) -> list[Rule]:
             conf = min(conf, CANDIDATE_MAX)
         out.append(dataclasses.replace(r, confidence=conf, authored_confidence=r.confidence))
     return out
+
+
+def prior_group(rule: Rule) -> str:
+    """The group whose measured precision a rule's confidence is shrunk toward: its category, except for a
+    rule that decides from a controlled run (``requires: [run, ...]``).  The category priors measure how
+    often rules were right reading public logs at first sight, which no such rule ever does: a rule of a
+    group with no measure keeps its authored confidence as the prior (diagnose.calibration.prior)."""
+    return f"run/{rule.category}" if "run" in rule.requires else rule.category
 
 
 @functools.cache

@@ -18,7 +18,7 @@ import pytest
 from diagnose import calibration as C
 from diagnose.catalogue_candidates import CANDIDATE_MAX
 from diagnose.kb import corpus_check as CC
-from diagnose.rules import load_rules
+from diagnose.rules import load_rules, prior_group
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_rules_load_with_the_calibrated_confidence() -> None:
     form = C.shipped_form(first_sight, k)
     assert form == C.FIRST_SIGHT_FORM
     plain = {r.id: r for r in load_rules(calibrate=False)}
-    want = C.confidences(((r.id, r.category, r.confidence) for r in plain.values()), tallies, form, first_sight)
+    want = C.confidences(((r.id, prior_group(r), r.confidence) for r in plain.values()), tallies, form, first_sight)
     for rule in load_rules():
         assert rule.authored_confidence == plain[rule.id].confidence
         expected = min(want[rule.id], CANDIDATE_MAX) if "candidate" in rule.tags else want[rule.id]
@@ -83,6 +83,23 @@ def test_rules_load_with_the_calibrated_confidence() -> None:
     assert wrong_first
     for rid in wrong_first:
         assert loaded[rid].confidence < plain[rid].confidence
+
+
+def test_a_rule_deciding_from_a_controlled_run_is_not_shrunk_toward_log_reading() -> None:
+    """The category priors measure first-sight answers on public logs; a rule that needs a controlled run
+    (``requires: [run, ...]``) never answers one, so with no tally of its own it loads with its authored
+    confidence (and the run ladder's "explained" threshold does not move with each blind set)."""
+    tallies, _ = C.load()
+    first_sight = C.load_first_sight()
+    run_rules = [r for r in load_rules() if "run" in r.requires]
+    assert len(run_rules) > 20
+    untallied = [r for r in run_rules if r.id not in tallies and r.id not in first_sight]
+    assert untallied
+    for r in untallied:
+        assert r.confidence == pytest.approx(r.authored_confidence), r.id
+    # a log-reading rule of the same category and authored value is shrunk toward its category's measure
+    logs = [r for r in load_rules() if "run" not in r.requires and r.id not in tallies and r.id not in first_sight]
+    assert any(r.confidence != pytest.approx(r.authored_confidence) for r in logs)
 
 
 def test_the_corpus_is_calibrated(calibrated: CC.Result) -> None:
