@@ -13,7 +13,10 @@ import pytest
 from corpus_logs import classify_text, corpus_log, decided
 
 from diagnose.catalogue import source_echo
+from diagnose.collectors import collect
+from diagnose.explain import explain_finding
 from diagnose.matcher import Finding
+from diagnose.rules import default_rules
 
 WAN = corpus_log("holdout22", "h22a-wan-fp8e4nv-inductor-on-3090")  # kijai/ComfyUI-WanVideoWrapper#184
 KTRANSFORMERS = corpus_log("holdout5", "ktransformers-fp8e4nv-on-sm80")
@@ -117,6 +120,22 @@ def test_smem_over_the_limit_leads_with_the_packages_remedy_when_the_log_names_n
     assert fix.startswith("Whose kernel it is decides the fix")
     assert fix.index("switch") < fix.index("num_stages")
     assert "libraries often expose" not in fix
+
+
+def test_smem_over_the_limit_in_a_library_frame_names_the_library_first() -> None:
+    # the same log, with the location facts a traceback through the package's frame gives (diagnose.placement)
+    ev = collect(SAM_FAST)
+    context = {
+        **ev.context(),
+        "location_kind": "library",
+        "location_library": "segment_anything_fast",
+        "location_frame": "segment_anything_fast/flash_4.py",
+    }
+    rule = next(r for r in default_rules().rules if r.id == "triton-out-of-resources-smem")
+    fix = explain_finding(rule, ev, context).fix
+    assert fix.startswith("The kernel that does not fit is segment_anything_fast's, not yours")
+    assert fix.index("switch") < fix.index("num_stages")
+    assert "Whose kernel it is decides" not in fix
 
 
 # --- one confidence per rule ------------------------------------------------------------------------------------
