@@ -259,12 +259,50 @@ class Catalogue:
                 m = search(text)  # tried only where a match can start, where the pattern says
             if m is None:
                 continue
+            if source_echo(text, m.start()):  # a traceback's quoted source: the exception line says it
+                later = _past_echoes(rx, text, m)
+                m = later if later is not None else m
             line = text.count("\n", 0, m.start()) + 1
             old = hits.get(fam.id)
             if old is None or line < old.line:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
                 hits[fam.id] = Hit(family=fam, line=line, groups=groups)
         return sorted(hits.values(), key=lambda h: (h.line, h.family.id))
+
+
+#: a Python traceback's frame line: the line after it quotes the frame's source
+_FRAME = re.compile(r'[ \t]*File "[^"\n]+", line \d+')
+
+
+def source_echo(text: str, pos: int) -> bool:
+    """Whether the line holding ``pos`` is the source a Python traceback quotes under a frame line
+    (``File "…/cpp_extension.py", line 1121, in _join_cuda_home`` then ``raise EnvironmentError('CUDA_HOME …'``):
+    the message a ``raise`` line spells out is printed again, whole, in the exception line below it.
+
+    >>> tb = 'File "x.py", line 3, in f\\n    raise OSError("no CUDA")\\nOSError: no CUDA'
+    >>> source_echo(tb, tb.index("raise")), source_echo(tb, tb.index("OSError:"))
+    (True, False)
+    """
+    start = text.rfind("\n", 0, pos) + 1
+    if start == 0:
+        return False
+    prev = text.rfind("\n", 0, start - 1) + 1
+    return _FRAME.match(text, prev, start - 1) is not None
+
+
+def _past_echoes(rx: re.Pattern[str], text: str, m: re.Match[str], tries: int = 4) -> re.Match[str] | None:
+    """The first match of ``rx`` after ``m``'s line that is not a traceback's quoted source, or None."""
+    for _ in range(tries):
+        end = text.find("\n", m.end())
+        if end < 0:
+            return None
+        got = rx.search(text, end + 1)
+        if got is None:
+            return None
+        if not source_echo(text, got.start()):
+            return got
+        m = got
+    return None
 
 
 # --- loading ------------------------------------------------------------------------------------

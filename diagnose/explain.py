@@ -327,6 +327,7 @@ def explain_finding(rule: Any, evidence: Any, context: Mapping[str, Any] | None 
     the caller has it already)."""
     if context is None:
         context = evidence.context()
+    context = own_message(rule, evidence, context)
     e = rule.explain
     symbols = dict.fromkeys([*rule.symbols, *template_symbols(rule)])
     fw = framework(context) if e.fixes else None  # the framework only picks among per-framework fixes
@@ -346,6 +347,26 @@ def explain_finding(rule: Any, evidence: Any, context: Mapping[str, Any] | None 
         caveats=explain_caveats(rule, context),
         facts=((("framework", fw),) if fw and e.fixes else ()) + read_facts(symbols, context) + location_facts(context),
     )
+
+
+def own_message(rule: Any, evidence: Any, context: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``context`` with ``concept_message`` the line the rule's own message family matched, for a family's rule
+    (or one of its candidates) when an earlier error family (a wrapper's "raised:" line, a framework's
+    re-raise) holds the log's first error line: the rule quotes the message that decided it."""
+    if "family" not in getattr(rule, "tags", ()):
+        return context
+    families = context.get("concept_families") or ()
+    fam = rule.id if rule.id in families else rule.id.rsplit("-as-", 1)[0]
+    lines = context.get("concept_family_lines") or ()
+    if fam == context.get("concept_family") or fam not in families or len(lines) != len(families):
+        return context
+    text = getattr(getattr(evidence, "log", None), "text", "") or ""
+    n = lines[families.index(fam)]
+    got = text.split("\n", n)
+    line = " ".join(got[n - 1].split()) if 0 < n <= len(got) else ""
+    if not line:
+        return context
+    return {**context, "concept_message": line if len(line) <= 300 else line[:297] + "..."}
 
 
 def explain_caveats(rule: Any, context: Mapping[str, Any]) -> str | None:

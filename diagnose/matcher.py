@@ -179,9 +179,9 @@ class _Deferred(Finding):
         value: Any
         try:
             if name == "caveats":
-                from diagnose.explain import explain_caveats
+                from diagnose.explain import explain_caveats, own_message
 
-                value = explain_caveats(rule, context)
+                value = explain_caveats(rule, own_message(rule, evidence, context))
             else:
                 value = cite(rule, evidence)
         except Exception:  # the full rendering says what went wrong, in its texts
@@ -478,6 +478,9 @@ def decide(
     top = leading[0]
     contested = any(f.category != top.category and f.priority >= top.priority for f in leading[1:])
     confidence = round(top.confidence * (CONTESTED_FACTOR if contested else 1.0), 3)
+    if contested:  # one number per rule: the best candidate's finding shows the confidence the diagnosis has
+        top = _contested(top, confidence)
+        ranked = [top if f is leading[0] else f for f in ranked]
     ranked = [ranked[0], *(_below(f, confidence) for f in ranked[1:])] if ranked[0] is top else ranked
     if confidence < min_confidence:
         title = f"Not enough evidence to decide (best guess: {top.title})"
@@ -487,6 +490,18 @@ def decide(
     return Diagnosis(
         top.category, top.failure_mode, top.rule, confidence, top.title, tuple(ranked), contested=contested
     )
+
+
+def _contested(finding: Finding, confidence: float) -> Finding:
+    """The leading finding when a rule of the same rank names another owner: its confidence lowered to the
+    diagnosis's, the rule's own figure kept in its facts."""
+    if finding.confidence <= confidence:
+        return finding
+    note = (
+        f"{finding.confidence:.2f} for this rule in general; {confidence:.2f} here (x{CONTESTED_FACTOR}), where a rule"
+        " of the same rank names another owner"
+    )
+    return finding.with_fact(("confidence", note), confidence=confidence)
 
 
 def _below(finding: Finding, ceiling: float) -> Finding:
@@ -576,15 +591,26 @@ def cite(rule: Rule, evidence: Evidence) -> tuple[Cited, ...]:
         rx = _text_pattern(pattern)
         if rx is None:
             continue
+        echo = None  # a traceback's quoted source line: cited only when no other line matches
         for i, line in enumerate(text_lines, 1):
             if rx.search(line):
+                if i > 1 and _FRAME.match(text_lines[i - 2]):
+                    echo = echo or i
+                    continue
                 picked.setdefault(i, "log")
                 break
+        else:
+            if echo is not None:
+                picked.setdefault(echo, "log")
     out = []
     for n in sorted(picked)[:MAX_CITED]:
         text = text_lines[n - 1] if 0 < n <= len(text_lines) else ""
         out.append(Cited(line=n, text=text.rstrip()[:300], source=picked[n]))
     return tuple(out)
+
+
+#: a Python traceback's frame line: the line after it quotes the frame's source (as diagnose.catalogue.source_echo)
+_FRAME = re.compile(r'[ \t]*File "[^"\n]+", line \d+')
 
 
 @functools.lru_cache(maxsize=8192)
