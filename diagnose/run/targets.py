@@ -28,7 +28,9 @@ GPUMODE_REF = ("ref_kernel", "generate_input")
 CU_SUFFIXES = (".cu",)
 #: a KernelBench submission without ModelNew whose class is Model: the generated file replaces the problem file (as some
 #: agentic harnesses keep it), and its Model is what the harness ran against the original's
-DROP_IN_NOTE = "the submission defines Model, not ModelNew (a drop-in replacement of the problem file): its Model was run"
+DROP_IN_NOTE = (
+    "the submission defines Model, not ModelNew (a drop-in replacement of the problem file): its Model was run"
+)
 
 
 class ProtocolError(ValueError):
