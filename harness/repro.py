@@ -199,7 +199,7 @@ def make_and_run():
         names = iter(range(len(leaves(init)), 10**6))
         k_args = tmap(args, lambda t: guarded_copy(t, lay if f"in{next(names)}" in laid else None))
         with GuardAllocations():
-            got = forward(sub.ModelNew, k_args)
+            got = forward(getattr(sub, "ModelNew", None) or sub.Model, k_args)  # Model: a drop-in problem file
     else:  # gpumode
         assemble(PARAMS.get("files"))
         ref, sub = load(PARAMS["reference"], "kdiag_reference"), load(PARAMS["submission"], "kdiag_target")

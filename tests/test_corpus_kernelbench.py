@@ -43,7 +43,7 @@ def labelled(kb_run):
 
 
 def _needs_toolkit(name: str) -> list[pytest.MarkDecorator]:
-    return [pytest.mark.toolkit] if name.startswith("cuda_") else []
+    return [pytest.mark.toolkit] if name.startswith("cuda_") or LABELS[name].get("toolkit") else []
 
 
 #: cases the suite runs: a label with ``suite: false`` is a CUDA case whose clean compile or compile error another

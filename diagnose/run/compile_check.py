@@ -179,14 +179,36 @@ _MISSING = re.compile(
 )
 
 
+#: the public headers of GPU libraries that ship beside nvcc as toolkit components or as their own packages (cuBLAS:
+#: cublas_v2.h, cublasLt.h; cuFFT: cufft.h, cufftXt.h; cuRAND: curand_kernel.h; cuSOLVER: cusolverDn.h; NPP: nppi.h;
+#: CUTLASS/CuTe: cutlass/gemm/..., cute/tensor.hpp ...): a machine whose toolkit lacks the component cannot compile a
+#: source that includes one, whatever the source is, so the check stops there rather than blaming the source
+_LIBRARY_HEADER = re.compile(
+    r"^(?:(?:cublas|cudnn|cufft|curand|cusparse|cusolver|cutensor|npp|cupti|magma)\w*|nccl|nvshmemx?|nvjpeg|nvml)\.h$"
+    r"|^(?:cutlass|cute)/"
+)
+
+
+def library_header(header: str) -> str | None:
+    """The library a missing header belongs to, when it is a GPU library's public header.
+
+    >>> library_header("cublasLt.h"), library_header("cutlass/gemm/device/gemm.h"), library_header("my_kernels.h")
+    ('cublasLt.h', 'cutlass/gemm/device/gemm.h', None)
+    """
+    return header if _LIBRARY_HEADER.search(header.strip()) else None
+
+
 def missing_header(log: str, source: Path) -> str | None:
     """``header (included by FILE)`` when the compile stopped at a header that a file other than the
-    submission's own source includes (torch's CUDA headers want cuSPARSE, cuBLAS ...): the machine lacks it."""
+    submission's own source includes (torch's CUDA headers want cuSPARSE, cuBLAS ...): the machine lacks it; or
+    ``header (a GPU library's header)`` when the source includes a library's public header this machine lacks."""
     m = _MISSING.search(log)
     if m is None:
         return None
     header, where = m.group("a") or m.group("b"), m.group("file").strip()
     if Path(where).name == source.name:
+        if library_header(header):
+            return f"{header} (a GPU library's header, which the source includes)"
         return None  # the submission includes it itself: its own error (or its own dependency)
     inc = where.split("/include/", 1)[-1] if "/include/" in where else Path(where).name
     return f"{header} (included by {inc})"

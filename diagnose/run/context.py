@@ -177,6 +177,8 @@ def make_context(target: Target, opts: Options) -> RunContext:
     rid, rd = make_run_dir(opts.runs_dir)
     base = dict(opts.base_env if opts.base_env is not None else os.environ)
     log = RunLog()
+    for note in target.notes:  # what reading the target found (a drop-in KernelBench submission)
+        log.note(note)
     _environment(child_env(base, {}, run_dir=rd), rd, log)  # what the children will see (GPUs pinned)
     facts = log.gpu_facts
     gpu = bool(facts and facts.nvml_ok and facts.name) if opts.gpu is None else opts.gpu

@@ -367,10 +367,24 @@ INTERPRETER_FIRST_TRY_S = 30.0
 INTERPRETER_RETRY_BYTES = 128 * 2**10
 
 
+def _declared_bytes(ctx: RunContext) -> int:
+    """The bytes of the inputs the last inputs child made (its manifest's tensors, every size)."""
+    manifest = K.read_json(ctx, ctx.rd / "inputs" / "manifest.json", "inputs manifest") or {}
+    sizes = manifest.get("sizes") or []
+    return sum(
+        int(t.get("nbytes") or 0)
+        for s in sizes
+        if isinstance(s, dict)
+        for t in (s.get("tensors") or {}).values()
+        if isinstance(t, dict)
+    )
+
+
 def _run_fitted(ctx: RunContext) -> RunResult:
-    """A Triton target under the interpreter, at a size kdiag chose, that runs out of time is run again
-    smaller before it is called a hang: a hang does not depend on the size, the interpreter's slowness does.
-    A size the user gave (``--size``) is kept as given."""
+    """A Triton target under the interpreter, at a size kdiag chose or at the problem's declared size, that runs out
+    of time is run again smaller before it is called a hang: a hang does not depend on the size, the interpreter's
+    slowness does (inputs that fit the budget can still make an output and a grid the interpreter takes minutes over:
+    a tall-skinny matmul's 16384 x 16384 result). A size the user gave (``--size``) is kept as given."""
     slow = ctx.target.uses_triton and not ctx.gpu and not ctx.opts.sizes and ctx.target.kind == "kernelbench"
     if not slow or (ctx.opts.timeout or float("inf")) <= INTERPRETER_FIRST_TRY_S:
         return _run_kernel_target(ctx)
@@ -378,14 +392,15 @@ def _run_fitted(ctx: RunContext) -> RunResult:
     first = _run_kernel_target(dataclasses.replace(ctx, kernel_timeout=INTERPRETER_FIRST_TRY_S))
     timed_out = bool(first.rungs) and first.rungs[-1].timed_out
     resized = any(n.startswith("ran at ") and " instead of " in n for n in first.notes)
-    if not (timed_out and resized):
+    if not (timed_out and (resized or _declared_bytes(ctx) > INTERPRETER_RETRY_BYTES)):
         return first
     # what the first try concluded from its timeout (no probes, a hang) is not the answer: only its size stays,
     # and its rung (its folder stays in the run directory) gives way to the run the verdict comes from
     ctx.log.notes[mark:] = [n for n in ctx.log.notes[mark:] if n.startswith("ran at ")]
     del ctx.log.rungs[rungs:]
+    which = "the size kdiag chose" if resized else "the declared size"
     ctx.log.note(
-        f"the run at the size kdiag chose did not finish in {INTERPRETER_FIRST_TRY_S:.0f} s under Triton's "
+        f"the run at {which} did not finish in {INTERPRETER_FIRST_TRY_S:.0f} s under Triton's "
         f"interpreter (Python runs every program); ran again with its inputs fitted to "
         f"{INTERPRETER_RETRY_BYTES // 2**10} KiB: a hang does not depend on the size, the interpreter's time does"
     )

@@ -250,6 +250,10 @@ def test_a_header_the_machine_lacks_stops_the_check_without_blaming_the_kernel()
     own = '/r/build/source0_load_inline.cu(2): catastrophic error: cannot open source file "mine.cuh"\n'
     assert CC.missing_header(own, src) is None  # the submission's own include: its error
     assert CC.missing_header('/r/build/source0_load_inline.cu(2): error: identifier "x" is undefined', src) is None
+    # a GPU library's public header the source includes itself (a real cuBLASLt submission, nvcc 13 on this machine,
+    # whose toolkit has no cuBLAS component): the machine lacks it, the source is not at fault
+    lt = "/r/build/source0_load_inline.cu:6:10: fatal error: cublasLt.h: No such file or directory\n"
+    assert CC.missing_header(lt, src) == "cublasLt.h (a GPU library's header, which the source includes)"
 
 
 STUB = """

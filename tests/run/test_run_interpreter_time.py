@@ -75,3 +75,23 @@ def test_a_slow_interpreter_run_is_fitted_again_not_called_a_hang(
     assert "did not finish in 2 s under Triton's interpreter" in notes and "fitted to 4 KiB" in notes
     assert "ran at batch_size=32, dim=32 instead of 8192, 512" in notes  # halved in turn until 4 KiB
     assert "timed out" not in notes  # what the first try concluded from its timeout is gone (no "probes not run")
+
+
+@pytest.mark.slow
+def test_a_declared_size_that_fits_the_budget_and_runs_out_of_time_is_fitted_again(
+    write, tmp_path: Path, kdiag_run, monkeypatch
+) -> None:
+    # inputs that fit the first budget (no "ran at" note) can still take the interpreter too long (a large output or
+    # grid: corpus/kernelbench/real_kmn_l1_9_tall_skinny_fp16_dot's 16384 x 16384 result from 2 MiB of inputs)
+    from diagnose.run import target_kernel
+
+    monkeypatch.setattr(target_kernel, "INTERPRETER_FIRST_TRY_S", 2.0)
+    monkeypatch.setattr(target_kernel, "INTERPRETER_RETRY_BYTES", 4 * 2**10)
+    ref = write(tmp_path, "reference.py", REFERENCE.replace("batch_size = 8192", "batch_size = 256"))
+    sub = write(tmp_path, "submission.py", SUBMISSION)
+    code, out, err = kdiag_run(str(sub), "--reference", str(ref), "--probes", "none", "--ladder", "none")
+    assert out is not None, err
+    assert (code, out["verdict"]) == (0, "pass"), (out["title"], out["notes"])
+    notes = " | ".join(out["notes"])
+    assert "the run at the declared size did not finish in 2 s under Triton's interpreter" in notes, notes
+    assert "instead of 256, 512" in notes, notes

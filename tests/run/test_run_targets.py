@@ -66,9 +66,19 @@ def test_protocol_errors_name_what_is_missing(
 
 def test_kernelbench_reference_without_modelnew(write, tmp_path: Path) -> None:
     ref = write(tmp_path, "ref.py", "class Model: ...\ndef get_inputs(): ...\ndef get_init_inputs(): ...\n")
-    sub = write(tmp_path, "sub.py", "class Model: ...\n")
+    sub = write(tmp_path, "sub.py", "def Model(): ...\nclass Helper: ...\n")
     with pytest.raises(ProtocolError, match="defines no ModelNew"):
         detect([str(sub)], reference=str(ref))
+
+
+def test_a_kernelbench_submission_that_replaces_the_problem_file_runs_its_model(write, tmp_path: Path) -> None:
+    # harnesses that swap the generated file for the problem file keep its class name (Model): it is the candidate
+    ref = write(tmp_path, "ref.py", "class Model: ...\ndef get_inputs(): ...\ndef get_init_inputs(): ...\n")
+    sub = write(tmp_path, "sub.py", "class Model: ...\ndef get_inputs(): ...\ndef get_init_inputs(): ...\n")
+    t = detect([str(sub)], reference=str(ref))
+    assert t.kind == "kernelbench" and any("defines Model, not ModelNew" in n for n in t.notes), t
+    both = write(tmp_path, "both.py", "class Model: ...\nclass ModelNew: ...\n")
+    assert detect([str(both)], reference=str(ref)).notes == ()  # ModelNew, when there is one, is the candidate
 
 
 def test_commands_and_cuda_files(write, tmp_path: Path) -> None:

@@ -1,0 +1,36 @@
+import torch
+import torch.nn as nn
+
+
+OP_TYPE = "elementwise"
+SUPPORTED_PRECISIONS = ['fp16', 'bf16', 'fp32']
+HARDWARE_REQUIRED = ['RTX3090', 'H100', 'B200']
+
+class Model(nn.Module):
+    """
+    Simple model that performs a GELU activation.
+    """
+    def __init__(self):
+        super(Model, self).__init__()
+    
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Applies GELU activation to the input tensor.
+
+        Args:
+            x (torch.Tensor): Input tensor of any shape.
+
+        Returns:
+            torch.Tensor: Output tensor with GELU applied, same shape as input.
+        """
+        return torch.nn.functional.gelu(x)
+
+batch_size = 256
+dim = 16384
+
+def get_inputs():
+    x = torch.randn(batch_size, dim)
+    return [x]
+
+def get_init_inputs():
+    return []  # No special initialization inputs needed
