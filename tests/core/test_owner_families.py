@@ -455,3 +455,9 @@ def test_a_header_missing_from_the_projects_own_source_is_not_a_librarys() -> No
     assert compiler is not None and compiler.missing_header == "ATen/cuda/CUDAContext.h"
     assert compiler.missing_header_library is None
     assert "compiler-header-missing-in-library-header" not in {r for _, r in _answer(log)[2]}
+
+
+def test_nvfuser_shared_memory_over_the_device_limit() -> None:
+    # holdout23 h23a-nvfuser-test-smem-over-titan-limit (csarofeen/pytorch#1802): a 64 KiB GPU
+    log = corpus_log("holdout23", "h23a-nvfuser-test-smem-over-titan-limit")
+    assert decided(log) == ("runtime-assumption", "smem-exceeds-device-limit", "nvfuser-smem-over-device-limit")
