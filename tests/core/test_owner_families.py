@@ -461,3 +461,9 @@ def test_nvfuser_shared_memory_over_the_device_limit() -> None:
     # holdout23 h23a-nvfuser-test-smem-over-titan-limit (csarofeen/pytorch#1802): a 64 KiB GPU
     log = corpus_log("holdout23", "h23a-nvfuser-test-smem-over-titan-limit")
     assert decided(log) == ("runtime-assumption", "smem-exceeds-device-limit", "nvfuser-smem-over-device-limit")
+
+
+def test_int32_max_by_its_stdint_name_hints_an_index_overflow() -> None:
+    # holdout23 h23a-flexattn-bwd-kv-offset-int32 (pytorch/pytorch#190857): the offset printed against INT32_MAX
+    log = corpus_log("holdout23", "h23a-flexattn-bwd-kv-offset-int32")
+    assert decided(log) == ("runtime-assumption", "int32-index-overflow", "cuda-illegal-address-int32-hint")
