@@ -141,6 +141,29 @@ _KERNEL_LIBS: tuple[tuple[re.Pattern[str], str, str, tuple[str, ...]], ...] = (
         "CUB/Thrust",
         ("cub::", "thrust::"),
     ),
+    # Thrust's own launch refused: its CUDA backend raises system_error with the step's name and the
+    # runtime's error (thrust/system/cuda/detail/parallel_for.h "parallel_for failed", the CUB dispatches'
+    # "failed on 1st step", "after dispatching ... kernel"; older releases print the error string alone).
+    # Only launch-configuration errors, which the launch itself returns; a sticky fault from an earlier
+    # kernel can surface at any step and is not Thrust's.
+    (
+        re.compile(
+            r"\b(?:parallel_for failed|failed on (?:1st|2nd) step|after dispatching \w+ kernel|after reduction step \d)"
+            r": (?:cudaError\w+: )?(?:invalid configuration argument|too many resources requested for launch)"
+        ),
+        "library",
+        "CUB/Thrust",
+        (
+            "parallel_for failed",
+            "failed on 1st step",
+            "failed on 2nd step",
+            "after dispatching",
+            "after reduction step",
+        ),
+    ),
+    # ArrayFire's C++ exception (src/api/cpp/exception.cpp: "ArrayFire Exception (%s:%d):"): the call that
+    # failed is inside ArrayFire, its kernels and launchers ArrayFire's own
+    (re.compile(r"\bArrayFire Exception \("), "library", "ArrayFire", ("ArrayFire Exception",)),
     (re.compile(r"\bnccl(?:Dev)?Kernel\w*|\blibnccl\.so"), "library", "NCCL", ("nccl",)),
     (  # a device-side assertion in one of torch's own kernels (a host frame there is only the op's dispatch)
         re.compile(r"aten/src/ATen/native/\S+\.cuh?:\d+: \S+: block: \["),
@@ -258,6 +281,11 @@ _QUICK = (
     "/test",
     "catch2_test_",
     "_test_unit_",
+    "failed on ",
+    "parallel_for failed",
+    "after dispatching",
+    "after reduction step",
+    "ArrayFire Exception",
 )
 
 

@@ -78,6 +78,15 @@ EXPECTED: dict[str, dict[str, object]] = {
         undefined_api="THCudaCheck",
         api_owner="PyTorch TH/THC",
     ),
+    "nvcc-torch-at-check-removed": dict(
+        tool="nvcc",
+        error_count=1,
+        first_error='identifier "AT_CHECK" is undefined',
+        first_error_file="deform_check.cu",
+        undefined_api="AT_CHECK",
+        api_owner="PyTorch C++ API",
+        api_removed_in="PyTorch 1.5",
+    ),
     "nvcc-type-error": dict(
         tool="nvcc",
         error_count=1,

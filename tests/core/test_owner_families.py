@@ -17,6 +17,7 @@ and on another wording of the same family, from a tool's own source or a real ru
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import subprocess
@@ -161,6 +162,48 @@ def test_pytorch_thc_api_is_a_library_api() -> None:
     # holdout21 h21a-pytorch-stale-build-undefined-thnn (pytorch/pytorch#2281): THNN names inside PyTorch's tree
     category, _, findings = _answer(corpus_log("holdout21", "h21a-pytorch-stale-build-undefined-thnn"))
     assert category == "unknown" and findings[0][0] == "environment"
+
+
+def test_a_removed_pytorch_macro_is_the_installs_version_skew() -> None:
+    # a real nvcc 13.0.88 run against PyTorch 2.13's headers (tests/fixtures/compiler/nvcc-torch-at-check-removed.source.yaml)
+    log = (FIXTURES / "nvcc-torch-at-check-removed.log").read_text()
+    compiler = collect(log).compiler
+    assert compiler is not None and compiler.api_removed_in == "PyTorch 1.5"
+    assert decided(log) == ("environment", "version-skew", "nvcc-removed-torch-api")
+    # holdout23 h23a-rotated-maskrcnn-at-check-undefined (mrlooi/rotated_maskrcnn#31): nvcc 10.2, PyTorch 1.6
+    case = corpus_log("holdout23", "h23a-rotated-maskrcnn-at-check-undefined")
+    assert decided(case) == ("environment", "version-skew", "nvcc-removed-torch-api")
+    # a removed CUDA runtime name stays the CUDA rule's
+    assert undefined_api('identifier "cudaThreadSynchronize" is undefined') == (
+        "cudaThreadSynchronize",
+        "CUDA runtime",
+        "CUDA 12.0",
+    )
+
+
+def test_installed_pytorch_has_no_at_check() -> None:
+    spec = importlib.util.find_spec("torch")  # its headers only: torch is not imported
+    header = Path(spec.origin).parent / "include" / "c10" / "util" / "Exception.h" if spec and spec.origin else None
+    if header is None or not header.is_file():
+        pytest.skip("no PyTorch headers here")
+    text = header.read_text(errors="replace")
+    assert not re.search(r"#\s*define\s+AT_CHECK\b", text)
+    assert re.search(r"#\s*define\s+TORCH_CHECK\b", text)
+
+
+def test_a_refused_launch_inside_a_library_launcher_abstains() -> None:
+    # ArrayFire's exception and Thrust's parallel_for name their own launchers: the library's grid or the
+    # caller's input, both candidates (holdout23: arrayfire/arrayfire#1702, PaddlePaddle/Paddle#37355)
+    for case, library in (
+        ("h23a-arrayfire-reduce-dim1-grid-limit", "ArrayFire"),
+        ("h23a-paddle-reduce-grid-not-clamped", "CUB/Thrust"),
+    ):
+        log = corpus_log("holdout23", case)
+        location = collect(log).location
+        assert location is not None and location.kind == "library" and location.library == library, case
+        category, _, findings = _answer(log)
+        assert category == "unknown", case
+        assert {c for c, _ in findings} >= {"kernel-logic", "runtime-assumption"}, case
 
 
 @pytest.mark.skipif(not CUDA_INCLUDE.is_dir(), reason="no CUDA toolkit headers here")
@@ -412,3 +455,15 @@ def test_a_header_missing_from_the_projects_own_source_is_not_a_librarys() -> No
     assert compiler is not None and compiler.missing_header == "ATen/cuda/CUDAContext.h"
     assert compiler.missing_header_library is None
     assert "compiler-header-missing-in-library-header" not in {r for _, r in _answer(log)[2]}
+
+
+def test_nvfuser_shared_memory_over_the_device_limit() -> None:
+    # holdout23 h23a-nvfuser-test-smem-over-titan-limit (csarofeen/pytorch#1802): a 64 KiB GPU
+    log = corpus_log("holdout23", "h23a-nvfuser-test-smem-over-titan-limit")
+    assert decided(log) == ("runtime-assumption", "smem-exceeds-device-limit", "nvfuser-smem-over-device-limit")
+
+
+def test_int32_max_by_its_stdint_name_hints_an_index_overflow() -> None:
+    # holdout23 h23a-flexattn-bwd-kv-offset-int32 (pytorch/pytorch#190857): the offset printed against INT32_MAX
+    log = corpus_log("holdout23", "h23a-flexattn-bwd-kv-offset-int32")
+    assert decided(log) == ("runtime-assumption", "int32-index-overflow", "cuda-illegal-address-int32-hint")
