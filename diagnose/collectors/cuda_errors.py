@@ -184,6 +184,14 @@ _CUDA_GDB_ERRORS = {
     "hardware stack overflow": "cudaErrorHardwareStackError",
     "assert": "cudaErrorAssert",
 }
+#: cuda-gdb's API error check (its manual, "Checking API Errors": ``set cuda api_failures``) prints the failed
+#: call and its status in hex: "warning: Cuda API error detected: cudaLaunchKernel returned (0x62)", driver calls
+#: too ("cuLaunchKernelEx returned (0x190)").  Driver codes never changed; runtime codes were renumbered in CUDA
+#: 10.1, so a runtime code is read only where both numberings agree or the code exists only in the new one.
+_CUDA_GDB_API = re.compile(
+    r"\bCuda API error detected: (?P<call>(?:cuda|cu)[A-Z]\w*) returned \(0x(?P<code>[0-9a-fA-F]+)\)"
+)
+_CUDA_GDB_SAME_RUNTIME_CODES = frozenset({2, 3, 9})  # memory allocation, initialization, invalid configuration
 _API_CALL = re.compile(r"Call to (\w+)|\b((?:cuda|cu)[A-Z]\w+(?:\(\))?)")
 
 
@@ -239,6 +247,15 @@ def _library_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
         for m in _RUST_VARIANT.finditer(line):
             add(name_for_rust_variant(m["name"]), "rust")
         if hits:
+            return True
+    if "Cuda API error detected:" in line:
+        m = _CUDA_GDB_API.search(line)
+        if m:
+            code = int(m["code"], 16)
+            if not m["call"].startswith("cuda"):
+                add(t.driver_by_code.get(code), "cuda-gdb", m["call"])
+            elif code in _CUDA_GDB_SAME_RUNTIME_CODES or (code >= 98 and code != 127):
+                add(t.by_code.get(code), "cuda-gdb", m["call"])
             return True
     if "CUDA Exception:" in line or "CUDA_EXCEPTION_" in line:
         m = _CUDA_GDB.search(line)

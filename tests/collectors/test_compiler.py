@@ -201,6 +201,12 @@ EXPECTED: dict[str, dict[str, object]] = {
         first_error_file="pair.cu",
         toolkit_clash="atomicAdd",
     ),
+    "nvcc-vector-type-conversion": dict(
+        tool="nvcc",
+        error_count=1,
+        first_error='no suitable user-defined conversion from "int2" to "longlong2" exists',
+        first_error_file="conv.cu",
+    ),
     "nvrtc-undefined-identifier": dict(
         tool="nvrtc", error_count=1, first_error='identifier "factor" is undefined', first_error_file="scale.cu"
     ),

@@ -113,3 +113,42 @@ def test_a_cuda_failure_that_names_no_number_is_left_to_its_words() -> None:
 def test_a_count_after_cuda_failure_is_no_status() -> None:
     # the macro prints the number and ends the line; a number that goes on into words is something else
     assert parse("CUDA failure: 3 retries left") is None
+
+
+@pytest.mark.parametrize(
+    ("line", "error", "api_call"),
+    [
+        # cuda-gdb's API error check prints the status in hex (lines quoted in public repositories' notes)
+        (
+            "warning: Cuda API error detected: cudaLaunchKernel returned (0x9)",
+            "cudaErrorInvalidConfiguration",
+            "cudaLaunchKernel",
+        ),
+        (
+            "Cuda API error detected: cudaLaunchKernel returned (0x2bd)",
+            "cudaErrorLaunchOutOfResources",
+            "cudaLaunchKernel",
+        ),
+        (
+            "warning: Cuda API error detected: cudaLaunchKernel returned (0xd1)",
+            "cudaErrorNoKernelImageForDevice",
+            "cudaLaunchKernel",
+        ),
+        # a driver call's code is a CUresult (400: CUDA_ERROR_INVALID_HANDLE)
+        (
+            "warning: Cuda API error detected: cuLaunchKernelEx returned (0x190)",
+            "cudaErrorInvalidResourceHandle",
+            "cuLaunchKernelEx",
+        ),
+    ],
+)
+def test_cuda_gdb_api_errors_are_decoded_from_hex(line: str, error: str, api_call: str) -> None:
+    f = parse(line)
+    assert f is not None
+    assert (f.error, f.form, f.api_call) == (error, "cuda-gdb", api_call)
+
+
+def test_cuda_gdb_runtime_code_from_before_the_renumbering_is_not_guessed() -> None:
+    # CUDA 7.5's cuda-gdb: 7 was cudaErrorLaunchOutOfResources then, another error in today's table
+    f = parse("warning: Cuda API error detected: cudaLaunch returned (0x7).")
+    assert f is None or f.error != "cudaErrorProfilerAlreadyStarted"
