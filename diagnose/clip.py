@@ -14,9 +14,12 @@ MAX_TEXT = 100  # a longer string value is cut
 # a path of three or more directories (`/opt/conda/.../aten/src/ATen/native/cuda/Indexing.cu`): its file name
 _PATH = re.compile(r"(?<![\w.])(?:\.{1,2}|~)?(?:/[\w.+-]+){3,}/([\w.+-]+)")
 # what a long message starts with that says nothing there: a log line's time stamp or `[tag]`, glog's
-# `F0523 18:30:06.1 123 file.cc:34] `, and `RuntimeError: CUDA error: ` (the error text is the rest)
+# `F0523 18:30:06.1 123 file.cc:34] `, Ray's worker tag `(RayWorker pid=123, ip=10.0.0.1) `, a logger's
+# source location `[path/file.h:function@87] `, and `RuntimeError: CUDA error: ` (the error text is the rest)
 _LEADING = re.compile(
     r"^(?:\s*\[[^\]\n]{1,40}\]\s*:?"
+    r"|\s*\([^()\n]{0,80}\bpid=\d+[^()\n]{0,60}\)"
+    r"|\s*\[[^\]\n]{1,200}[@:]\d+\]"
     r"|\s*\d{4}-\d\d-\d\d[ T][\d:.]+:?"
     r"|\s*[FEWI]\d{0,4}(?: [\d:.]+ +\d+)? \S+:\d+\] "
     r"|\s*(?:[A-Za-z_][\w.]*(?:Error|Exception)|CUDA error|ERROR|Error|error|FATAL|fatal|Fatal error)\s*:\s+)+"
