@@ -115,3 +115,25 @@ def test_a_finding_says_how_the_evidence_moved_its_confidence() -> None:
     assert moved is not None and "calibrated" in moved and "a sanitizer record naming the kernel" in moved
     assert "library (onnxruntime)" not in moved  # the record in its kernel makes it the library's defect
     assert best.confidence == C.assess(_rule(best.rule), rep.evidence.context())[0]
+
+
+def _fix_of(suite: str, case_id: str, tmp_path: Path) -> Any:
+    log = tmp_path / f"{case_id}.log"
+    log.write_text(_corpus_log(suite, case_id), encoding="utf-8")
+    return _diagnose(log)
+
+
+def test_a_library_kernel_in_a_gtest_run_leads_with_the_kernel_fix(tmp_path: Path) -> None:
+    # cudf#24034 and cudf#20967: racecheck over libcudf's own Parquet gtests; the reader is cuDF's developer,
+    # so the barrier fix comes first and "upgrade cuDF" only for someone whose own tests call it
+    # another wording: memcheck's out-of-bounds read in a cuDF Parquet gtest (holdout2)
+    for suite, case_id, first in (
+        ("holdout23/issues.yaml", "h23a-cudf-delta-decode-racecheck-barrier", "Put a block barrier"),
+        ("holdout23/issues.yaml", "h23a-cudf-delta-byte-array-warp-vote-race", "Replace implicit warp synchrony"),
+        ("holdout2/issues.yaml", "cudf-parquet-decode-page-oob-read", "Guard the access"),
+    ):
+        best = _fix_of(suite, case_id, tmp_path).diagnosis.best
+        assert best is not None and best.category == "kernel-logic"
+        assert best.fix.startswith(first), best.fix
+        assert "most likely cuDF's own test suite" in best.fix
+        assert "not in your code" not in best.fix
