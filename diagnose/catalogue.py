@@ -271,7 +271,7 @@ class Catalogue:
 
 
 #: a Python traceback's frame line: the line after it quotes the frame's source
-_FRAME = re.compile(r'[ \t]*File "[^"\n]+", line \d+')
+TRACEBACK_FRAME = re.compile(r'[ \t]*File "[^"\n]+", line \d+')
 
 
 def source_echo(text: str, pos: int) -> bool:
@@ -287,7 +287,7 @@ def source_echo(text: str, pos: int) -> bool:
     if start == 0:
         return False
     prev = text.rfind("\n", 0, start - 1) + 1
-    return _FRAME.match(text, prev, start - 1) is not None
+    return TRACEBACK_FRAME.match(text, prev, start - 1) is not None
 
 
 def _past_echoes(rx: re.Pattern[str], text: str, m: re.Match[str], tries: int = 4) -> re.Match[str] | None:

@@ -576,6 +576,8 @@ def _finding(
 def cite(rule: Rule, evidence: Evidence) -> tuple[Cited, ...]:
     """The input lines a match rests on: the lines of every source whose facts the rule reads,
     and the lines its text regexes hit."""
+    from diagnose.catalogue import TRACEBACK_FRAME  # loaded by the collectors before any finding is cited
+
     text_lines = evidence.log.text.splitlines()
     picked: dict[int, str] = {}
     sources = {symbol_source(s) for s in rule.symbols} | set(rule.requires)
@@ -594,7 +596,7 @@ def cite(rule: Rule, evidence: Evidence) -> tuple[Cited, ...]:
         echo = None  # a traceback's quoted source line: cited only when no other line matches
         for i, line in enumerate(text_lines, 1):
             if rx.search(line):
-                if i > 1 and _FRAME.match(text_lines[i - 2]):
+                if i > 1 and TRACEBACK_FRAME.match(text_lines[i - 2]):
                     echo = echo or i
                     continue
                 picked.setdefault(i, "log")
@@ -607,10 +609,6 @@ def cite(rule: Rule, evidence: Evidence) -> tuple[Cited, ...]:
         text = text_lines[n - 1] if 0 < n <= len(text_lines) else ""
         out.append(Cited(line=n, text=text.rstrip()[:300], source=picked[n]))
     return tuple(out)
-
-
-#: a Python traceback's frame line: the line after it quotes the frame's source (as diagnose.catalogue.source_echo)
-_FRAME = re.compile(r'[ \t]*File "[^"\n]+", line \d+')
 
 
 @functools.lru_cache(maxsize=8192)
