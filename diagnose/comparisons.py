@@ -663,3 +663,56 @@ def zero_metric_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
         if len(out) >= limit:
             break
     return out
+
+
+# --- a check of agreement evaluated for its verdict, and the verdict False ------------------------
+
+#: a call whose value is the verdict that two results agree (``torch.allclose``, ``np.array_equal``,
+#: ``torch.equal``, Julia's ``issorted``/``isapprox``/``≈``); a name that only asks for a value does not count
+_CHECK_CALL = re.compile(
+    r"\b(?:allclose|isclose\([^\n]*\)\.all|array_equal|array_equiv|equal|issorted|is_sorted|isapprox|assert_equal)\s*\("
+    r"|\s≈\s"
+)
+#: a prompt or a print around such a call (``>>> torch.allclose(a, b)``, ``julia> issorted(x)``, ``print(...)``)
+_CHECK_TYPED = re.compile(r"^\s*(?:>>>|In \[\d+\]:|julia>|>|\(Pdb\)|ipdb>)\s|\bprint(?:ln)?\s*\(|@show\s")
+#: the verdict alone on its line, as the languages print a false boolean (``False``, ``false``,
+#: ``tensor(False)``, ``Array(False, dtype=bool)``, ``np.False_``, ``Out[3]: False``)
+_FALSE_ALONE = re.compile(
+    r"^\s*(?:Out\[\d+\]:\s*)?(?:(?:tensor|Array|array)\(\s*False\b[^\n]*\)|np\.False_|False|false)\s*$"
+)
+#: a verdict printed with its label on one line (``allclose: False``, ``match = False``,
+#: ``torch.allclose(out, ref) = False``, ``outputs equal? False``)
+_LABELLED_FALSE = re.compile(
+    r"(?i:\b(?:all_?close|is_?close|equal|equals|same|match(?:es|ed)?|correct|identical|is_?sorted|consistent"
+    r"|verified)\b)(?:\([^\n]*\))?\s*\??\s*[:=]+\s*(?:(?:tensor|Array|array)\()?False\b"
+)
+
+
+def _check_above(above: list[str]) -> bool:
+    """A check of agreement typed, printed or called on one of the lines just above a verdict (a REPL block
+    may close with ``end`` after it)."""
+    return any(_CHECK_CALL.search(p) and (_CHECK_TYPED.search(p) or p.strip().endswith(")")) for p in above)
+
+
+def verdict_false_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    """A check of agreement evaluated for its verdict and answered False: a closeness, equality or
+    sortedness check typed at a prompt or printed (``>>> torch.allclose(out, ref)``, ``julia> issorted(x)``)
+    with ``False`` alone on the next line, or the verdict printed with its label (``allclose: False``).
+
+    >>> verdict_false_lines(">>> torch.allclose(out, ref)\\nFalse")
+    [(2, 'False')]
+    >>> verdict_false_lines("allclose: True\\nuse_fast: False")
+    []
+    """
+    if "alse" not in text:
+        return []
+    lines = text.split("\n")
+    out: list[tuple[int, str]] = []
+    for i, line in enumerate(lines):
+        if len(line) > 2000:
+            continue
+        if _LABELLED_FALSE.search(line) or (_FALSE_ALONE.match(line) and _check_above(lines[max(0, i - 3) : i])):
+            out.append((i + 1, line.strip()))
+        if len(out) >= limit:
+            break
+    return out

@@ -333,6 +333,14 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"\#[^\n]*?[,;:(]\s*(?:incorrect|wrong|INCORRECT|WRONG)\s*\)?\s*$"
         r" | \bgarbage\ (?:data|values?|outputs?|results?|numbers)\b | \b(?:produc|return|giv)\w*\ garbage\b",
     ),
+    # a reporter's verdict written as a comment that is only the verdict, as bug reports mark the failing call
+    # or the block of output after it ("torch.randint(...).sum() # BAD", a line "# => BAD", "f(x)  // wrong!",
+    # "<-- WRONG"), not a comment that goes on ("# bad inputs are skipped")
+    (
+        ("bad", "wrong", "incorrect"),
+        r"(?:\#|//|<-+)\s*(?:=>|->|:)?\s*(?:BAD|[Bb]ad|WRONG|[Ww]rong|INCORRECT|[Ii]ncorrect)"
+        r"(?:\ (?:result|output|answer|value)s?)?\s*[!.]*\s*(?:\([^()\n]{0,80}\))?\s*$",
+    ),
     # a check that says the values differ: "Mismatch of dbias at 0: ...", "3 mismatches found", "output does
     # not match the reference", "result is incorrect", cuda-samples' "Result verification failed at element 3!";
     # a test program's bare verdict line ("Failed"), the CUTLASS profiler's "Disposition: Failed" / "Incorrect"

@@ -97,6 +97,7 @@ from diagnose.comparisons import (
     over_tolerance_lines,
     path_comparison_lines,
     variant_comparison_lines,
+    verdict_false_lines,
     zero_input_results,
     zero_metric_lines,
 )
@@ -261,6 +262,7 @@ _PRINTED = (
     path_comparison_lines,
     variant_comparison_lines,
     flagged_row_lines,
+    verdict_false_lines,
     zero_metric_lines,
     _zero_input_lines,
     sentinel_pid_lines,
