@@ -51,7 +51,9 @@ any one report's wording:
 - a hang: ``timed out``, a watchdog that fired, a collective timeout, a detected deadlock;
 - a printed NaN, a reduction printed with an infinite result (``jnp.max(v[:8193]) -> -inf``), a run that says
   its own output is wrong, a result printed beside the value the text says
-  was expected (``expected 2 but got 1``); a printed array alone says nothing about what it should be;
+  was expected (``expected 2 but got 1``), a comment that is only the reporter's verdict (``f(x).sum()  # BAD``,
+  ``# => BAD``, ``// wrong!``), a check of agreement answered False (``torch.allclose(out, ref)`` then ``False``,
+  ``issorted(x)`` then ``false``, ``allclose: False``); a printed array alone says nothing about what it should be;
 - a check that says the values differ (``Mismatch of dbias at 0``, ``Result verification failed at element 3``,
   CUTLASS's ``Disposition: Incorrect``), and printed values that say it without a word
   (:mod:`diagnose.comparisons`): a reference and a device value that differ, a difference above the tolerance
