@@ -61,6 +61,13 @@ or call, or is one of Thrust's step wordings, or the log names Thrust's ``system
 True
 >>> parse("GPUassert: invalid argument main.cu 45").error
 'cudaErrorInvalidValue'
+
+A driver-API check macro's bare ``CUresult`` (ArrayFire's ``CU_CHECK``: ``"CU Error (%d)\\n"``) is a driver code:
+
+>>> parse("CU Error (1)").error, parse("CU error 209 at main.cu:40").error
+('cudaErrorInvalidValue', 'cudaErrorNoKernelImageForDevice')
+>>> parse("ICU error 5") is None
+True
 """
 
 from __future__ import annotations
@@ -106,6 +113,9 @@ _HINTS = (
     "invocation",
     # cudaGetErrorString's text after "error code" (see _ERROR_CODE_TEXT)
     "rror code",
+    # a driver-API CUresult printed as a number by a CU_CHECK macro (see _CUDA_NUMBER)
+    "CU error",
+    "CU Error",
 )
 #: whether a line holds one of _HINTS (one search of their alternation: a line is short, and there are many)
 _HINT_IN_LINE = re.compile("|".join(map(re.escape, _HINTS))).search
@@ -308,9 +318,13 @@ _CHECK_VS = re.compile(
 #: a bare number after words that say it is a CUDA status: "CUDA error 2", "CUDA error code 700",
 #: "CUDA driver error: 999", "cudaMalloc returned 2", "cuInit failed with error code 100"; TensorRT's
 #: start-up check "CUDA initialization failure with error 222." (7.x; "with error: 35." from 8.x on) and
-#: the ``CHECK(status)`` macro of TensorRT's samples and the projects built on them, ``"Cuda failure: " << ret``
+#: the ``CHECK(status)`` macro of TensorRT's samples and the projects built on them, ``"Cuda failure: " << ret``;
+#: and the driver API's ``CUresult`` after "CU error", which ``CU_CHECK`` macros print bare (ArrayFire before 3.7,
+#: ``src/backend/cuda/jit.cpp``: ``"CU Error (%d)\n"``; driver-API programs: ``"CU error %d at %s:%d\n"``), read
+#: as a driver code
 _CUDA_NUMBER = re.compile(
     r"\bCUDA (?:runtime |driver )?error(?: code)?[:=]?\s*\(?(?P<code>\d{1,3})\b(?!\.\d)"
+    r"|\bCU error (?:\((?P<cu>\d{1,3})\)|(?P<cu2>\d{1,3})\b(?!\.\d))"
     r"|\bCUDA (?:initialization )?failure(?: with error)?:?\s*(?P<code3>\d{1,3})(?=\.(?!\d)|\)|\s*$)"
     r"|\b(?P<call>(?:cuda|cu)[A-Z]\w*)(?:\([^()]*\))?\s+(?:returned|failed with (?:error )?(?:code )?)\s*"
     r"\(?(?P<code2>\d{1,3})\b(?!\.\d)",
@@ -347,11 +361,12 @@ def _numeric_hits(line: str, add: _Add) -> bool:
                         return True
     m = _CUDA_NUMBER.search(line)
     if m:
-        code = int(m["code"] or m["code2"] or m["code3"])
+        cu = m["cu"] or m["cu2"]
+        code = int(m["code"] or m["code2"] or m["code3"] or cu)
         call = m["call"] or _api_call(line)
         name = name_for_message(line)
         if name is None:
-            driver = call is not None and not call.startswith("cuda")
+            driver = cu is not None or (call is not None and not call.startswith("cuda"))
             name = t.driver_by_code.get(code) if driver else t.by_code.get(code)
         if name:
             add(name, "raw", call)

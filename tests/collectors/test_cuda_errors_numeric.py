@@ -28,6 +28,12 @@ from diagnose.collectors.cuda_errors import parse
         ),
         # corpus/holdout2 (ggml-cuda.cu): code 716 with its message
         ("CUDA error 716 at ggml-cuda.cu:7546: misaligned address", "cudaErrorMisalignedAddress", "raw", None),
+        # corpus/holdout24 (arrayfire/arrayfire#1894): ArrayFire's CU_CHECK prints the CUresult alone,
+        # "CU Error (%d)\n" (src/backend/cuda/jit.cpp before 3.7); 1 is CUDA_ERROR_INVALID_VALUE
+        ("CU Error (1)", "cudaErrorInvalidValue", "raw", None),
+        # the "CU error %d at %s:%d\n" of hand-written CU_CHECK macros: 209 is the driver's
+        # CUDA_ERROR_NO_BINARY_FOR_GPU (the runtime's 209 is the same error)
+        ("CU error 209 at main.cu:40", "cudaErrorNoKernelImageForDevice", "raw", None),
     ],
 )
 def test_numeric_statuses_are_decoded(line: str, error: str, form: str, api_call: str | None) -> None:
@@ -152,3 +158,8 @@ def test_cuda_gdb_runtime_code_from_before_the_renumbering_is_not_guessed() -> N
     # CUDA 7.5's cuda-gdb: 7 was cudaErrorLaunchOutOfResources then, another error in today's table
     f = parse("warning: Cuda API error detected: cudaLaunch returned (0x7).")
     assert f is None or f.error != "cudaErrorProfilerAlreadyStarted"
+
+
+@pytest.mark.parametrize("line", ["ICU error 5", "CU error 2.5 s", "CUDA CU error"])
+def test_cu_error_needs_the_word_and_a_whole_number(line: str) -> None:
+    assert parse(line) is None
