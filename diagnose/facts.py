@@ -39,6 +39,7 @@ class LogFacts(Facts):
     windows: bool = False  # written on Windows: drive paths, DLL names, win_amd64 (diagnose.collectors.host_os)
     masked: bool = False  # the log speaks of a mask: masked rows of an attention or softmax (collectors.log_words)
     tpu: bool = False  # the program ran on a TPU, and the log shows no CUDA device (collectors.log_words)
+    gtest_run: bool = False  # a googletest binary's run: a C++ test suite that wrote its inputs (collectors.log_words)
     regression_at: str | None = None  # "after upgrading to 2.3.0", "(63a976ff)": where it began (collectors.log_words)
     # the log's first line is a SyntaxError as str() gives it, "MESSAGE (FILE.py, line N)": "FILE.py, line N"
     syntax_error_at: str | None = None

@@ -40,9 +40,6 @@ _REPORTED_LINE = re.compile(r"\bthe reported (?:source |kernel )?line\b(?! \(thi
 MAX_FRAME = 100
 
 #: what to do about generated code, per generator
-# googletest's runner line (`[ RUN      ] Suite.Test`): the log is a C++ test binary's run, the form a
-# CUDA library's own test suite takes (libcudf's gtests, CUB's and CCCL's catch2/gtest binaries)
-_GTEST_RUN = re.compile(r"^\[ RUN +\] \w+(?:/\w+)?\.\w+", re.MULTILINE)
 
 _GENERATED = {
     "TorchInductor": (
@@ -106,7 +103,7 @@ def located_fix(fix: str, category: str, context: Mapping[str, Any], *, for_call
             f"checkout) and report it upstream with this log."
         )
         return f"{lead} {fix}" if fix else lead
-    if kind == "library" and name and _GTEST_RUN.search(str(context.get("log_text") or "")[:200_000]):
+    if kind == "library" and name and context.get("log_gtest_run"):
         # a gtest binary running the library's kernel: most likely the library's own tests, read by its developer
         note = (
             f"The failing kernel is {name}'s{_frame(context)} and the log is a gtest run, most likely {name}'s "

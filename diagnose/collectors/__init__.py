@@ -106,6 +106,7 @@ def collect(
         windows=host_os.windows(bounded),
         masked=log_words.masked(bounded),
         tpu=log_words.tpu(bounded),
+        gtest_run=log_words.gtest_run(bounded),
         regression_at=log_words.regression_at(bounded),
         syntax_error_at=log_words.syntax_error_at(bounded),
         duplicate_symbol=dup[0] if dup else None,

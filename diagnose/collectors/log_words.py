@@ -12,6 +12,10 @@ Facts that change the check kdiag gives, not the owner it names:
   upgrading to 2.3.0", "since v1.2", "broken by 63a976ff", "regression in 14.0.1").  A failure that
   began with a change is decided fastest by bisecting between that change and the last one that worked.
 
+- ``gtest_run``: the log is a googletest binary's run (its runner line, ``[ RUN      ] Suite.Test``), the form a C++
+  library's own test suite takes (libcudf, Kokkos Kernels, CUTLASS, nvFuser): the test wrote the inputs, so no
+  outside caller passed them.
+
 - ``tpu``: the log shows the program ran on a TPU (a Mosaic TPU compile, libtpu, a Pallas TPU kernel, a TPU
   device or core name), and shows no CUDA device: CUDA's tools (compute-sanitizer, nvidia-smi, the CUDA
   wheels, a grid's 65535 limit) do not apply there.  "No GPU/TPU found" and a backend 'tpu' that failed to
@@ -28,6 +32,10 @@ False
 False
 >>> tpu("Mosaic failed to compile TPU kernel\\nRuntimeError: CUDA error: an illegal memory access was encountered")
 False
+>>> gtest_run("[ RUN      ] cuda.sparse_spgemm_kokkos_complex_double_int_int_TestExecSpace")
+True
+>>> gtest_run("[ RUN      ] MyTest/0.Works") and not gtest_run("[ RUN ] step 3")
+True
 >>> masked("AssertionError: fully masked rows must have LSE=-inf")
 True
 >>> masked("attn_mask=None, key_padding_mask=pad")
@@ -66,6 +74,17 @@ _TPU = re.compile(
 _NO_TPU = re.compile(r"(?i)No GPU/TPU found|backend 'tpu'|\bGPU\b.*\bTPU\b|\bTPU\b.*\bGPU\b")
 # a CUDA device in the same log: its tools do apply
 _CUDA_DEVICE = re.compile(r"\bCUDA[ _]error\b|\bCUDA_ERROR_|\bcuda\w*Error\w*|\bnvidia-smi\b|\bsm_\d{2,3}\b")
+
+
+# googletest's runner line (gtest.cc, PrettyUnitTestResultPrinter::OnTestStart: "[ RUN      ] " then the suite and
+# the test name; a parameterised suite's is "Prefix/Suite.Test/N")
+_GTEST_RUN = re.compile(r"^\[ RUN +\] \w+(?:/\w+)?\.\w+", re.MULTILINE)
+
+
+def gtest_run(text: str) -> bool:
+    """Whether the log is a googletest binary's run (a C++ test suite's, which wrote its own inputs)."""
+    head = text[:SCAN]
+    return "[ RUN" in head and _GTEST_RUN.search(head) is not None
 
 
 def tpu(text: str) -> bool:
