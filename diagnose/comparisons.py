@@ -73,9 +73,7 @@ _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])|[-+]?(?:nan|inf)\
 #: ``:`` or ``=`` then a number or a bracketed array on the same line; the label is the words before it
 #: (Accelerate shows an array as ``Array (<shape>) [<elements>]``: Data/Array/Accelerate/Array/Sugar.hs)
 _VALUE = re.compile(
-    r"[ \t]*[:=][ \t]*(?P<value>(?:array|tensor)?\(?\[[^\[\]\n]*\]|Array \([^()\n]*\) \[[^\[\]\n]*\]|"
-    + _NUMBER
-    + r")"
+    r"[ \t]*[:=][ \t]*(?P<value>(?:array|tensor)?\(?\[[^\[\]\n]*\]|Array \([^()\n]*\) \[[^\[\]\n]*\]|" + _NUMBER + r")"
     r"(?P<unit>[ \t]*(?:ms|us|µs|ns|s|sec|seconds|[KMGT]i?B(?:/s)?|%|x|X|GFLOPS|TFLOPS)\b)?"
 )
 _WORD = re.compile(r"[A-Za-z][\w.]*")
