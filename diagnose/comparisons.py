@@ -42,6 +42,8 @@ _REF_WORDS = frozenset(
     {
         *("cpu", "host", "ref", "reference", "expected", "expect", "golden", "truth", "numpy", "np", "scipy"),
         *("torch", "eager", "baseline", "desired"),
+        # Accelerate's reference backend (Data.Array.Accelerate.Interpreter), printed beside its CUDA/LLVM backends
+        "interpreter",
     }
 )
 _DEV_WORDS = frozenset(
@@ -69,8 +71,9 @@ _MEASURES = frozenset(
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])|[-+]?(?:nan|inf)\b"
 #: a label (up to three words) then ``:`` or ``=``, then a number or a bracketed array on the same line
 #: ``:`` or ``=`` then a number or a bracketed array on the same line; the label is the words before it
+#: (Accelerate shows an array as ``Array (<shape>) [<elements>]``: Data/Array/Accelerate/Array/Sugar.hs)
 _VALUE = re.compile(
-    r"[ \t]*[:=][ \t]*(?P<value>(?:array|tensor)?\(?\[[^\[\]\n]*\]|" + _NUMBER + r")"
+    r"[ \t]*[:=][ \t]*(?P<value>(?:array|tensor)?\(?\[[^\[\]\n]*\]|Array \([^()\n]*\) \[[^\[\]\n]*\]|" + _NUMBER + r")"
     r"(?P<unit>[ \t]*(?:ms|us|µs|ns|s|sec|seconds|[KMGT]i?B(?:/s)?|%|x|X|GFLOPS|TFLOPS)\b)?"
 )
 _WORD = re.compile(r"[A-Za-z][\w.]*")
@@ -146,7 +149,18 @@ def values_differ(a: str, b: str) -> bool:
     if not xt and not yt and len(xh) != len(yh) and "[" in a and "[" in b:
         return True  # two whole arrays of different lengths
     pairs = list(zip(xh, yh, strict=False)) + list(zip(reversed(xt or xh), reversed(yt or yh), strict=False))
+    if _integer_elements(a) and _integer_elements(b):
+        return any(p != q for p, q in pairs)  # integer arrays, exact like whole numbers
     return any(not _close(p, q) for p, q in pairs)
+
+
+def _integer_elements(value: str) -> bool:
+    """A printed array whose every element is a whole number (``[129]``, ``[1, 2, 3]``), not a float's print."""
+    if "[" not in value:
+        return False
+    body = value[value.index("[") + 1 : value.rindex("]")]
+    elements = [e for e in _ELEMENT.findall(body) if e not in ("...", "…")]
+    return bool(elements) and all(_WHOLE.fullmatch(e) for e in elements)
 
 
 def _labelled(line: str) -> list[tuple[str, str, int, int]]:

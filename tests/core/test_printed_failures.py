@@ -115,6 +115,23 @@ def test_a_comparison_printed_over_two_lines_is_found_at_its_first() -> None:
     assert [n for n, _ in comparison_lines("expected = [0. 1. 2.]\n     out = [0. 1. 0.]\n")] == [1]
 
 
+def test_accelerate_backends_printed_one_under_the_other() -> None:
+    # Accelerate shows an array as `Array (<shape>) [<elements>]` (Data/Array/Accelerate/Array/Sugar.hs) and its
+    # reference backend is the Interpreter; an integer result is exact, so 129 against 130 differs
+    # (corpus/holdout24 h24a-accelerate-fold-divergent-syncthreads, AccelerateHS/accelerate#123)
+    text = case("holdout24/issues.yaml", "h24a-accelerate-fold-divergent-syncthreads")
+    assert [n for n, _ in comparison_lines(text)] == [2]
+    r = answer(text)
+    assert r.status == "unknown" and r.to_dict()["failure_kind"] == "wrong-result"
+    same = "Interpreter: Array (Z :. 3) [1,2,3]\nCUDA       : Array (Z :. 3) [1,2,3]\n"
+    assert comparison_lines(same) == [] and not has_failure(collect(same))
+    # whole-number arrays are compared exactly, arrays of floats within the tolerance
+    assert values_differ("[129]", "[130]") and values_differ("tensor([1, 2])", "tensor([1, 3])")
+    assert not values_differ("[129.0]", "[130.0]")
+    # a version beside the interpreter's name is no result
+    assert not has_failure(collect("Python interpreter: 3.11.4\nCUDA: 12.1\n"))
+
+
 def test_labelled_blocks_that_differ() -> None:
     # corpus/holdout5 triton-atomic-add-return-broadcast-wrong: "Result:" and "Expected:" over two tensors
     text = case("holdout5/issues.yaml", "triton-atomic-add-return-broadcast-wrong")
