@@ -40,6 +40,11 @@ class LogFacts(Facts):
     masked: bool = False  # the log speaks of a mask: masked rows of an attention or softmax (collectors.log_words)
     tpu: bool = False  # the program ran on a TPU, and the log shows no CUDA device (collectors.log_words)
     gtest_run: bool = False  # a googletest binary's run: a C++ test suite that wrote its inputs (collectors.log_words)
+    # the compiler that wrote the failing kernel: "TorchInductor (torch.compile)", "Triton", "XLA", "Julia" (log_words)
+    kernel_compiler: str | None = None
+    multi_gpu: bool = False  # more than one GPU at work: a device ordinal above 0, a distributed run (log_words)
+    cuda_toolkit: str | None = None  # a toolkit release ("CUDA 11.4", "cu118") or library ("thrust::sort") (log_words)
+    host: str | None = None  # the machine that failed: Open MPI's "[HOST:PID] *** Process received signal" (log_words)
     regression_at: str | None = None  # "after upgrading to 2.3.0", "(63a976ff)": where it began (collectors.log_words)
     # the log's first line is a SyntaxError as str() gives it, "MESSAGE (FILE.py, line N)": "FILE.py, line N"
     syntax_error_at: str | None = None
@@ -391,6 +396,8 @@ class LocationFacts(Facts):
     checkout: bool = False  # the library's failing code is in a source tree under a user's home (a developer's build)
     test_suite: str | None = None  # the library whose own test suite the failing command runs: "numba", "CUB/Thrust"
     test_suite_compiler: bool = False  # that library compiles and launches the kernels it tests (numba, Triton, JAX)
+    # the package manager building the library's code from a temporary tree: luarocks, pip, conda-build, Spack, vcpkg
+    package_build: str | None = None
 
 
 # --- exit status --------------------------------------------------------------------

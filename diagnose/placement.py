@@ -8,6 +8,9 @@ evidence says otherwise, the rendered fix says so first:
   worked, report upstream with the log; unless the library's code is a source tree under the reader's
   home (a developer's own build), where "upgrade" does not apply: the fix is in that code, or the
   last commit that worked;
+- a library's code a **package manager** is building (luarocks, pip, conda-build, Spack, vcpkg build trees):
+  the reader installs it, and an edit in the temporary tree does not last: pin the last release or commit
+  that built, report upstream;
 - **generated** code (TorchInductor, nvFuser, XLA fusions): the generator wrote it; confirm without
   the generator, upgrade it, report upstream with the generated code;
 - the **toolchain** crashed or failed its own assertion: a compiler bug, whatever the source; and
@@ -103,6 +106,16 @@ def located_fix(fix: str, category: str, context: Mapping[str, Any], *, for_call
             f"checkout) and report it upstream with this log."
         )
         return f"{lead} {fix}" if fix else lead
+    manager = context.get("location_package_build")
+    if kind == "library" and name and manager:
+        # a package being built by its package manager: the user installs it, and its build tree is temporary
+        lead = (
+            f"The failing code is {name}'s, compiled while {manager} builds and installs it{_frame(context)}, not "
+            f"code of yours: install the last release or commit of {name} that built (pin it), and report it "
+            f"upstream with this log and your toolkit's version; an edit in that temporary tree is lost at the next "
+            f"install."
+        )
+        return f"{lead} If you are changing {name} yourself: {fix[:1].lower()}{fix[1:]}" if fix else lead
     if kind == "library" and name and context.get("log_gtest_run"):
         # a gtest binary running the library's kernel: most likely the library's own tests, read by its developer
         note = (

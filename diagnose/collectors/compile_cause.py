@@ -142,6 +142,9 @@ _LIBRARIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:^|[/\\])tensorflow[/\\](?:core|compiler|third_party)[/\\]"), "TensorFlow"),
     (re.compile(r"(?:^|[/\\])(?:jaxlib|xla)[/\\]"), "XLA/jaxlib"),
     (re.compile(r"(?:^|[/\\])(?:cudf|rmm|raft)[/\\]"), "RAPIDS"),
+    # Kokkos installs its headers flat as Kokkos_*.hpp (include/, include/Cuda/, include/impl/); its source tree
+    # keeps them under core/src/
+    (re.compile(r"(?:^|[/\\])Kokkos_\w+\.hpp$|(?:^|[/\\])kokkos[/\\]core[/\\]src[/\\]"), "Kokkos"),
 )
 _SITE_PKG = re.compile(r"(?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)[/\\]")
 
@@ -268,6 +271,51 @@ def library_of_header(path: str | None) -> str | None:
             return name
     m = _SITE_PKG.search(p)
     return m.group(1) if m else None
+
+
+#: the temporary trees package managers build a package in, with the package's name: luarocks'
+#: ``/tmp/luarocks_<rock>-<version>-<N>-<random>/`` (its build of a rockspec), pip's ``/tmp/pip-build-<random>/<name>/``
+#: (before pip 10) and ``/tmp/pip-install-<random>/<name>_<hash>/``, conda-build's ``conda-bld/<name>_<timestamp>/work/``,
+#: Spack's ``spack-stage-<name>-<version>-<hash>/``, vcpkg's ``buildtrees/<port>/``; pip's ``pip-req-build-<random>``
+#: (a URL or VCS requirement) names no package
+_PACKAGE_BUILDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"(?:^|[/\\])luarocks_(?P<name>[A-Za-z][\w.]*(?:-[A-Za-z][\w.]*)*)-(?:scm|dev|\d[\w.]*)-\d+-\w+[/\\]"
+        ),
+        "luarocks",
+    ),
+    (re.compile(r"(?:^|[/\\])pip-build-\w+[/\\](?P<name>[A-Za-z][\w.-]*)[/\\]"), "pip"),
+    (re.compile(r"(?:^|[/\\])pip-install-\w+[/\\](?P<name>[A-Za-z][\w.-]*?)(?:_[0-9a-f]{32})?[/\\]"), "pip"),
+    (re.compile(r"(?:^|[/\\])pip-(?:req-build|wheel)-\w+[/\\]"), "pip"),
+    (re.compile(r"(?:^|[/\\])conda-bld[/\\](?P<name>[A-Za-z][\w.-]*?)_\d{10,}[/\\]"), "conda-build"),
+    (re.compile(r"(?:^|[/\\])spack-stage-(?P<name>[a-z][\w-]*?)-[\w.]+-[a-z0-9]{32}[/\\]"), "Spack"),
+    (re.compile(r"(?:^|[/\\])buildtrees[/\\](?P<name>[A-Za-z][\w.-]*)[/\\]"), "vcpkg"),
+)
+
+
+def package_build(path: str | None) -> tuple[str | None, str] | None:
+    """(the package, the package manager) when ``path`` is in a tree a package manager builds a package in
+    (luarocks, pip, conda-build, Spack, vcpkg), else None; the package is None where the tree does not name it.
+
+    >>> package_build("/tmp/luarocks_cutorch-scm-1-8088/cutorch/lib/THC/THCTensorMathPointwise.cuh")
+    ('cutorch', 'luarocks')
+    >>> package_build("/tmp/pip-install-k2x_9d/flash-attn_0123456789abcdef0123456789abcdef/csrc/k.cu")
+    ('flash-attn', 'pip')
+    >>> package_build("/opt/conda/conda-bld/magma_1687352114032/work/src/x.cu")
+    ('magma', 'conda-build')
+    >>> package_build("/tmp/u/spack-stage/spack-stage-kokkos-4.1.00-abcdefghijklmnopqrstuvwxyz012345/spack-src/a.hpp")
+    ('kokkos', 'Spack')
+    >>> package_build("/home/me/project/src/kernel.cu") is None
+    True
+    """
+    if not path:
+        return None
+    for rx, manager in _PACKAGE_BUILDS:
+        m = rx.search(path)
+        if m:
+            return (m.groupdict().get("name") or None), manager
+    return None
 
 
 #: an installed package's include directory: a prefix (``~/.local``, ``/usr/local``, ``/opt/<pkg>``, a conda or

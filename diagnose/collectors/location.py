@@ -613,6 +613,17 @@ def parse(text: str) -> LocationFacts | None:
         header = compile_cause.library_of_header(_SRC_FILE.sub("", source)) if source else None
         if kind == "user" and header:
             kind, library = "library", header
+    # an access that a memory or race record places in a library's own source (Kokkos's headers), not its caller's
+    if kind in (None, "user"):
+        inside = _library_access(text, device)
+        if inside is not None:
+            kind, library, frame, lines = "library", inside[0], _clip(inside[1]), [inside[2]]
+    # code compiled in a package manager's build tree (luarocks, pip, conda-build, Spack, vcpkg): the package's
+    build = None
+    if kind in ("user", "library"):
+        build = next((b for b in map(compile_cause.package_build, (source, frame)) if b), None)
+        if build is not None:
+            kind, library = "library", build[0] or library or f"the package {build[1]} builds"
     if kind is None:
         return None
     at_line = text.splitlines()[lines[0] - 1] if lines and 0 < lines[0] <= text.count("\n") + 1 else ""
@@ -627,7 +638,32 @@ def parse(text: str) -> LocationFacts | None:
         checkout=kind == "library" and (_checkout(at_line) or (suite is not None and library == suite[0])),
         test_suite=suite[0] if suite else None,
         test_suite_compiler=bool(suite and suite[1]),
+        package_build=build[1] if build else None,
     )
+
+
+#: a library's own sources, where an access record (the access line, not an outer frame) may place the failing
+#: access: a Kokkos kernel runs the caller's functor inside Kokkos's launch code, so only an access in Kokkos's own
+#: headers (installed flat as ``Kokkos_*.hpp``, ``core/src/`` in its tree) is Kokkos's
+_LIB_SOURCES = (
+    (re.compile(r"(?:^|[/\\])Kokkos_\w+\.hpp:\d+|(?:^|[/\\])kokkos[/\\]core[/\\]src[/\\]\S+:\d+"), "Kokkos"),
+)
+#: cuda-memcheck's race and access records, "Race reported between Write access at 0x5d8 in FILE:LINE:KERNEL"
+_ACCESS_IN = re.compile(r"\b(?:Read|Write) access at 0x[0-9a-fA-F]+ in (?P<where>\S+)")
+
+
+def _library_access(text: str, device: list[tuple[str, int]]) -> tuple[str, str, int] | None:
+    """(library, the record's line, its log line) when the failing access is in a library's own source."""
+    if "Kokkos" not in text and "kokkos" not in text:
+        return None
+    places = [(where, at) for where, at in device[:1]]
+    if not device and "access at" in text:
+        places = [(m.group("where"), _line_of(text, m.start())) for m in _ACCESS_IN.finditer(text)][:1]
+    for where, at in places:
+        for rx, lib in _LIB_SOURCES:
+            if rx.search(where):
+                return lib, _source_line(where) or where, at
+    return None
 
 
 #: a source file under a person's home directory (not a CI runner's): a developer's own checkout and build

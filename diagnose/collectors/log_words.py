@@ -16,6 +16,18 @@ Facts that change the check kdiag gives, not the owner it names:
   library's own test suite takes (libcudf, Kokkos Kernels, CUTLASS, nvFuser): the test wrote the inputs, so no
   outside caller passed them.
 
+- ``kernel_compiler``: the compiler or code generator that wrote the failing kernel, as the log shows it: TorchInductor
+  (``torch._inductor``, ``torch.compile``), Triton (its compiler or runtime, ``@triton.jit``), XLA (jaxlib,
+  ``XlaRuntimeError``) or Julia (CUDA.jl, ``.jl:N`` frames).  A fault in a generated kernel can be the compiler's.
+- ``multi_gpu``: the log shows more than one GPU at work: a device ordinal above 0 (``cuda:1``, ``GPU:1``,
+  ``device=1``, ``CUDA_VISIBLE_DEVICES=0,1``) or a distributed run (``torch.distributed``, DDP, NCCL).
+- ``cuda_toolkit``: a CUDA toolkit release the log names (``CUDA 11.4``, ``cuda-11.4``, a wheel's ``cu118``,
+  nvcc's ``release 11.4``; nvidia-smi's ``CUDA Version`` is the driver's, not one) or a toolkit library a kernel or
+  frame belongs to (``thrust::``, ``cub::``, cuBLAS, cuFFT, cuDNN, cuSPARSE, cuSOLVER, cuRAND).
+- ``host``: the machine the log names as the one that failed: Open MPI's signal report (``[HOST:PID] *** Process
+  received signal ***``, opal/util/stacktrace.c) or Slurm's ``srun: error: HOST: task N: ...``.  A fault on one
+  node of a cluster is decided fastest by running the same input on another.
+
 - ``tpu``: the log shows the program ran on a TPU (a Mosaic TPU compile, libtpu, a Pallas TPU kernel, a TPU
   device or core name), and shows no CUDA device: CUDA's tools (compute-sanitizer, nvidia-smi, the CUDA
   wheels, a grid's 65535 limit) do not apply there.  "No GPU/TPU found" and a backend 'tpu' that failed to
@@ -32,6 +44,30 @@ False
 False
 >>> tpu("Mosaic failed to compile TPU kernel\\nRuntimeError: CUDA error: an illegal memory access was encountered")
 False
+>>> kernel_compiler('File "/usr/lib/python3/site-packages/torch/_inductor/compile_fx.py", line 12')
+'TorchInductor (torch.compile)'
+>>> kernel_compiler("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: an illegal memory access was encountered")
+'XLA'
+>>> kernel_compiler("ERROR: CUDA error: an illegal memory access was encountered (code 700, ERROR_ILLEGAL_ADDRESS)")
+'Julia (CUDA.jl)'
+>>> multi_gpu("nvidia-nccl-cu12==2.20.5")
+False
+>>> kernel_compiler("RuntimeError: CUDA error: an illegal memory access was encountered") is None
+True
+>>> multi_gpu("x = x.to('cuda:1')") and multi_gpu("CUDA_VISIBLE_DEVICES=0,1 python train.py")
+True
+>>> multi_gpu("device = torch.device('cuda:0')") or multi_gpu("GPU 0: NVIDIA A100")
+False
+>>> cuda_toolkit("torch 2.1.0+cu118"), cuda_toolkit("Cuda compilation tools, release 11.4, V11.4.48")
+('cu118', 'release 11.4')
+>>> cuda_toolkit("| NVIDIA-SMI 535.54   Driver Version: 535.54   CUDA Version: 12.2 |") is None
+True
+>>> cuda_toolkit("merge_sort: failed to synchronize: cudaErrorIllegalAddress")
+'thrust::merge_sort'
+>>> host("[node042:25688] *** Process received signal ***"), host("srun: error: gpu-07: task 3: Aborted")
+('node042', 'gpu-07')
+>>> host("RuntimeError: CUDA error: an illegal memory access was encountered") is None
+True
 >>> gtest_run("[ RUN      ] cuda.sparse_spgemm_kokkos_complex_double_int_int_TestExecSpace")
 True
 >>> gtest_run("[ RUN      ] MyTest/0.Works") and not gtest_run("[ RUN ] step 3")
@@ -79,6 +115,104 @@ _CUDA_DEVICE = re.compile(r"\bCUDA[ _]error\b|\bCUDA_ERROR_|\bcuda\w*Error\w*|\b
 # googletest's runner line (gtest.cc, PrettyUnitTestResultPrinter::OnTestStart: "[ RUN      ] " then the suite and
 # the test name; a parameterised suite's is "Prefix/Suite.Test/N")
 _GTEST_RUN = re.compile(r"^\[ RUN +\] \w+(?:/\w+)?\.\w+", re.MULTILINE)
+
+
+# the compiler or code generator that wrote the kernel, first match wins (Inductor's kernels are Triton's too)
+_KERNEL_COMPILERS = (
+    (
+        "TorchInductor (torch.compile)",
+        re.compile(
+            r"torch[./\\]_inductor\b|torch[./\\]_dynamo\b|\btorch\.compile\b|\bTorchInductor\b|\binductor\.triton"
+        ),
+    ),
+    (
+        "Triton",
+        re.compile(
+            r"\btriton[./\\](?:compiler|runtime|language|backends)\b|@triton\.(?:jit|autotune)\b"
+            r"|\btriton\.(?:compiler\.errors|runtime\.errors)|\bTriton Error \[CUDA\]"
+        ),
+    ),
+    (
+        "XLA",
+        re.compile(
+            r"\bXlaRuntimeError\b|\bjaxlib\b|\bjax[./]_src\b|[/\\]jax[/\\]\w+\.py\b|\bcompiler[/\\]xla[/\\]"
+            r"|\bxla[/\\](?:service|pjrt)[/\\]"
+        ),
+    ),
+    # CUDA.jl's own error text, "CUDA error: MESSAGE (code N, NAME)" (lib/cudadrv/error.jl), its types, the REPL
+    (
+        "Julia (CUDA.jl)",
+        re.compile(
+            r"\bCUDA\.jl\b|\bKernelAbstractions\b|\.jl:\d+\b|\.julia[/\\]packages\b|\(code \d+, (?:CUDA_)?ERROR_[A-Z_]+\)"
+            r"|\bCUDA\.cu\w+|^julia> |\bjulia-\d",
+            re.MULTILINE,
+        ),
+    ),
+)
+
+
+def kernel_compiler(text: str) -> str | None:
+    """The compiler or code generator the log shows wrote the kernel (TorchInductor, Triton, XLA, Julia), else None."""
+    head = text[:SCAN]
+    for name, rx in _KERNEL_COMPILERS:
+        if rx.search(head):
+            return name
+    return None
+
+
+# a device ordinal above 0 (PyTorch's `cuda:1`, TensorFlow's `/device:GPU:1`, JAX's `cuda:1`/`gpu:1`, a `device=1`
+# argument, `.cuda(1)`), more than one visible device, or a distributed run
+_MULTI_GPU = re.compile(
+    r"(?i)\b(?:cuda|gpu):\s?0*[1-9]\d?(?![.\d])\b|\bdevice(?:_id|_index|_ids)?\s*[=:]\s*\[?0*[1-9]\d?\b|\.cuda\(\s*[1-9]\d?\s*\)"
+    r"|\bCUDA_VISIBLE_DEVICES=[\"']?\d+,\s?\d|\bDistributedDataParallel\b|\btorch[./]distributed\b|(?-i:\bNCCL\b)"
+    r"|\bworld_size\s*[=:]\s*(?:[2-9]|\d{2,})\b|\breplica [1-9]\d*\b"
+)
+
+
+def multi_gpu(text: str) -> bool:
+    """Whether the log shows more than one GPU at work: a device ordinal above 0, or a distributed run."""
+    return _MULTI_GPU.search(text[:SCAN]) is not None
+
+
+# a toolkit release: "CUDA 11.4", "CUDA Toolkit 12.1", "cuda-11.4" / "cuda_11.4" (a path, nvcc's build string),
+# a wheel's "cu118", nvcc's "release 11.4, V11.4.48"; not nvidia-smi's "CUDA Version: 12.2" (the driver's)
+_TOOLKIT_RELEASE = re.compile(
+    r"(?i)\bCUDA(?:[ _-]?Toolkit)?[ _-]?v?\d{1,2}\.\d\b|\bcu(?:da)?(?:1[0-3]\d|[789]\d)\b|\brelease \d{1,2}\.\d(?=, V\d)"
+)
+# a kernel or a frame of one of the toolkit's libraries; a Thrust algorithm's "NAME: failed to synchronize"
+_TOOLKIT_LIBRARY = re.compile(
+    r"\b(?:thrust|cub)::\w+|\b(?:cublas|cufft|cudnn|cusparse|cusolver|curand)\w*", re.IGNORECASE
+)
+_THRUST_SYNC = re.compile(r"\b(\w+): failed to synchronize\b")
+
+
+def cuda_toolkit(text: str) -> str | None:
+    """A CUDA toolkit release the log names, or a toolkit library its failing kernel or frame is in, else None."""
+    head = text[:SCAN]
+    for rx in (_TOOLKIT_RELEASE, _TOOLKIT_LIBRARY):
+        m = rx.search(head)
+        if m:
+            return m.group(0)
+    m = _THRUST_SYNC.search(head)
+    return f"thrust::{m.group(1)}" if m else None
+
+
+# Open MPI's signal report, "[%s:%05d] *** Process received signal ***" with the host's name and the process id
+# (opal/util/stacktrace.c), and Slurm's "srun: error: NODE: task N: STATUS"
+_HOST = re.compile(
+    r"^\[([A-Za-z][\w.-]{0,62}):\d+\] \*\*\* Process received signal \*\*\*"
+    r"|^srun: error: ([A-Za-z][\w.-]{0,62}): tasks? \d",
+    re.MULTILINE,
+)
+
+
+def host(text: str) -> str | None:
+    """The machine the log names as the one that failed (Open MPI's signal report, Slurm's task error), else None."""
+    head = text[:SCAN]
+    if "***" not in head and "srun" not in head:
+        return None
+    m = _HOST.search(head)
+    return (m.group(1) or m.group(2)) if m else None
 
 
 def gtest_run(text: str) -> bool:
