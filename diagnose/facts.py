@@ -88,7 +88,8 @@ class PyFacts(Facts):
 class CudaFacts(Facts):
     error: str | None = None  # normalised runtime name: "cudaErrorIllegalAddress"
     errors: tuple[str, ...] = ()  # every distinct normalised name, in order of appearance
-    code: int | None = None  # numeric cudaError_t of `error`
+    code: int | None = None  # numeric cudaError_t of `error`: the number the log printed, else today's
+    code_old_numbering: bool = False  # `code` is as printed by a runtime before CUDA 10.1 (renumbered there)
     message: str | None = None  # the runtime's string: "an illegal memory access was encountered"
     form: str | None = None  # torch | torch-accelerator | cupy | triton | numba | raw | driver-api | legacy | hip
     api_call: str | None = None  # the API call named next to it, when printed: "cudaDeviceSynchronize()"
