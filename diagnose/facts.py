@@ -50,6 +50,8 @@ class LogFacts(Facts):
     int32_wrapped: str | None = (
         None  # "2147483649 -> -2147483647": a value and its int32 wrap, both printed (collectors.int_wrap)
     )
+    conda_env: str | None = None  # the conda installation or environment the log's paths are in (collectors.log_words)
+    conda_build_prefix: str | None = None  # a conda-build prefix a package kept from its build (collectors.log_words)
 
 
 # --- Python tracebacks --------------------------------------------------------------

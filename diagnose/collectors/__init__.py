@@ -113,5 +113,7 @@ def collect(
         duplicate_symbol_library=dup[1] if dup else None,
         int32_wrapped=int_wrap.wrapped(bounded),
         jit_lock_wait=jit_lock.wait_at(bounded),
+        conda_env=log_words.conda_env(bounded),
+        conda_build_prefix=log_words.conda_build_prefix(bounded),
     )
     return Evidence(id=id, origin=origin, log=log, **found)

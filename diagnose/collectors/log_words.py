@@ -174,3 +174,53 @@ def syntax_error_at(text: str) -> str | None:
     """
     m = _SYNTAX_STR.match(text)
     return f"{m[1]}, line {m[2]}" if m else None
+
+
+# a conda-build prefix: conda-build builds a package under conda-bld/PKG_TIMESTAMP/ (conda-forge's CI under
+# /home/conda/feedstock_root/build_artifacts/PKG_TIMESTAMP/), with the build tools in `_build_env` ($BUILD_PREFIX) and
+# the host dependencies in `_h_env_placehold...` ($PREFIX, padded so the path can be rewritten at install time); a
+# path of one at run time is a directory the package kept from its build (conda-build documentation, "Environment
+# variables": BUILD_PREFIX, PREFIX)
+_CONDA_BUILD_PREFIX = re.compile(
+    r"(?:[A-Za-z]:)?[\w.~/\\-]*?(?:conda-bld|feedstock_root[/\\]build_artifacts)[/\\][\w.+-]+[/\\]"
+    r"(?:_build_env|_h_env\w*)"
+)
+# a conda installation's prefix, or one of its environments: the installers' default folders (Anaconda, Miniconda,
+# Miniforge, Mambaforge, micromamba; /opt/conda in the project's Docker images), then envs/NAME
+_CONDA_ENV = re.compile(
+    r"(?:[A-Za-z]:)?[\w.~/\\-]*?[/\\](?:(?:ana|mini)conda\d?|miniforge\d?|mambaforge\d?|micromamba|opt[/\\]conda)"
+    r"(?:[/\\]envs[/\\][\w.+-]+)?(?=[/\\]|\s|$)",
+    re.IGNORECASE,
+)
+
+
+def conda_build_prefix(text: str) -> str | None:
+    """A conda-build build or host prefix the log shows (a path a conda package kept from its build), else None.
+
+    >>> conda_build_prefix("access(\\"/home/conda/feedstock_root/build_artifacts/jaxlib_1725045424189/_build_env/"
+    ...                    "targets/x86_64-linux/nvvm/libdevice\\", F_OK) = -1 ENOENT")
+    '/home/conda/feedstock_root/build_artifacts/jaxlib_1725045424189/_build_env'
+    >>> conda_build_prefix("/opt/miniconda3/envs/jax/lib/python3.11/site-packages/jax/__init__.py") is None
+    True
+    """
+    head = text[:SCAN]
+    if "conda-bld" not in head and "build_artifacts" not in head:
+        return None
+    m = _CONDA_BUILD_PREFIX.search(head)
+    return m[0] if m else None
+
+
+def conda_env(text: str) -> str | None:
+    """The conda installation or environment the log's paths are in (the first one shown), else None.
+
+    >>> conda_env('File "/home/u/miniconda3/envs/jax/lib/python3.11/site-packages/jax/_src/api.py", line 1')
+    '/home/u/miniconda3/envs/jax'
+    >>> conda_env("/usr/lib/python3/dist-packages/torch/__init__.py") is None
+    True
+    """
+    head = text[:SCAN]
+    low = lowered(head)
+    if not any(w in low for w in ("conda", "miniforge", "mambaforge", "micromamba")):
+        return None
+    m = _CONDA_ENV.search(head)
+    return m[0] if m else None
