@@ -359,6 +359,12 @@ class ConceptFacts(Facts):
     requested: float | None = None  # bytes for memory, counts otherwise
     limit: float | None = None
     over_limit: bool = False  # requested > limit
+    # the GPU's free and total memory a tool printed when it failed (XLA/TensorFlow's "Memory usage: N bytes free, M
+    # bytes total." after a handle it could not create), and whether the free memory is more than a library's
+    # handle needs (at least 1 GiB): memory is then no cause of that failure
+    device_free: float | None = None
+    device_total: float | None = None
+    device_free_ample: bool = False
     over_every_gpu: bool = False  # requested is over what any GPU allows (shared memory, threads, registers)
     contexts: tuple[str, ...] = ()  # what the log says about the input: fuzzer, input-load-failed, empty-input
     max_elements: float | None = None  # the largest element count of a shape the log prints: (1, 5120, 8, 384, 384)
