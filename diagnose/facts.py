@@ -171,6 +171,9 @@ class CompilerFacts(Facts):
     first_error: str | None = None
     first_error_file: str | None = None
     errors_in_toolkit_headers: bool = False  # every located error is inside CUDA/NVRTC/system headers
+    glibc_inline_memcpy: bool = (
+        False  # the first error is glibc's string.h calling memcpy unseen (nvcc < 8.0, glibc 2.23+)
+    )
     ptxas_fatal: str | None = None
     unknown_arch: str | None = None  # "sm_89" from "Value 'sm_89' is not defined for option 'gpu-name'"
     # with unknown_arch (diagnose.collectors.toolkit_release, diagnose/data/cuda_arch_releases.yaml):
