@@ -52,6 +52,8 @@ class LogFacts(Facts):
     )
     conda_env: str | None = None  # the conda installation or environment the log's paths are in (collectors.log_words)
     conda_build_prefix: str | None = None  # a conda-build prefix a package kept from its build (collectors.log_words)
+    torch_version: str | None = None  # "1.6.0": the PyTorch release the log shows (collect_env, a wheel's version)
+    torch_cuda_version: str | None = None  # "10.1": the CUDA that PyTorch release was built with, as shown
 
 
 # --- Python tracebacks --------------------------------------------------------------

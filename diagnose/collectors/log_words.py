@@ -224,3 +224,37 @@ def conda_env(text: str) -> str | None:
         return None
     m = _CONDA_ENV.search(head)
     return m[0] if m else None
+
+
+# the PyTorch release and the CUDA it was built with, as torch.utils.collect_env prints them (its env_info_fmt:
+# "PyTorch version: {torch_version}", "CUDA used to build PyTorch: {cuda_compiled_version}"), or a wheel's version
+# with its local tag (`torch==1.6.0+cu101`, pip list's `torch   1.6.0+cu101`)
+_TORCH_VERSION = re.compile(r"^\s*PyTorch version: (\d+\.\d+(?:\.\d+)?)", re.MULTILINE)
+_TORCH_BUILT_CUDA = re.compile(r"^\s*CUDA used to build PyTorch: (\d+\.\d+)", re.MULTILINE)
+_TORCH_WHEEL = re.compile(r"\btorch(?:==|-| +)(\d+\.\d+(?:\.\d+)?)\+cu(\d{2,3})\b")
+
+
+def torch_versions(text: str) -> tuple[str | None, str | None]:
+    """The PyTorch release the log shows and the CUDA it was built with (each None when not shown).
+
+    >>> torch_versions("PyTorch version: 1.6.0\\nIs debug build: No\\nCUDA used to build PyTorch: 10.2\\n")
+    ('1.6.0', '10.2')
+    >>> torch_versions("torch==1.6.0+cu101")
+    ('1.6.0', '10.1')
+    >>> torch_versions("RuntimeError: Cuda error: 209")
+    (None, None)
+    """
+    head = text[:SCAN]
+    if "PyTorch version" not in head and "torch" not in head:
+        return None, None
+    version = built = None
+    m = _TORCH_VERSION.search(head)
+    if m:
+        version = m[1]
+        c = _TORCH_BUILT_CUDA.search(head)
+        built = c[1] if c else None
+    w = _TORCH_WHEEL.search(head)
+    if w:
+        version = version or w[1]
+        built = built or f"{w[2][:-1]}.{w[2][-1]}"
+    return version, built
