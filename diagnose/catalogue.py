@@ -35,7 +35,8 @@ Named groups a pattern may capture (normalised by :mod:`diagnose.concepts`): ``n
 ``have_cc``, ``component``, ``need_version``, ``have_version``, ``expected_dtype``, ``found_dtype``,
 ``expected_device``, ``found_device``, ``expected_shape``, ``found_shape`` (the operand's shape or size
 an operation needed and the one it got: ``(2, 3)``, ``4x3``, ``42``), ``resource``, ``requested``, ``limit`` (sizes: ``0xc000``,
-``48 KiB``...; counts: ``1024``).  ``concepts:`` may also set any of them as constants;
+``48 KiB``...; counts: ``1024``), ``device_free`` and ``device_total`` (the GPU's free and total memory, in bytes, a
+tool printed when it failed).  ``concepts:`` may also set any of them as constants;
 ``subject`` (what a check is about: ``input``, ``head_dim``) and ``unsupported`` (the value a tool
 refuses: ``sm_75``, ``Half``) and ``supported`` (what a stated contract lists: ``fp16 and bf16``,
 ``[1, 2, 4, 8]``) are kept as printed.  ``unit: count`` tells that ``requested``/``limit`` are counts rather than sizes, and ``context``
@@ -89,6 +90,8 @@ GROUPS = (
     "resource",
     "requested",
     "limit",
+    "device_free",
+    "device_total",
     "subject",
     "unsupported",
     "supported",

@@ -55,6 +55,10 @@ class LogFacts(Facts):
     int32_wrapped: str | None = (
         None  # "2147483649 -> -2147483647": a value and its int32 wrap, both printed (collectors.int_wrap)
     )
+    conda_env: str | None = None  # the conda installation or environment the log's paths are in (collectors.log_words)
+    conda_build_prefix: str | None = None  # a conda-build prefix a package kept from its build (collectors.log_words)
+    torch_version: str | None = None  # "1.6.0": the PyTorch release the log shows (collect_env, a wheel's version)
+    torch_cuda_version: str | None = None  # "10.1": the CUDA that PyTorch release was built with, as shown
 
 
 # --- Python tracebacks --------------------------------------------------------------
@@ -93,7 +97,8 @@ class PyFacts(Facts):
 class CudaFacts(Facts):
     error: str | None = None  # normalised runtime name: "cudaErrorIllegalAddress"
     errors: tuple[str, ...] = ()  # every distinct normalised name, in order of appearance
-    code: int | None = None  # numeric cudaError_t of `error`
+    code: int | None = None  # numeric cudaError_t of `error`: the number the log printed, else today's
+    code_old_numbering: bool = False  # `code` is as printed by a runtime before CUDA 10.1 (renumbered there)
     message: str | None = None  # the runtime's string: "an illegal memory access was encountered"
     form: str | None = None  # torch | torch-accelerator | cupy | triton | numba | raw | driver-api | legacy | hip
     api_call: str | None = None  # the API call named next to it, when printed: "cudaDeviceSynchronize()"
@@ -173,6 +178,9 @@ class CompilerFacts(Facts):
     first_error: str | None = None
     first_error_file: str | None = None
     errors_in_toolkit_headers: bool = False  # every located error is inside CUDA/NVRTC/system headers
+    glibc_inline_memcpy: bool = (
+        False  # the first error is glibc's string.h calling memcpy unseen (nvcc < 8.0, glibc 2.23+)
+    )
     ptxas_fatal: str | None = None
     unknown_arch: str | None = None  # "sm_89" from "Value 'sm_89' is not defined for option 'gpu-name'"
     # with unknown_arch (diagnose.collectors.toolkit_release, diagnose/data/cuda_arch_releases.yaml):
@@ -361,6 +369,12 @@ class ConceptFacts(Facts):
     requested: float | None = None  # bytes for memory, counts otherwise
     limit: float | None = None
     over_limit: bool = False  # requested > limit
+    # the GPU's free and total memory a tool printed when it failed (XLA/TensorFlow's "Memory usage: N bytes free, M
+    # bytes total." after a handle it could not create), and whether the free memory is more than a library's
+    # handle needs (at least 1 GiB): memory is then no cause of that failure
+    device_free: float | None = None
+    device_total: float | None = None
+    device_free_ample: bool = False
     over_every_gpu: bool = False  # requested is over what any GPU allows (shared memory, threads, registers)
     contexts: tuple[str, ...] = ()  # what the log says about the input: fuzzer, input-load-failed, empty-input
     max_elements: float | None = None  # the largest element count of a shape the log prints: (1, 5120, 8, 384, 384)

@@ -98,6 +98,7 @@ def collect(
 
         found["exit"] = exit_status.merge(found.get("exit"), code=exit_code, signal=signal, timed_out=timed_out)
     dup = link_symbols.duplicate_symbol(bounded) if "efinition" in bounded else None
+    torch_version, torch_cuda = log_words.torch_versions(bounded)
     log = F.LogFacts(
         text=bounded,
         line_count=bounded.count("\n") + (0 if bounded.endswith("\n") or not bounded else 1),
@@ -117,5 +118,9 @@ def collect(
         duplicate_symbol_library=dup[1] if dup else None,
         int32_wrapped=int_wrap.wrapped(bounded),
         jit_lock_wait=jit_lock.wait_at(bounded),
+        conda_env=log_words.conda_env(bounded),
+        conda_build_prefix=log_words.conda_build_prefix(bounded),
+        torch_version=torch_version,
+        torch_cuda_version=torch_cuda,
     )
     return Evidence(id=id, origin=origin, log=log, **found)

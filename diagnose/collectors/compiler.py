@@ -335,6 +335,7 @@ def parse(text: str) -> CompilerFacts | None:
         first_error=errors[0].message if errors else None,
         first_error_file=errors[0].file if errors else None,
         errors_in_toolkit_headers=bool(located) and all(in_toolkit_header(f) for f in located),
+        glibc_inline_memcpy=bool(errors) and glibc_inline_memcpy(errors[0].file, errors[0].message),
         registers=res.registers,
         spill_stores=res.spill_stores,
         spill_loads=res.spill_loads,
@@ -349,6 +350,26 @@ def parse(text: str) -> CompilerFacts | None:
         **details,
         **_cause(text, errors),
     )
+
+
+#: glibc's own string.h inlines (``__mempcpy_inline``, glibc 2.23+) call memcpy, which the host pass of nvcc before
+#: CUDA 8.0 does not see declared: "‘memcpy’ was not declared in this scope" at /usr/include/string.h (Ubuntu 16.04
+#: with CUDA 7.5: NVlabs/xmp#4, fixed in CUDA 8.0; BVLC/caffe#4046, tensorflow/tensorflow#1346), worked around with
+#: -D_FORCE_INLINES
+_INLINE_MEMCPY = re.compile(r"\b(?:memcpy|mempcpy|memmove)\b.{0,4} was not declared")
+
+
+def glibc_inline_memcpy(file: str | None, message: str) -> bool:
+    """Whether an error is glibc's ``string.h`` calling memcpy that the compile cannot see declared.
+
+    >>> glibc_inline_memcpy("/usr/include/string.h", "‘memcpy’ was not declared in this scope")
+    True
+    >>> glibc_inline_memcpy("kernel.cu", "‘memcpy’ was not declared in this scope")
+    False
+    """
+    if not file or not re.search(r"(?:^|/)string\.h$", file.replace("\\", "/")):
+        return False
+    return _INLINE_MEMCPY.search(message) is not None
 
 
 def _arch_releases(text: str, details: dict[str, Any]) -> dict[str, Any]:

@@ -26,6 +26,13 @@ Numeric forms name the API call (``HPCLab-933/Vina-CUDA#3``):
 >>> f.error, f.api_call, f.form
 ('cudaErrorIllegalAddress', 'cudaDeviceSynchronize()', 'raw')
 
+A legacy check prints the number of the runtime it ran on: CUDA 10.1 renumbered the enum, and the number
+the log printed is the one quoted (``pytorch/pytorch#3865``, CUDA 9: 48, which is 209 today):
+
+>>> f = parse("THCudaCheck FAIL file=THCTensorCopy.cu line=204 error=48 : no kernel image is available for execution on the device")
+>>> f.error, f.code, f.code_old_numbering
+('cudaErrorNoKernelImageForDevice', 48, True)
+
 Driver-API, Numba, Triton and HIP names map to the runtime name with the same meaning:
 
 >>> parse("CUDA_ERROR_ILLEGAL_ADDRESS").error
@@ -74,7 +81,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from diagnose.cuda_error_table import _DISTINCTIVE_LEN, _Tables, _trie_pattern, tables  # noqa: F401 (the table's home)
 from diagnose.facts import CudaFacts
@@ -211,6 +218,9 @@ class _Hit:
     form: str
     line: int
     api_call: str | None = None
+    printed_code: int | None = field(
+        default=None, repr=False
+    )  # the number a legacy check printed beside the message (its runtime's numbering)
 
 
 _Add = Callable[..., None]
@@ -279,17 +289,17 @@ def _library_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
     if "untime error (" in line:
         m = _LEGACY.search(line)
         if m:
-            add(name_for_message(m["msg"]) or t.by_code.get(int(m["code"])), "legacy")
+            add(name_for_message(m["msg"]) or t.by_code.get(int(m["code"])), "legacy", printed=int(m["code"]))
             return True
     if "THCudaCheck FAIL" in line:
         m = _THC.search(line)
         if m:
-            add(name_for_message(m["msg"]), "legacy")
+            add(name_for_message(m["msg"]), "legacy", printed=int(m["code"]))
             return True
     if "Check failed: error ==" in line:
         m = _CAFFE.search(line)
         if m:
-            add(name_for_message(m["msg"]) or t.by_code.get(int(m["code"])), "legacy")
+            add(name_for_message(m["msg"]) or t.by_code.get(int(m["code"])), "legacy", printed=int(m["code"]))
             return True
     if "GPUassert: " in line:
         m = _GPUASSERT.search(line)
@@ -421,9 +431,9 @@ def _line_hits(line: str, ln: int, thrust: bool = False) -> list[_Hit]:
     t = tables()
     hits: list[_Hit] = []
 
-    def add(name: str | None, form: str, call: str | None = None) -> None:
+    def add(name: str | None, form: str, call: str | None = None, printed: int | None = None) -> None:
         if name and name != "cudaSuccess":
-            hits.append(_Hit(name, form, ln, call))
+            hits.append(_Hit(name, form, ln, call, printed))
 
     m: re.Match[str] | None
     if ("cudaError" in line or "CUDA_ERROR_" in line) and _named_hits(line, add, hits):
@@ -547,6 +557,11 @@ def parse(text: str) -> CudaFacts | None:
             names.append(h.name)
     first = hits[0]
     code, message = tables().by_name.get(first.name, (None, None))
+    # a legacy check prints its runtime's number: quote that one, and say when it is the numbering of a runtime
+    # before CUDA 10.1 (error=48 there is cudaErrorNoKernelImageForDevice, 209 today)
+    old_numbering = first.printed_code is not None and code is not None and first.printed_code != code
+    if old_numbering:
+        code = first.printed_code
     call = first.api_call or next((h.api_call for h in hits if h.name == first.name and h.api_call), None)
     stmt = _ggml_statement(text, first.line) if call is None else None
     if stmt is not None:
@@ -557,6 +572,7 @@ def parse(text: str) -> CudaFacts | None:
         error=first.name,
         errors=tuple(names),
         code=code,
+        code_old_numbering=old_numbering,
         message=message,
         form=first.form,
         api_call=call,

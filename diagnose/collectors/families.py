@@ -205,6 +205,12 @@ def printed_size(text: str) -> float | None:
     return best
 
 
+#: free device memory past which a CUDA library's handle did not fail for memory: creating a cuDNN or cuBLAS handle
+#: takes tens to a few hundred MiB (its workspace and the kernels it loads), and the handles that fail for memory
+#: show a few MiB free once the framework took its pool
+HANDLE_MEMORY_AMPLE = float(2**30)
+
+
 def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
     hits = catalogue.scan(text)
     max_elements, empty = shape_facts(text)
@@ -236,6 +242,7 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
     exp_shape, found_shape = C.shape(raw.get("expected_shape")), C.shape(raw.get("found_shape"))
     resource = _resource(raw.get("resource"))
     requested, limit = _amount(raw.get("requested"), raw), _amount(raw.get("limit"), raw)
+    device_free = C.size_bytes(raw.get("device_free"))
     if resource == "int32-index" and limit is None:
         limit = float(C.INT32_MAX)
     every = _every_gpu_limits().get(resource or "")
@@ -276,6 +283,9 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
         requested=requested,
         limit=limit,
         over_limit=requested is not None and limit is not None and requested > limit,
+        device_free=device_free,
+        device_total=C.size_bytes(raw.get("device_total")),
+        device_free_ample=device_free is not None and device_free >= HANDLE_MEMORY_AMPLE,
         over_every_gpu=requested is not None and every is not None and requested > every,
         contexts=tuple(dict.fromkeys(contexts)),
         max_elements=max_elements,

@@ -308,3 +308,87 @@ def syntax_error_at(text: str) -> str | None:
     """
     m = _SYNTAX_STR.match(text)
     return f"{m[1]}, line {m[2]}" if m else None
+
+
+# a conda-build prefix: conda-build builds a package under conda-bld/PKG_TIMESTAMP/ (conda-forge's CI under
+# /home/conda/feedstock_root/build_artifacts/PKG_TIMESTAMP/), with the build tools in `_build_env` ($BUILD_PREFIX) and
+# the host dependencies in `_h_env_placehold...` ($PREFIX, padded so the path can be rewritten at install time); a
+# path of one at run time is a directory the package kept from its build (conda-build documentation, "Environment
+# variables": BUILD_PREFIX, PREFIX)
+_CONDA_BUILD_PREFIX = re.compile(
+    r"(?:[A-Za-z]:)?[\w.~/\\-]*?(?:conda-bld|feedstock_root[/\\]build_artifacts)[/\\][\w.+-]+[/\\]"
+    r"(?:_build_env|_h_env\w*)"
+)
+# a conda installation's prefix, or one of its environments: the installers' default folders (Anaconda, Miniconda,
+# Miniforge, Mambaforge, micromamba; /opt/conda in the project's Docker images), then envs/NAME
+_CONDA_ENV = re.compile(
+    r"(?:[A-Za-z]:)?[\w.~/\\-]*?[/\\](?:(?:ana|mini)conda\d?|miniforge\d?|mambaforge\d?|micromamba|opt[/\\]conda)"
+    r"(?:[/\\]envs[/\\][\w.+-]+)?(?=[/\\]|\s|$)",
+    re.IGNORECASE,
+)
+
+
+def conda_build_prefix(text: str) -> str | None:
+    """A conda-build build or host prefix the log shows (a path a conda package kept from its build), else None.
+
+    >>> conda_build_prefix("access(\\"/home/conda/feedstock_root/build_artifacts/jaxlib_1725045424189/_build_env/"
+    ...                    "targets/x86_64-linux/nvvm/libdevice\\", F_OK) = -1 ENOENT")
+    '/home/conda/feedstock_root/build_artifacts/jaxlib_1725045424189/_build_env'
+    >>> conda_build_prefix("/opt/miniconda3/envs/jax/lib/python3.11/site-packages/jax/__init__.py") is None
+    True
+    """
+    head = text[:SCAN]
+    if "conda-bld" not in head and "build_artifacts" not in head:
+        return None
+    m = _CONDA_BUILD_PREFIX.search(head)
+    return m[0] if m else None
+
+
+def conda_env(text: str) -> str | None:
+    """The conda installation or environment the log's paths are in (the first one shown), else None.
+
+    >>> conda_env('File "/home/u/miniconda3/envs/jax/lib/python3.11/site-packages/jax/_src/api.py", line 1')
+    '/home/u/miniconda3/envs/jax'
+    >>> conda_env("/usr/lib/python3/dist-packages/torch/__init__.py") is None
+    True
+    """
+    head = text[:SCAN]
+    low = lowered(head)
+    if not any(w in low for w in ("conda", "miniforge", "mambaforge", "micromamba")):
+        return None
+    m = _CONDA_ENV.search(head)
+    return m[0] if m else None
+
+
+# the PyTorch release and the CUDA it was built with, as torch.utils.collect_env prints them (its env_info_fmt:
+# "PyTorch version: {torch_version}", "CUDA used to build PyTorch: {cuda_compiled_version}"), or a wheel's version
+# with its local tag (`torch==1.6.0+cu101`, pip list's `torch   1.6.0+cu101`)
+_TORCH_VERSION = re.compile(r"^\s*PyTorch version: (\d+\.\d+(?:\.\d+)?)", re.MULTILINE)
+_TORCH_BUILT_CUDA = re.compile(r"^\s*CUDA used to build PyTorch: (\d+\.\d+)", re.MULTILINE)
+_TORCH_WHEEL = re.compile(r"\btorch(?:==|-| +)(\d+\.\d+(?:\.\d+)?)\+cu(\d{2,3})\b")
+
+
+def torch_versions(text: str) -> tuple[str | None, str | None]:
+    """The PyTorch release the log shows and the CUDA it was built with (each None when not shown).
+
+    >>> torch_versions("PyTorch version: 1.6.0\\nIs debug build: No\\nCUDA used to build PyTorch: 10.2\\n")
+    ('1.6.0', '10.2')
+    >>> torch_versions("torch==1.6.0+cu101")
+    ('1.6.0', '10.1')
+    >>> torch_versions("RuntimeError: Cuda error: 209")
+    (None, None)
+    """
+    head = text[:SCAN]
+    if "PyTorch version" not in head and "torch" not in head:
+        return None, None
+    version = built = None
+    m = _TORCH_VERSION.search(head)
+    if m:
+        version = m[1]
+        c = _TORCH_BUILT_CUDA.search(head)
+        built = c[1] if c else None
+    w = _TORCH_WHEEL.search(head)
+    if w:
+        version = version or w[1]
+        built = built or f"{w[2][:-1]}.{w[2][-1]}"
+    return version, built

@@ -237,3 +237,19 @@ def test_the_copied_check_macro_prints_the_text_on_the_next_line() -> None:
     assert f is not None and f.error == "cudaErrorInvalidConfiguration"
     # a line that is not a runtime text under it says nothing
     assert parse_cuda("CUDA Runtime Error at: main.cu:40\nsee above\n") is None
+
+
+def test_a_legacy_check_keeps_the_number_it_printed() -> None:
+    # CUDA 10.1 renumbered the runtime's enum: a THC or Caffe check of an older runtime prints the old number
+    # beside the message, and that is the one to quote (pytorch/pytorch#3865; daijifeng001/MNC#19)
+    from diagnose.collectors.cuda_errors import parse as parse_cuda
+
+    thc = "THCudaCheck FAIL file=THCTensorCopy.cu line=204 error=48 : no kernel image is available for execution on the device"
+    f = parse_cuda(thc)
+    assert f is not None and (f.error, f.code, f.code_old_numbering) == ("cudaErrorNoKernelImageForDevice", 48, True)
+    caffe = "F1004 19:15:23.296233 20261 syncedmem.hpp:18] Check failed: error == cudaSuccess (77 vs. 0)  an illegal memory access was encountered"
+    f = parse_cuda(caffe)
+    assert f is not None and (f.error, f.code, f.code_old_numbering) == ("cudaErrorIllegalAddress", 77, True)
+    # today's numbering, or no number printed: the table's code, nothing to say about it
+    f = parse_cuda("RuntimeError: CUDA error: no kernel image is available for execution on the device")
+    assert f is not None and (f.code, f.code_old_numbering) == (209, False)
