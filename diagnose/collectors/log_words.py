@@ -71,7 +71,11 @@ _CUDA_DEVICE = re.compile(r"\bCUDA[ _]error\b|\bCUDA_ERROR_|\bcuda\w*Error\w*|\b
 def tpu(text: str) -> bool:
     """Whether the log shows the program ran on a TPU, and shows no CUDA device."""
     head = text[:SCAN]
-    if "tpu" not in head.lower():
+    if "tpu" not in lowered(head):
+        return False
+    # a TPU sign is on one line (no pattern of _TPU crosses one), so the kept lines hold one only where the
+    # log does: most logs that hold the letters (output, input) hold none, and are not split into lines
+    if _TPU.search(head) is None:
         return False
     lines = [line for line in head.split("\n") if not _NO_TPU.search(line)]
     kept = "\n".join(lines)
