@@ -31,7 +31,8 @@ from typing import Any
 from diagnose import causal
 from diagnose.confidence import assess, ruled_out
 from diagnose.evidence import SOURCES, Evidence, _empty_context, fact_symbols, symbol_source
-from diagnose.regex_literals import compiled, may_match
+from diagnose.regex_anchor import kept_literals
+from diagnose.regex_literals import compiled
 from diagnose.rules import FamilyCondition, Rule, RuleSet
 
 #: confidences are calibrated (diagnose.calibration): how often such an answer was right on the labelled
@@ -614,8 +615,14 @@ def cite(rule: Rule, evidence: Evidence) -> tuple[Cited, ...]:
 
 @functools.lru_cache(maxsize=8192)
 def _may_match(rx: re.Pattern[str]) -> Callable[[str], bool]:
-    """:func:`diagnose.regex_literals.may_match` of a rule's text pattern, made once per pattern."""
-    return may_match(rx)
+    """A rule's text pattern's test from the plan kept with the rule base (:func:`diagnose.regex_anchor.kept_literals`:
+    False only where the text holds none of the literals that start every match); a pattern without one is
+    tried line by line, its literals not read again here."""
+    return kept_literals(rx) or _any_text
+
+
+def _any_text(text: str) -> bool:
+    return True
 
 
 @functools.lru_cache(maxsize=8192)
