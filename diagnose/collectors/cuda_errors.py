@@ -69,6 +69,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from diagnose.collectors.gate_words import gate
 from diagnose.cuda_error_table import _DISTINCTIVE_LEN, _Tables, _trie_pattern, tables  # noqa: F401 (the table's home)
 from diagnose.facts import CudaFacts
 
@@ -497,9 +498,13 @@ def _check_macro_hit(line: str, ln: int) -> _Hit | None:
     return _Hit(name, "raw", ln, _api_call(line)) if name != "cudaSuccess" else None
 
 
+#: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
+_has_hint = gate(_HINTS)
+
+
 def parse(text: str) -> CudaFacts | None:
     """CUDA errors named in ``text``, or ``None`` when there are none."""
-    if not any(h in text for h in _HINTS):
+    if not _has_hint(text):
         return None
     hits: list[_Hit] = []
     assert_message: str | None = None

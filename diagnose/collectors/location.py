@@ -42,6 +42,7 @@ from collections.abc import Callable
 from typing import Any
 
 from diagnose.collectors import compile_cause
+from diagnose.collectors.gate_words import gate
 from diagnose.facts import LocationFacts
 
 MAX_FRAME = 160  # characters of a frame kept
@@ -508,8 +509,12 @@ def _python(text: str) -> tuple[tuple[str, str, str, int] | None, tuple[str, int
     return decided, user
 
 
+#: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
+_has_quick = gate(_QUICK)
+
+
 def parse(text: str) -> LocationFacts | None:
-    if not text or not any(k in text for k in _QUICK):
+    if not text or not _has_quick(text):
         return None
     present = _keys_in(text)
     crash = _crash(text, present)
