@@ -348,7 +348,8 @@ def failure_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
 #: what :func:`failure_lines` worked out for the last text it read: its callers ask about one log in
 #: turn (whether it failed, the lines an unknown report shows, the lines its hint reads), with a
 #: different ``limit`` each.  Keys: ("answer", limit) -> its answer; "lines" -> the candidate lines; "failed" ->
-#: line start -> whether that line is a failure line
+#: line start -> whether that line is a failure line; ("printed", detector) -> (the limit asked, its lines) (the
+#: CUDA error tails' too); "healthy" -> line -> whether it is healthy after all
 _LAST: tuple[str, dict[Any, Any]] = ("", {})
 
 
@@ -369,9 +370,9 @@ def has_failure_line(text: str) -> bool:
         return bool(found)
     if next(_keyword_lines(text, memo), None) is not None:
         return True
-    if any(not _healthy(line) for detect in _PRINTED for _, line in _detected(detect, text, 1, memo)):
+    if any(not _healthy_in(memo, line) for detect in _PRINTED for _, line in _detected(detect, text, 1, memo)):
         return True
-    return bool(_cuda_error_tails(text, 1))
+    return bool(_detected(_cuda_error_tails, text, 1, memo))
 
 
 def _failure_lines(text: str, limit: int, memo: dict[Any, Any]) -> list[tuple[int, str]]:
@@ -380,11 +381,21 @@ def _failure_lines(text: str, limit: int, memo: dict[Any, Any]) -> list[tuple[in
         out.append(hit)
         if len(out) >= limit:
             break
-    printed = [(n, line) for n, line in _printed_results(text, limit, memo) if not _healthy(line)]
-    printed += [hit for hit in _cuda_error_tails(text, limit) if hit not in out]
+    printed = [(n, line) for n, line in _printed_results(text, limit, memo) if not _healthy_in(memo, line)]
+    printed += [hit for hit in _detected(_cuda_error_tails, text, limit, memo) if hit not in out]
     if printed:
         out = sorted(set(out) | set(printed))[:limit]
     return out
+
+
+def _healthy_in(memo: dict[Any, Any], line: str) -> bool:
+    """:func:`_healthy`, remembered in the text's memo: a printed result's line is asked about again for each
+    ``limit`` the log's callers ask with."""
+    known: dict[str, bool] = memo.setdefault("healthy", {})
+    hit = known.get(line)
+    if hit is None:
+        hit = known[line] = _healthy(line)
+    return hit
 
 
 def _keyword_lines(text: str, memo: dict[Any, Any]) -> Iterator[tuple[int, str]]:
