@@ -248,6 +248,16 @@ _SRC_LINE = re.compile(
     r"(?P<file>/?(?:[\w.+~-]+/)*[\w.+-]+\.(?:cu|cuh|cpp|cc|cxx|h|hpp|c|py))"
     r"(?::(?P<line>\d+)|\((?P<line2>\d+)\)|'? in line (?P<line3>\d+))"
 )
+#: what every match of _SRC_LINE ends with, its extension and the line after it: a literal-led search, many times
+#: cheaper than trying the path at every place of a frame (a frame without it holds no source line)
+_SRC_END = re.compile(r"\.(?:cu|cuh|cpp|cc|cxx|h|hpp|c|py)(?::\d|\(\d|'? in line \d)")
+
+
+def _src_line(s: str) -> re.Match[str] | None:
+    """``_SRC_LINE.search(s)``, searched only where ``s`` holds the end of a source line."""
+    return _SRC_LINE.search(s) if _SRC_END.search(s) else None
+
+
 #: CUDA sources only, for a source line named outside a frame (C++ sources in a log are mostly the
 #: frameworks' own error-check sites)
 _CUDA_SRC = re.compile(r"\.(?:cu|cuh)$|\.cu\.cc$")
@@ -435,7 +445,7 @@ def _kernel_lib(name: str, *, device: bool = False) -> tuple[str, str] | None:
 
 
 def _source_line(where: str) -> str | None:
-    m = _SRC_LINE.search(where)
+    m = _src_line(where)
     if not m:
         return None
     line = m.group("line") or m.group("line2") or m.group("line3")
@@ -678,7 +688,7 @@ def _first_user_source(text: str) -> str | None:
         start = text.rfind("\n", 0, hit.start()) + 1
         end = text.find("\n", hit.end())
         line_text = text[start : end if end >= 0 else len(text)]
-        m = _SRC_LINE.search(line_text)
+        m = _src_line(line_text)
         if m is None or not _CUDA_SRC.search(m.group("file")) or _NOT_USER_SRC.search(m.group(0)):
             continue
         line = m.group("line") or m.group("line2") or m.group("line3")
