@@ -65,6 +65,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -72,6 +73,7 @@ from dataclasses import dataclass
 from diagnose.collectors.gate_words import gate
 from diagnose.cuda_error_table import _DISTINCTIVE_LEN, _Tables, _trie_pattern, tables  # noqa: F401 (the table's home)
 from diagnose.facts import CudaFacts
+from diagnose.regex_anchor import start_find
 
 # cheap prefilter: a line must contain one of these to be looked at
 _HINTS = (
@@ -319,6 +321,14 @@ _CUDA_NUMBER = re.compile(
 )
 
 
+@functools.cache
+def _cuda_number() -> Callable[[str], re.Match[str] | None]:
+    """``_CUDA_NUMBER.search``, tried only where one of the words that start its matches stands
+    (:func:`diagnose.regex_anchor.start_find`: the same match, without the case-folded alternation tried at
+    every place of the line)."""
+    return start_find(_CUDA_NUMBER) or _CUDA_NUMBER.search
+
+
 def _numeric_hits(line: str, add: _Add) -> bool:
     """A CUDA status printed only as a number, decoded with the toolkit's own tables (driver codes for
     ``CUDA_SUCCESS`` / ``cuXxx`` calls, runtime codes otherwise); a message printed beside it wins over
@@ -346,7 +356,7 @@ def _numeric_hits(line: str, add: _Add) -> bool:
                             name = t.driver_by_code.get(code) if driver else t.by_code.get(code)
                         add(name, "driver-api" if driver else "legacy", call)
                         return True
-    m = _CUDA_NUMBER.search(line)
+    m = _cuda_number()(line)
     if m:
         code = int(m["code"] or m["code2"] or m["code3"])
         call = m["call"] or _api_call(line)
