@@ -302,10 +302,16 @@ _QUICK = (
 
 #: a launch the runtime refused.  The launch itself returns these (they are not sticky, never reported by a
 #: later call), so the error check or host frame that reports one is the code that launched
-_LAUNCH_ERROR = re.compile(
-    r"invalid configuration argument|too many resources requested for launch|cudaErrorInvalidConfiguration"
-    r"|cudaErrorLaunchOutOfResources|CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"
+_LAUNCH_ERRORS = (
+    "invalid configuration argument",
+    "too many resources requested for launch",
+    "cudaErrorInvalidConfiguration",
+    "cudaErrorLaunchOutOfResources",
+    "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
 )
+_LAUNCH_ERROR = re.compile("|".join(_LAUNCH_ERRORS))  # plain words: no character of a regex syntax
+#: whether the log names one of them, from the collectors' one pass over it (diagnose.collectors.gate_words)
+_has_launch_error = gate(_LAUNCH_ERRORS)
 #: a framework's own op sources (its error checks name them) and native libraries (a sanitizer's host
 #: frames), whose ops choose their launches from the input: a refused launch there is the op's
 _FRAMEWORK_SRC: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -341,7 +347,7 @@ def _launch_site(text: str) -> tuple[str, str, int] | None:
     configuration argument``), the first host frame outside the runtime of a log that prints a refused
     launch (a sanitizer's ``Host Frame:.../libpaddle.so``, torch's ``frame #3: at::native::...``), or an
     innermost Python frame in the framework's wrapper of the op (``torch/nn/functional.py``)."""
-    if not _LAUNCH_ERROR.search(text):
+    if not _has_launch_error(text):
         return None
     for m in _LAUNCH_ERROR.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
