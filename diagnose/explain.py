@@ -240,7 +240,7 @@ def _sub_near_marks(pattern: re.Pattern[str], repl: str, text: str) -> str:
             m = pattern.match(text, pos)
             if m:
                 out.append(text[last : m.start()])
-                out.append(m.expand(repl))
+                out.append(m.expand(repl) if "\\" in repl else repl)  # no group reference: the text itself
                 last = m.end()
                 break
         mark = text.find("\0", max(mark + 1, last))

@@ -41,7 +41,7 @@ Triton autotuner skipped before it selected a best one, outputs equal within tol
 from __future__ import annotations
 
 from diagnose.evidence import Evidence
-from diagnose.failure_lines import LOW_SEVERITY, failure_lines, has_failure_line
+from diagnose.failure_lines import failure_lines, has_failure_line, low_severity
 
 #: environment tags that describe the machine without saying anything failed
 _ENV_INFORMATIONAL = frozenset({"mig", "exclusive-compute-mode", "compute-mode-prohibited"})
@@ -139,7 +139,7 @@ def _all_low_severity(text: str, lines: tuple[int, ...]) -> bool:
     wanted = set(lines)
     last = max(wanted)
     for n, line in enumerate(text.splitlines(), 1):
-        if n in wanted and not LOW_SEVERITY.search(line):
+        if n in wanted and not low_severity(line):
             return False
         if n >= last:
             break

@@ -223,11 +223,55 @@ def _candidate_lines(text: str) -> dict[int, set[int]]:
     return starts
 
 
+#: where a match of :data:`LOW_SEVERITY`'s two branches anchored at the line's start can begin: after its blanks,
+#: a bracket, a glog severity letter or a date's first digit (every other branch holds one of the words of
+#: :func:`low_severity`, or a bracket)
+_LOW_START = re.compile(r"\s*[\[IWDV\d]")
+
+
+def low_severity(line: str) -> bool:
+    """``LOW_SEVERITY.search(line)``, searched only in a line that holds what one of its branches starts
+    with (a bracket, a severity word, or a glog line's or a date's start): most lines hold none.
+
+    >>> low_severity("W1203 12:00:01.5 a.cc:3] slow"), low_severity("[rank0] UserWarning: x"), low_severity("error: x")
+    (True, True, False)
+    """
+    if (
+        "[" in line
+        or "arning" in line  # Warning, warning, warnings.warn(
+        or "WARN" in line
+        or "INFO" in line
+        or "DEBUG" in line
+        or "TRACE" in line
+        or _LOW_START.match(line)
+    ):
+        return LOW_SEVERITY.search(line) is not None
+    return False
+
+
+@functools.cache
+def _searches() -> tuple[Callable[[str], bool], Callable[[str], bool], Callable[[str], bool]]:
+    """The searches of :data:`_HEALTHY_LINE`, :data:`_NOT_ABOUT_RUN` and :data:`_STRONG`, each answered by the
+    pattern's anchor test (:mod:`diagnose.regex_anchor`: a line without the literals that start every match is
+    not searched), made once."""
+    from diagnose.regex_anchor import anchor_search
+
+    def searched(rx: re.Pattern[str]) -> Callable[[str], bool]:
+        found = anchor_search(rx)
+        if found is not None:
+            return found
+        search = rx.search
+        return lambda line: search(line) is not None
+
+    return searched(_HEALTHY_LINE), searched(_NOT_ABOUT_RUN), searched(_STRONG)
+
+
 def _healthy(line: str) -> bool:
     """A failure-looking line that is healthy after all: a zero count, a PASSED line, a warning."""
-    if _HEALTHY_LINE.search(line) or _NOT_ABOUT_RUN.search(line):
+    healthy_line, not_about_run, strong = _searches()
+    if healthy_line(line) or not_about_run(line):
         return True
-    return bool(LOW_SEVERITY.search(line) and not _STRONG.search(line))
+    return low_severity(line) and not strong(line)
 
 
 def is_failure_line(line: str) -> bool:
@@ -308,7 +352,8 @@ def failure_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
 #: what :func:`failure_lines` worked out for the last text it read: its callers ask about one log in
 #: turn (whether it failed, the lines an unknown report shows, the lines its hint reads), with a
 #: different ``limit`` each.  Keys: ("answer", limit) -> its answer; "lines" -> the candidate lines; "failed" ->
-#: line start -> whether that line is a failure line
+#: line start -> whether that line is a failure line; ("printed", detector) -> (the limit asked, its lines) (the
+#: CUDA error tails' too); "healthy" -> line -> whether it is healthy after all
 _LAST: tuple[str, dict[Any, Any]] = ("", {})
 
 
@@ -329,9 +374,9 @@ def has_failure_line(text: str) -> bool:
         return bool(found)
     if next(_keyword_lines(text, memo), None) is not None:
         return True
-    if any(not _healthy(line) for detect in _PRINTED for _, line in _detected(detect, text, 1, memo)):
+    if any(not _healthy_in(memo, line) for detect in _PRINTED for _, line in _detected(detect, text, 1, memo)):
         return True
-    return bool(_cuda_error_tails(text, 1))
+    return bool(_detected(_cuda_error_tails, text, 1, memo))
 
 
 def _failure_lines(text: str, limit: int, memo: dict[Any, Any]) -> list[tuple[int, str]]:
@@ -340,11 +385,21 @@ def _failure_lines(text: str, limit: int, memo: dict[Any, Any]) -> list[tuple[in
         out.append(hit)
         if len(out) >= limit:
             break
-    printed = [(n, line) for n, line in _printed_results(text, limit, memo) if not _healthy(line)]
-    printed += [hit for hit in _cuda_error_tails(text, limit) if hit not in out]
+    printed = [(n, line) for n, line in _printed_results(text, limit, memo) if not _healthy_in(memo, line)]
+    printed += [hit for hit in _detected(_cuda_error_tails, text, limit, memo) if hit not in out]
     if printed:
         out = sorted(set(out) | set(printed))[:limit]
     return out
+
+
+def _healthy_in(memo: dict[Any, Any], line: str) -> bool:
+    """:func:`_healthy`, remembered in the text's memo: a printed result's line is asked about again for each
+    ``limit`` the log's callers ask with."""
+    known: dict[str, bool] = memo.setdefault("healthy", {})
+    hit = known.get(line)
+    if hit is None:
+        hit = known[line] = _healthy(line)
+    return hit
 
 
 def _keyword_lines(text: str, memo: dict[Any, Any]) -> Iterator[tuple[int, str]]:

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from diagnose import causal
 from diagnose.confidence import assess, ruled_out
 from diagnose.evidence import SOURCES, Evidence, _empty_context, fact_symbols, symbol_source
+from diagnose.regex_anchor import kept_literals
 from diagnose.regex_literals import compiled
 from diagnose.rules import FamilyCondition, Rule, RuleSet
 
@@ -578,7 +579,8 @@ def cite(rule: Rule, evidence: Evidence) -> tuple[Cited, ...]:
     and the lines its text regexes hit."""
     from diagnose.catalogue import TRACEBACK_FRAME  # loaded by the collectors before any finding is cited
 
-    text_lines = evidence.log.text.splitlines()
+    text = evidence.log.text
+    text_lines = text.splitlines()
     picked: dict[int, str] = {}
     sources = {symbol_source(s) for s in rule.symbols} | set(rule.requires)
     for key in SOURCES:
@@ -591,7 +593,7 @@ def cite(rule: Rule, evidence: Evidence) -> tuple[Cited, ...]:
             picked.setdefault(n, key)
     for pattern in rule.text_patterns:
         rx = _text_pattern(pattern)
-        if rx is None:
+        if rx is None or not _may_match(rx)(text):  # no literal every match holds: no line matches
             continue
         echo = None  # a traceback's quoted source line: cited only when no other line matches
         for i, line in enumerate(text_lines, 1):
@@ -609,6 +611,18 @@ def cite(rule: Rule, evidence: Evidence) -> tuple[Cited, ...]:
         text = text_lines[n - 1] if 0 < n <= len(text_lines) else ""
         out.append(Cited(line=n, text=text.rstrip()[:300], source=picked[n]))
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=8192)
+def _may_match(rx: re.Pattern[str]) -> Callable[[str], bool]:
+    """A rule's text pattern's test from the plan kept with the rule base (:func:`diagnose.regex_anchor.kept_literals`:
+    False only where the text holds none of the literals that start every match); a pattern without one is
+    tried line by line, its literals not read again here."""
+    return kept_literals(rx) or _any_text
+
+
+def _any_text(text: str) -> bool:
+    return True
 
 
 @functools.lru_cache(maxsize=8192)

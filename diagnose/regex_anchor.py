@@ -127,6 +127,28 @@ def anchor_test(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
     return _read(rx)
 
 
+def kept_literals(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
+    """From the plan kept with the rule base (no parse): a test that is False only where a text holds none of
+    the literals one of which starts every match, so that no part of it (a line) holds a match either; None
+    where no plan with literals is kept for the pattern."""
+    plan = _PLANS.get((rx.pattern, rx.flags))
+    if plan is None or plan is _NO_PLAN:
+        return None
+    literals, fold = plan
+
+    def holds(text: str) -> bool:
+        if fold:
+            if not text.isascii():  # case folding beyond ASCII: not decided here
+                return True
+            text = lowered(text)
+        for lit in literals:  # noqa: SIM110 (a loop, not any() over a generator: this runs for each citation)
+            if lit in text:
+                return True
+        return False
+
+    return holds
+
+
 def anchor_find(rx: re.Pattern[str]) -> Callable[[str], re.Match[str] | None] | None:
     """``rx.search`` itself, from the pattern's plan where there is one (its one anchor starts every match):
     the leftmost match is the match at the first place one of its literals stands where the pattern

@@ -197,10 +197,14 @@ def summary(reports: Iterable[Report]) -> dict[str, Any]:
 
 def write_jsonl(reports: Iterable[Report], out: TextIO, *, with_evidence: bool = False) -> Tally:
     t = Tally()
+    encode = _JSONL.encode  # json.dumps(..., ensure_ascii=False), its encoder made once
     for r in t.counted(reports):
-        out.write(json.dumps(r.to_dict(with_evidence=with_evidence), ensure_ascii=False) + "\n")
+        out.write(encode(r.to_dict(with_evidence=with_evidence)) + "\n")
         out.flush()
     return t
+
+
+_JSONL = json.JSONEncoder(ensure_ascii=False)
 
 
 def write_json(reports: Iterable[Report], out: TextIO, *, with_evidence: bool = False) -> Tally:

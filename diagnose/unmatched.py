@@ -190,10 +190,21 @@ def kind_of(ev: Evidence, kinds: tuple[Kind, ...] | None = None) -> Kind | None:
     lines (or a line just after one) matches; None when the log shows no failure at all."""
     kinds = default_kinds() if kinds is None else kinds
     lines = _failure_text(ev)
+    # the lines together: a pattern none of whose literals they hold is found in none of them
+    joined = "\n".join(lines)
     for k in kinds:
-        if any(FACTS[f](ev) for f in k.facts) or any(_found(rx, lines) for rx in k.lines):
+        if any(FACTS[f](ev) for f in k.facts) or any(_may(rx)(joined) and _found(rx, lines) for rx in k.lines):
             return k
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _may(rx: re.Pattern[str]) -> Callable[[str], bool]:
+    """:func:`diagnose.regex_literals.may_match` of a kind's pattern (False only where a text holds none of the
+    literals every match holds), made once per pattern."""
+    from diagnose.regex_literals import may_match
+
+    return may_match(rx)
 
 
 def _found(rx: re.Pattern[str], lines: list[str]) -> bool:

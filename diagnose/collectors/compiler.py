@@ -53,6 +53,7 @@ from typing import Any
 
 from diagnose.collectors import compile_api, compile_cause, toolkit_release
 from diagnose.collectors.compile_cause import in_toolkit_header
+from diagnose.collectors.gate_words import gate
 from diagnose.facts import CompilerFacts, Diagnostic
 
 # at least one must occur before any regex runs
@@ -289,8 +290,12 @@ def _error_details(errors: list[Diagnostic]) -> dict[str, Any]:
     return out
 
 
+#: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
+_has_marker = gate(_MARKERS)
+
+
 def parse(text: str) -> CompilerFacts | None:
-    if not any(marker in text for marker in _MARKERS):
+    if not _has_marker(text):
         return None
     sc = _Scan(text, nvrtc="nvrtc" in text or "NVRTC" in text)
     if "): " in text:

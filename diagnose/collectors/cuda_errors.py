@@ -79,12 +79,15 @@ True
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from diagnose.collectors.gate_words import gate
 from diagnose.cuda_error_table import _DISTINCTIVE_LEN, _Tables, _trie_pattern, tables  # noqa: F401 (the table's home)
 from diagnose.facts import CudaFacts
+from diagnose.regex_anchor import start_find
 
 # cheap prefilter: a line must contain one of these to be looked at
 _HINTS = (
@@ -342,6 +345,14 @@ _CUDA_NUMBER = re.compile(
 )
 
 
+@functools.cache
+def _cuda_number() -> Callable[[str], re.Match[str] | None]:
+    """``_CUDA_NUMBER.search``, tried only where one of the words that start its matches stands
+    (:func:`diagnose.regex_anchor.start_find`: the same match, without the case-folded alternation tried at
+    every place of the line)."""
+    return start_find(_CUDA_NUMBER) or _CUDA_NUMBER.search
+
+
 def _numeric_hits(line: str, add: _Add) -> bool:
     """A CUDA status printed only as a number, decoded with the toolkit's own tables (driver codes for
     ``CUDA_SUCCESS`` / ``cuXxx`` calls, runtime codes otherwise); a message printed beside it wins over
@@ -369,7 +380,7 @@ def _numeric_hits(line: str, add: _Add) -> bool:
                             name = t.driver_by_code.get(code) if driver else t.by_code.get(code)
                         add(name, "driver-api" if driver else "legacy", call)
                         return True
-    m = _CUDA_NUMBER.search(line)
+    m = _cuda_number()(line)
     if m:
         cu = m["cu"] or m["cu2"]
         code = int(m["code"] or m["code2"] or m["code3"] or cu)
@@ -522,9 +533,13 @@ def _check_macro_hit(line: str, ln: int) -> _Hit | None:
     return _Hit(name, "raw", ln, _api_call(line)) if name != "cudaSuccess" else None
 
 
+#: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
+_has_hint = gate(_HINTS)
+
+
 def parse(text: str) -> CudaFacts | None:
     """CUDA errors named in ``text``, or ``None`` when there are none."""
-    if not any(h in text for h in _HINTS):
+    if not _has_hint(text):
         return None
     hits: list[_Hit] = []
     assert_message: str | None = None

@@ -98,6 +98,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from diagnose.collectors.gate_words import gate, words_in
 from diagnose.facts import EnvFacts
 
 # (tag, literal needles): a tag is set when any needle occurs.  Regex extraction runs only after.
@@ -451,15 +452,17 @@ def _setup(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
             tag("mig", m.start())
 
 
+#: whether the log holds one of the needles, from one pass over it (diagnose.collectors.gate_words)
+_has_needle = gate(_ALL_NEEDLES)
+
+
 def parse(text: str) -> EnvFacts | None:
-    for needle in _ALL_NEEDLES:  # a loop, not any() over a generator: there are many needles
-        if needle in text:
-            break
-    else:
+    if not _has_needle(text):
         return None
     tag = _Tags(text)
+    found = words_in(text)  # the needles the log holds (the gate's pass)
     for name, needles in _SIMPLE:
-        hits = [i for i in (text.find(n) for n in needles) if i >= 0]
+        hits = [text.find(n) for n in needles if n in found]
         if hits:
             tag(name, min(hits))
     kw: dict[str, Any] = {}

@@ -36,6 +36,7 @@ import dataclasses
 import re
 import signal as _signal
 
+from diagnose.collectors.gate_words import gate
 from diagnose.facts import ExitFacts
 
 #: what bash (strsignal) prints for a signal, → signal name
@@ -126,9 +127,13 @@ def normalise_signal(value: str | int | None) -> str | None:
         return name
 
 
+#: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
+_has_hint = gate(_HINTS)
+
+
 def parse(text: str) -> ExitFacts | None:
     """How the process(es) in ``text`` ended, or ``None`` when the log does not say."""
-    if not any(h in text for h in _HINTS):
+    if not _has_hint(text):
         return None
     code: int | None = None
     sig: str | None = None

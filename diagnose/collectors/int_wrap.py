@@ -23,6 +23,8 @@ import re
 #: a decimal integer from 2^31 + 1 to 2^32 - 1 (ten digits, 2 to 4 first), not part of a longer number, word or
 #: decimal
 _BIG = re.compile(r"(?<![\w.])([2-4]\d{9})(?![\w.])")
+#: the digits every such value is: a search that skips to them (no lookbehind tried at every place of the log)
+_DIGITS = re.compile(r"[2-4]\d{9}")
 _LIMIT = 2**32
 _SCAN = 200_000
 
@@ -30,7 +32,7 @@ _SCAN = 200_000
 def wrapped(text: str) -> str | None:
     """``"<value> -> <its int32 wrap>"`` for the first value past 2^31 whose wrapped value the log also prints."""
     head = text[:_SCAN]
-    if "-" not in head:
+    if "-" not in head or _DIGITS.search(head) is None:
         return None
     seen: set[str] = set()
     for m in _BIG.finditer(head):

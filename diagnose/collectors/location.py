@@ -42,6 +42,7 @@ from collections.abc import Callable
 from typing import Any
 
 from diagnose.collectors import compile_cause
+from diagnose.collectors.gate_words import gate
 from diagnose.facts import LocationFacts
 
 MAX_FRAME = 160  # characters of a frame kept
@@ -247,6 +248,16 @@ _SRC_LINE = re.compile(
     r"(?P<file>/?(?:[\w.+~-]+/)*[\w.+-]+\.(?:cu|cuh|cpp|cc|cxx|h|hpp|c|py))"
     r"(?::(?P<line>\d+)|\((?P<line2>\d+)\)|'? in line (?P<line3>\d+))"
 )
+#: what every match of _SRC_LINE ends with, its extension and the line after it: a literal-led search, many times
+#: cheaper than trying the path at every place of a frame (a frame without it holds no source line)
+_SRC_END = re.compile(r"\.(?:cu|cuh|cpp|cc|cxx|h|hpp|c|py)(?::\d|\(\d|'? in line \d)")
+
+
+def _src_line(s: str) -> re.Match[str] | None:
+    """``_SRC_LINE.search(s)``, searched only where ``s`` holds the end of a source line."""
+    return _SRC_LINE.search(s) if _SRC_END.search(s) else None
+
+
 #: CUDA sources only, for a source line named outside a frame (C++ sources in a log are mostly the
 #: frameworks' own error-check sites)
 _CUDA_SRC = re.compile(r"\.(?:cu|cuh)$|\.cu\.cc$")
@@ -291,10 +302,16 @@ _QUICK = (
 
 #: a launch the runtime refused.  The launch itself returns these (they are not sticky, never reported by a
 #: later call), so the error check or host frame that reports one is the code that launched
-_LAUNCH_ERROR = re.compile(
-    r"invalid configuration argument|too many resources requested for launch|cudaErrorInvalidConfiguration"
-    r"|cudaErrorLaunchOutOfResources|CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"
+_LAUNCH_ERRORS = (
+    "invalid configuration argument",
+    "too many resources requested for launch",
+    "cudaErrorInvalidConfiguration",
+    "cudaErrorLaunchOutOfResources",
+    "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
 )
+_LAUNCH_ERROR = re.compile("|".join(_LAUNCH_ERRORS))  # plain words: no character of a regex syntax
+#: whether the log names one of them, from the collectors' one pass over it (diagnose.collectors.gate_words)
+_has_launch_error = gate(_LAUNCH_ERRORS)
 #: a framework's own op sources (its error checks name them) and native libraries (a sanitizer's host
 #: frames), whose ops choose their launches from the input: a refused launch there is the op's
 _FRAMEWORK_SRC: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -330,7 +347,7 @@ def _launch_site(text: str) -> tuple[str, str, int] | None:
     configuration argument``), the first host frame outside the runtime of a log that prints a refused
     launch (a sanitizer's ``Host Frame:.../libpaddle.so``, torch's ``frame #3: at::native::...``), or an
     innermost Python frame in the framework's wrapper of the op (``torch/nn/functional.py``)."""
-    if not _LAUNCH_ERROR.search(text):
+    if not _has_launch_error(text):
         return None
     for m in _LAUNCH_ERROR.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
@@ -434,7 +451,7 @@ def _kernel_lib(name: str, *, device: bool = False) -> tuple[str, str] | None:
 
 
 def _source_line(where: str) -> str | None:
-    m = _SRC_LINE.search(where)
+    m = _src_line(where)
     if not m:
         return None
     line = m.group("line") or m.group("line2") or m.group("line3")
@@ -508,8 +525,12 @@ def _python(text: str) -> tuple[tuple[str, str, str, int] | None, tuple[str, int
     return decided, user
 
 
+#: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
+_has_quick = gate(_QUICK)
+
+
 def parse(text: str) -> LocationFacts | None:
-    if not text or not any(k in text for k in _QUICK):
+    if not text or not _has_quick(text):
         return None
     present = _keys_in(text)
     crash = _crash(text, present)
@@ -709,7 +730,7 @@ def _first_user_source(text: str) -> str | None:
         start = text.rfind("\n", 0, hit.start()) + 1
         end = text.find("\n", hit.end())
         line_text = text[start : end if end >= 0 else len(text)]
-        m = _SRC_LINE.search(line_text)
+        m = _src_line(line_text)
         if m is None or not _CUDA_SRC.search(m.group("file")) or _NOT_USER_SRC.search(m.group(0)):
             continue
         line = m.group("line") or m.group("line2") or m.group("line3")

@@ -92,9 +92,11 @@ True
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
-from diagnose.regex_anchor import lowered
+from diagnose.regex_anchor import lowered, start_find
 
 #: the part of a log the words are looked for in
 SCAN = 200_000
@@ -224,7 +226,11 @@ def gtest_run(text: str) -> bool:
 def tpu(text: str) -> bool:
     """Whether the log shows the program ran on a TPU, and shows no CUDA device."""
     head = text[:SCAN]
-    if "tpu" not in head.lower():
+    if "tpu" not in lowered(head):
+        return False
+    # a TPU sign is on one line (no pattern of _TPU crosses one), so the kept lines hold one only where the
+    # log does: most logs that hold the letters (output, input) hold none, and are not split into lines
+    if _TPU.search(head) is None:
         return False
     lines = [line for line in head.split("\n") if not _NO_TPU.search(line)]
     kept = "\n".join(lines)
@@ -289,8 +295,16 @@ def regression_at(text: str) -> str | None:
     low = lowered(head)
     if not any(w in low for w in _REGRESSION_WORDS):
         return None
-    found = [m for m in (p.search(head) for p in _REGRESSION) if m]
+    found = [m for m in (find(head) for find in _regression_finds()) if m]
     return min(found, key=lambda m: m.start()).group(1) if found else None
+
+
+@functools.cache
+def _regression_finds() -> tuple[Callable[[str], re.Match[str] | None], ...]:
+    """Each regression pattern's search, tried only where one of the words that start its matches stands
+    (:func:`diagnose.regex_anchor.start_find`: the same match, without trying the case-folded leading
+    alternation at every place of the log)."""
+    return tuple(start_find(p) or p.search for p in _REGRESSION)
 
 
 #: CPython's str() of a SyntaxError (and IndentationError, TabError) with a file and a line: "%S (%U, line %ld)"

@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 import re
 
+from diagnose.collectors.gate_words import gate
 from diagnose.comparisons import zero_input_results
 from diagnose.facts import NumericsFacts
 
@@ -141,9 +142,13 @@ def _zero_input(text: str) -> NumericsFacts | None:
     return NumericsFacts(lines=tuple(lines), mismatch=True, total=max(totals) if totals else None)
 
 
+#: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
+_has_hint = gate(_HINTS)
+
+
 def parse(text: str) -> NumericsFacts | None:
     """Numerical comparison failures of ``text``, or ``None``."""
-    if not any(h in text for h in _HINTS):
+    if not _has_hint(text):
         return _zero_input(text)
     mismatch = shape = dtype = nan = False
     mismatched = total = None

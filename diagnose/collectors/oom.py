@@ -50,6 +50,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from diagnose.collectors.gate_words import gate
 from diagnose.facts import OomFacts
 
 _UNITS = {"bytes": 1, "b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "kb": 1e3, "mb": 1e6, "gb": 1e9}
@@ -216,8 +217,12 @@ def parse(text: str) -> OomFacts | None:
     return dataclasses.replace(facts, progress=progress) if progress else facts
 
 
+#: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
+_has_hint = gate(_HINTS)
+
+
 def _parse(text: str) -> OomFacts | None:
-    if not any(h in text for h in _HINTS):
+    if not _has_hint(text):
         return None
     if _NOT_A_FAILURE in text:  # blank the allocator's warnings, keeping every other line where it is
         text = "\n".join("" if _NOT_A_FAILURE in line else line for line in text.split("\n"))

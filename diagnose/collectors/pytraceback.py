@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import re
 
+from diagnose.collectors.gate_words import gate
 from diagnose.facts import Frame, PyFacts
 
 _TB_HEAD = "Traceback (most recent call last):"
@@ -276,10 +277,14 @@ def _parse_group(lines: list[str], head: int, prefix: str) -> tuple[list[_Sectio
     return [sec for sec in sections if sec.exc is not None or sec.frames], chained, max(end, head + 1)
 
 
+#: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
+_has_bare_hint = gate(_BARE_HINTS)
+
+
 def parse(text: str) -> PyFacts | None:
     """Python exceptions of ``text``, or ``None`` when it shows none."""
     has_tb = _TB_HEAD in text
-    if not has_tb and not any(h in text for h in _BARE_HINTS):
+    if not has_tb and not _has_bare_hint(text):
         return None
     lines = text.splitlines()
     groups: list[list[_Section]] = []

@@ -113,6 +113,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from diagnose.collectors.gate_words import gate
 from diagnose.collectors.sanitizer_grammar import (
     ERROR_SUMMARY,
     HW,
@@ -227,8 +228,12 @@ def _scan(text: str) -> _Scan:
     return sc
 
 
+#: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
+_has_needle = gate(_NEEDLES)
+
+
 def parse(text: str) -> SanitizerFacts | None:
-    if not any(n in text for n in _NEEDLES):
+    if not _has_needle(text):
         return None
     tool_m = TOOL_FLAG.search(text)
     banner = "COMPUTE-SANITIZER" in text or "CUDA-MEMCHECK" in text

@@ -58,6 +58,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from diagnose.collectors.gate_words import gate
 from diagnose.facts import TritonFacts
 
 _SAMPLE = """\
@@ -329,8 +330,12 @@ def _over_every_gpu(resource: str | None, required: float | None) -> bool:
     return every is not None and required > every
 
 
+#: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
+_has_marker = gate(_MARKERS)
+
+
 def parse(text: str) -> TritonFacts | None:
-    if not any(marker in text for marker in _MARKERS):
+    if not _has_marker(text):
         return None
     t = _Text(text)
     raised: list[_Found] = []
