@@ -153,27 +153,49 @@ _KERNEL_COMPILERS = (
 )
 
 
+#: per compiler, the lower-cased words one of which every match of its pattern holds: a log without them is
+#: not searched with the pattern (most logs name none of these compilers)
+_KERNEL_COMPILER_WORDS = (
+    ("inductor", "_dynamo", "torch.compile"),
+    ("triton",),
+    ("xla", "jax"),
+    (".jl", "kernelabstractions", "julia", "(code ", "cuda.cu"),
+)
+
+
 def kernel_compiler(text: str) -> str | None:
     """The compiler or code generator the log shows wrote the kernel (TorchInductor, Triton, XLA, Julia), else None."""
     head = text[:SCAN]
-    for name, rx in _KERNEL_COMPILERS:
-        if rx.search(head):
+    low = lowered(head)
+    for (name, rx), words in zip(_KERNEL_COMPILERS, _KERNEL_COMPILER_WORDS, strict=True):
+        if any(w in low for w in words) and rx.search(head):
             return name
     return None
 
 
 # a device ordinal above 0 (PyTorch's `cuda:1`, TensorFlow's `/device:GPU:1`, JAX's `cuda:1`/`gpu:1`, a `device=1`
-# argument, `.cuda(1)`), more than one visible device, or a distributed run
-_MULTI_GPU = re.compile(
-    r"(?i)\b(?:cuda|gpu):\s?0*[1-9]\d?(?![.\d])\b|\bdevice(?:_id|_index|_ids)?\s*[=:]\s*\[?0*[1-9]\d?\b|\.cuda\(\s*[1-9]\d?\s*\)"
-    r"|\bCUDA_VISIBLE_DEVICES=[\"']?\d+,\s?\d|\bDistributedDataParallel\b|\btorch[./]distributed\b|(?-i:\bNCCL\b)"
-    r"|\bworld_size\s*[=:]\s*(?:[2-9]|\d{2,})\b|\breplica [1-9]\d*\b"
+# argument, `.cuda(1)`), more than one visible device, or a distributed run: the patterns, each with the lower-cased words one of which its every match holds: a log is searched
+#: only with the alternatives whose words it holds (most hold "device" alone)
+_MULTI_GPU_PARTS = tuple(
+    (words, re.compile(rx))
+    for words, rx in (
+        (("cuda:", "gpu:"), r"(?i)\b(?:cuda|gpu):\s?0*[1-9]\d?(?![.\d])\b"),
+        (("device",), r"(?i)\bdevice(?:_id|_index|_ids)?\s*[=:]\s*\[?0*[1-9]\d?\b"),
+        ((".cuda(",), r"(?i)\.cuda\(\s*[1-9]\d?\s*\)"),
+        (("cuda_visible_devices=",), r"(?i)\bCUDA_VISIBLE_DEVICES=[\"']?\d+,\s?\d"),
+        (("distributed",), r"(?i)\bDistributedDataParallel\b|\btorch[./]distributed\b"),
+        (("nccl",), r"\bNCCL\b"),
+        (("world_size",), r"(?i)\bworld_size\s*[=:]\s*(?:[2-9]|\d{2,})\b"),
+        (("replica ",), r"(?i)\breplica [1-9]\d*\b"),
+    )
 )
 
 
 def multi_gpu(text: str) -> bool:
     """Whether the log shows more than one GPU at work: a device ordinal above 0, or a distributed run."""
-    return _MULTI_GPU.search(text[:SCAN]) is not None
+    head = text[:SCAN]
+    low = lowered(head)
+    return any(any(w in low for w in words) and rx.search(head) for words, rx in _MULTI_GPU_PARTS)
 
 
 # a toolkit release: "CUDA 11.4", "CUDA Toolkit 12.1", "cuda-11.4" / "cuda_11.4" (a path, nvcc's build string),
@@ -191,10 +213,20 @@ _THRUST_SYNC = re.compile(r"\b(\w+): failed to synchronize\b")
 def cuda_toolkit(text: str) -> str | None:
     """A CUDA toolkit release the log names, or a toolkit library its failing kernel or frame is in, else None."""
     head = text[:SCAN]
-    for rx in (_TOOLKIT_RELEASE, _TOOLKIT_LIBRARY):
-        m = rx.search(head)
+    low = lowered(head)
+    # every match of the release pattern holds "cu" (CUDA, cu118) or "release "; of the library pattern, "::"
+    # or one of the libraries' names, which all hold "cu"
+    if "cu" in low or "release " in low:
+        for rx in (_TOOLKIT_RELEASE, _TOOLKIT_LIBRARY):
+            m = rx.search(head)
+            if m:
+                return m.group(0)
+    elif "::" in head:
+        m = _TOOLKIT_LIBRARY.search(head)
         if m:
             return m.group(0)
+    if "failed to synchronize" not in head:
+        return None
     m = _THRUST_SYNC.search(head)
     return f"thrust::{m.group(1)}" if m else None
 
