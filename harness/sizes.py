@@ -142,10 +142,12 @@ def reference_runs(module: ModuleType) -> bool | None:
 def _fit(module: ModuleType, fixed: set[str], max_bytes: int, declared_bytes: int, tied: bool) -> dict[Slot, int]:
     """Halve ``module``'s sizes until its inputs fit; the declared value of every slot changed.
 
-    A halving that leaves the inputs' bytes as they were is undone, and that constant is left alone: it is
-    not a size of the inputs (``num_groups``, ``num_heads``), and changing it would change the problem."""
+    A halving that leaves the inputs' bytes, the reference's output shape and its parameters' sizes as they
+    were is undone, and that constant is left alone: it sizes nothing (``num_groups``), and changing it would
+    change the problem (``out_features`` sizes the weights: it is halved as before)."""
     before = _slots(module, fixed, tuples=tied)
     not_sizes: set[Slot] = set()
+    outputs = _model_sizes(module)
     now = declared_bytes
     for _ in range(200):
         current = {s: v for s, v in _slots(module, fixed, tuples=tied).items() if s in before and s not in not_sizes}
@@ -160,10 +162,13 @@ def _fit(module: ModuleType, fixed: set[str], max_bytes: int, declared_bytes: in
         if got is None:
             break
         if got == now:
-            for slot in halved:
-                _set(module, slot, current[slot])
-            not_sizes.update(halved)
-            continue
+            shapes = _model_sizes(module)
+            if shapes is not None and shapes == outputs:
+                for slot in halved:
+                    _set(module, slot, current[slot])
+                not_sizes.update(halved)
+                continue
+            outputs = shapes
         now = got
     return {s: v for s, v in before.items() if _get(module, s) != v}
 
@@ -209,6 +214,24 @@ def _output_shapes(module: ModuleType) -> list[tuple[int, ...]] | None:
             return flat(model(*init)(*module.get_inputs()))
     except Exception:
         return None
+
+
+def _model_sizes(module: ModuleType) -> tuple[Any, ...] | None:
+    """The reference's output shapes and its parameters' element count, on the meta device (None: unknown)."""
+    import torch
+
+    model = getattr(module, "Model", None)
+    shapes = _output_shapes(module)
+    if model is None or shapes is None:
+        return None
+    try:
+        with torch.device("meta"):
+            init = module.get_init_inputs() if hasattr(module, "get_init_inputs") else []
+            built = model(*init)
+            params = sum(p.numel() for p in built.parameters()) if isinstance(built, torch.nn.Module) else 0
+    except Exception:
+        return None
+    return (tuple(shapes), params)
 
 
 def _leading_only(before: list[tuple[int, ...]], after: list[tuple[int, ...]]) -> bool:
