@@ -140,4 +140,3 @@ def per_sample_changes(resized: Any) -> list[str]:
     if not isinstance(resized, Mapping) or not isinstance(resized.get("ran"), Mapping):
         return []
     return [n for n in resized["ran"] if n not in set(resized.get("batch") or [])]
-

@@ -154,7 +154,7 @@ def test_the_batch_is_what_sets_the_leading_dimension_of_inputs_and_output_alone
     assert set(got["ran"]) - {"batch_size"}  # the budget cannot be met by the batch alone
     mm: Any = types.ModuleType("mm")  # A.T @ B: K leads both inputs and is summed away
     mm.K, mm.M, mm.N = 512, 64, 32
-    mm.Model = lambda: (lambda a, b: a.T @ b)
+    mm.Model = lambda: lambda a, b: a.T @ b
     mm.get_inputs = lambda: [torch.rand(mm.K, mm.M), torch.rand(mm.K, mm.N)]
     mm.get_init_inputs = lambda: []
     assert H.batch_slots(mm, set()) == []
