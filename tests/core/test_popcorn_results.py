@@ -51,4 +51,3 @@ def test_a_popcorn_show_whose_leaderboard_run_failed_without_a_message_is_not_de
     name = "real-qr-v2-popcorn-show-leaderboard-failed.txt"
     (report,) = classify_records(read_inputs([str(RESULTS / name)]))
     assert report.status != "pass" and report.diagnosis is not None and report.diagnosis.category == "unknown", report
-
