@@ -265,6 +265,10 @@ class Catalogue:
             if source_echo(text, m.start()):  # a traceback's quoted source: the exception line says it
                 later = _past_echoes(rx, text, m)
                 m = later if later is not None else m
+            if compared(text, m.start(), m.end()):  # code testing for the error: a later report, or none
+                m = _past_comparisons(rx, text, m)
+                if m is None:
+                    continue
             line = text.count("\n", 0, m.start()) + 1
             old = hits.get(fam.id)
             if old is None or line < old.line:
@@ -291,6 +295,49 @@ def source_echo(text: str, pos: int) -> bool:
         return False
     prev = text.rfind("\n", 0, start - 1) + 1
     return TRACEBACK_FRAME.match(text, prev, start - 1) is not None
+
+
+#: a name as the operand of a comparison or a ``case`` label: source code that tests for an error
+#: (``if (err == cudaErrorCooperativeLaunchTooLarge ||``, ``case CUDA_ERROR_NOT_READY:``), not a report of it
+#: (the left operand a name or a parenthesis: never a rule of ===== or the ==PID== of a sanitizer's lines)
+_COMPARED_BEFORE = re.compile(r"(?:(?:(?<![%\w])[A-Za-z_]\w*|\))\s*[=!]=|\bcase)\s*\(?\s*$")
+_COMPARED_AFTER = re.compile(r"^\s*\)?\s*[=!]=(?!=)\s*[A-Za-z_(]")
+
+
+def compared(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` (an error's name) is compared against on its line, or is a ``case`` label:
+    code that tests for the error (a submission's source printed with its result), not a report of it.
+
+    >>> def at(line, name):
+    ...     i = line.index(name)
+    ...     return compared(line, i, i + len(name))
+    >>> at("  if (coop_err == cudaErrorCooperativeLaunchTooLarge ||", "cudaError"), at("case CUDA_ERROR_X:", "CUDA_")
+    (True, True)
+    >>> at("GPUassert: cudaErrorIllegalAddress x.cu 12", "cudaError"), at("cudaErrorNoDevice: no device", "cudaError")
+    (False, False)
+    >>> at("========= Race reported between Write access", "Race"), at("==4021== ERROR: libFuzzer: deadly", "ERROR")
+    (False, False)
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    m_end = end
+    while m_end < line_end and (text[m_end].isalnum() or text[m_end] == "_"):
+        m_end += 1  # the whole name, when the match ends inside it
+    return bool(_COMPARED_BEFORE.search(text, line_start, start) or _COMPARED_AFTER.match(text[m_end:line_end]))
+
+
+def _past_comparisons(rx: re.Pattern[str], text: str, m: re.Match[str], tries: int = 4) -> re.Match[str] | None:
+    """The first match of ``rx`` after ``m``'s line that is not an operand of a comparison, or None."""
+    for _ in range(tries):
+        end = text.find("\n", m.end())
+        if end < 0:
+            return None
+        got = rx.search(text, end + 1)
+        if got is None or not compared(text, got.start(), got.end()):
+            return got
+        m = got
+    return None
 
 
 def _past_echoes(rx: re.Pattern[str], text: str, m: re.Match[str], tries: int = 4) -> re.Match[str] | None:

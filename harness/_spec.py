@@ -28,6 +28,7 @@ class Spec:
     emulate_cuda: bool = False  # no GPU, a Triton target: CUDA emulated on the CPU (harness/emulate.py)
     size_overrides: dict[str, Any] | None = None  # kdiag run --size NAME=VALUE (harness/sizes.py)
     max_input_bytes: int | None = None  # inputs child: fit a KernelBench problem's inputs to this (no GPU)
+    keep_sample_shape: bool = False  # inputs child: fit by the batch alone (every other size as declared)
     stub_extensions: bool = False  # no GPU: record and refuse cpp_extension builds (harness/extension_stub.py)
 
 
@@ -55,6 +56,7 @@ def read(argv: list[str] | None = None) -> Spec:
         emulate_cuda=bool(d.get("emulate_cuda", False)),
         size_overrides=dict(d.get("size_overrides") or {}),
         max_input_bytes=d.get("max_input_bytes"),
+        keep_sample_shape=bool(d.get("keep_sample_shape", False)),
         stub_extensions=bool(d.get("stub_extensions", False)),
     )
 

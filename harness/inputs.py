@@ -64,7 +64,8 @@ def _resize(spec: _spec.Spec, proto: protocol.Protocol, manifest: dict) -> list[
     ref = getattr(proto, "ref", None)
     sizes.apply(ref, overrides)
     if spec.max_input_bytes and ref is not None:
-        manifest["resized"] = arrays.jsonable(sizes.fit(ref, set(overrides), int(spec.max_input_bytes)))
+        fit = sizes.fit_batch if spec.keep_sample_shape else sizes.fit
+        manifest["resized"] = arrays.jsonable(fit(ref, set(overrides), int(spec.max_input_bytes)))
     return proto.sizes()
 
 

@@ -140,22 +140,181 @@ def reference_runs(module: ModuleType) -> bool | None:
 
 
 def _fit(module: ModuleType, fixed: set[str], max_bytes: int, declared_bytes: int, tied: bool) -> dict[Slot, int]:
-    """Halve ``module``'s sizes until its inputs fit; the declared value of every slot changed."""
+    """Halve ``module``'s sizes until its inputs fit; the declared value of every slot changed.
+
+    A halving that leaves the inputs' bytes, the reference's output shape and its parameters' sizes as they
+    were is undone, and that constant is left alone: it sizes nothing (``num_groups``), and changing it would
+    change the problem (``out_features`` sizes the weights: it is halved as before)."""
     before = _slots(module, fixed, tuples=tied)
+    not_sizes: set[Slot] = set()
+    outputs = _model_sizes(module)
     now = declared_bytes
     for _ in range(200):
-        current = {s: v for s, v in _slots(module, fixed, tuples=tied).items() if s in before}
+        current = {s: v for s, v in _slots(module, fixed, tuples=tied).items() if s in before and s not in not_sizes}
         if not current or now <= max_bytes:
             break
         names = _halvable(current, before)
         largest = max(current[s] for s in names)
-        for slot in [s for s in names if current[s] == largest] if tied else [max(names, key=current.__getitem__)]:
+        halved = [s for s in names if current[s] == largest] if tied else [max(names, key=current.__getitem__)]
+        for slot in halved:
             _set(module, slot, max(1, largest // 2))
         got = input_bytes(module)
         if got is None:
             break
+        if got == now:
+            shapes = _model_sizes(module)
+            if shapes is not None and shapes == outputs:
+                for slot in halved:
+                    _set(module, slot, current[slot])
+                not_sizes.update(halved)
+                continue
+            outputs = shapes
         now = got
     return {s: v for s, v in before.items() if _get(module, s) != v}
+
+
+def _input_shapes(module: ModuleType) -> list[tuple[int, ...]] | None:
+    """The shapes of ``get_inputs()``'s tensors (nested lists flattened), on the meta device (None: unknown)."""
+    import torch
+
+    def flat(value: Any) -> list[tuple[int, ...]]:
+        if isinstance(value, torch.Tensor):
+            return [tuple(value.shape)]
+        if isinstance(value, list | tuple):
+            return [s for v in value for s in flat(v)]
+        if isinstance(value, dict):
+            return [s for v in value.values() for s in flat(v)]
+        return []
+
+    try:
+        with torch.device("meta"):
+            return flat(module.get_inputs())
+    except Exception:
+        return None
+
+
+def _output_shapes(module: ModuleType) -> list[tuple[int, ...]] | None:
+    """The shapes of the reference's outputs on its inputs, on the meta device (None: it cannot say)."""
+    import torch
+
+    model = getattr(module, "Model", None)
+    if model is None:
+        return None
+
+    def flat(value: Any) -> list[tuple[int, ...]]:
+        if isinstance(value, torch.Tensor):
+            return [tuple(value.shape)]
+        if isinstance(value, list | tuple):
+            return [s for v in value for s in flat(v)]
+        return []
+
+    try:
+        with torch.device("meta"):
+            init = module.get_init_inputs() if hasattr(module, "get_init_inputs") else []
+            return flat(model(*init)(*module.get_inputs()))
+    except Exception:
+        return None
+
+
+def _model_sizes(module: ModuleType) -> tuple[Any, ...] | None:
+    """The reference's output shapes and its parameters' element count, on the meta device (None: unknown)."""
+    import torch
+
+    model = getattr(module, "Model", None)
+    shapes = _output_shapes(module)
+    if model is None or shapes is None:
+        return None
+    try:
+        with torch.device("meta"):
+            init = module.get_init_inputs() if hasattr(module, "get_init_inputs") else []
+            built = model(*init)
+            params = sum(p.numel() for p in built.parameters()) if isinstance(built, torch.nn.Module) else 0
+    except Exception:
+        return None
+    return (tuple(shapes), params)
+
+
+def _leading_only(before: list[tuple[int, ...]], after: list[tuple[int, ...]]) -> bool:
+    """Some shapes changed, each in its leading dimension alone."""
+    if len(before) != len(after):
+        return False
+    changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
+    return bool(changed) and all(len(a) == len(b) and len(a) > 0 and a[1:] == b[1:] for a, b in changed)
+
+
+def _init_inputs(module: ModuleType) -> str | None:
+    try:
+        return repr(module.get_init_inputs()) if hasattr(module, "get_init_inputs") else "[]"
+    except Exception:
+        return None
+
+
+def batch_slots(module: ModuleType, fixed: set[str]) -> list[str]:
+    """The batch constants: those that set only the leading dimension of the inputs and of the reference's
+    output, and nothing the model is built from (``get_init_inputs``); a reduction length that leads its inputs
+    (``K`` of ``A.T @ B``) leaves the output as it was, and is not one.  Shrinking the batch keeps every
+    sample's shape, which is what a kernel's tiling and block sizes were chosen for."""
+    declared, init, out_declared = _input_shapes(module), _init_inputs(module), _output_shapes(module)
+    if not declared or init is None or not out_declared:
+        return []
+    out = []
+    for (name, i), value in _slots(module, fixed, tuples=False).items():
+        _set(module, (name, i), 1)
+        try:
+            shapes, init_now, outs = _input_shapes(module), _init_inputs(module), _output_shapes(module)
+        finally:
+            _set(module, (name, i), value)
+        if shapes is None or outs is None or init_now != init:
+            continue
+        if _leading_only(declared, shapes) and _leading_only(out_declared, outs):
+            out.append(name)
+    return out
+
+
+def _sample_bytes(module: ModuleType, batch: list[str]) -> int | None:
+    """What the inputs need with every batch constant at 1 and every other size as declared."""
+    if not batch:
+        return None
+    was = {n: getattr(module, n) for n in batch}
+    for n in batch:
+        setattr(module, n, 1)
+    try:
+        return input_bytes(module)
+    finally:
+        for n, v in was.items():
+            setattr(module, n, v)
+
+
+def fit_batch(module: ModuleType, fixed: set[str], max_bytes: int) -> dict[str, Any] | None:
+    """Fit ``module``'s inputs by halving its batch constants alone (every sample's shape as declared), or, when
+    that cannot reach ``max_bytes``, as :func:`fit` does; what was done (``batch_only`` says which), or None."""
+    declared = input_bytes(module)
+    if declared is None or declared <= max_bytes:
+        return None
+    batch = batch_slots(module, fixed)
+    sample = _sample_bytes(module, batch)
+    if sample is None or sample > max_bytes:
+        done = fit(module, fixed, max_bytes)
+        return None if done is None else {**done, "batch_only": False}
+    was = {n: getattr(module, n) for n in batch}
+    now = declared
+    while now > max_bytes:
+        name = max(batch, key=lambda n: getattr(module, n))
+        setattr(module, name, max(1, getattr(module, name) // 2))
+        got = input_bytes(module)
+        if got is None:
+            break
+        now = got
+    ran = {n: getattr(module, n) for n in batch if getattr(module, n) != was[n]}
+    return {
+        "declared": {n: was[n] for n in ran},
+        "ran": ran,
+        "declared_bytes": declared,
+        "bytes": input_bytes(module),
+        "max_bytes": max_bytes,
+        "batch": batch,
+        "batch_only": True,
+    }
 
 
 def _restore(module: ModuleType, declared: dict[Slot, int]) -> None:
@@ -173,6 +332,8 @@ def fit(module: ModuleType, fixed: set[str], max_bytes: int) -> dict[str, Any] |
     declared = input_bytes(module)
     if declared is None or declared <= max_bytes:
         return None
+    batch = batch_slots(module, fixed)  # at the declared sizes, for a run that keeps every sample's shape
+    sample = _sample_bytes(module, batch)
     runs_declared = reference_runs(module)
     changed = _fit(module, fixed, max_bytes, declared, tied=False)
     if changed and runs_declared and reference_runs(module) is False:
@@ -197,4 +358,6 @@ def fit(module: ModuleType, fixed: set[str], max_bytes: int) -> dict[str, Any] |
         "declared_bytes": declared,
         "bytes": input_bytes(module),
         "max_bytes": max_bytes,
+        "batch": batch,
+        "sample_bytes": sample,
     }

@@ -84,6 +84,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from diagnose.catalogue import compared
 from diagnose.collectors.gate_words import gate
 from diagnose.cuda_error_table import _DISTINCTIVE_LEN, _Tables, _trie_pattern, tables  # noqa: F401 (the table's home)
 from diagnose.facts import CudaFacts
@@ -243,11 +244,12 @@ def _named_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
         add(m["name"], "raw", m["call"])
         return True
     for m in _RAW_NAME.finditer(line):
-        if m["name"] in t.by_name:
+        if m["name"] in t.by_name and not compared(line, m.start(), m.end()):
             add(m["name"], "raw", _api_call(line))
     numba = "CudaAPIError" in line or "CUresult." in line
     for m in _DRIVER.finditer(line):
-        add(name_for_driver(m["name"]), "numba" if numba else "driver-api", _api_call(line))
+        if not compared(line, m.start(), m.end()):
+            add(name_for_driver(m["name"]), "numba" if numba else "driver-api", _api_call(line))
     return bool(hits)
 
 

@@ -98,6 +98,7 @@ def spec(ctx: RunContext, path: Path, **fields: Any) -> Path:
         "max_input_bytes": None
         if ctx.gpu
         else (ctx.input_budget or (MAX_INPUT_BYTES_INTERPRETER if t.uses_triton else MAX_INPUT_BYTES_CPU)),
+        "keep_sample_shape": ctx.keep_sample_shape,
         # a second run on fresh copies: races on a GPU; on CPU (the interpreter is sequential) state a
         # kernel carries from call to call (a cached buffer never cleared), when probes are wanted
         "repeat": 2 if ctx.gpu or ctx.opts.probes != "none" else 1,

@@ -117,6 +117,7 @@ class RunContext:
     log: RunLog
     kernel_timeout: float | None = None  # the kernel child's limit when not --timeout (a first, short try)
     input_budget: int | None = None  # fit a KernelBench problem's inputs to this instead of the default
+    keep_sample_shape: bool = False  # fit a KernelBench problem by its batch alone (every sample as declared)
     stub_extensions: bool = False  # the children record and refuse cpp_extension builds (no GPU, sources compiled)
 
     @property

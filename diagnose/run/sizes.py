@@ -120,3 +120,23 @@ def notes(manifest: Mapping[str, Any]) -> list[str]:
             "kdiag gives a run without a GPU (--size NAME=VALUE chooses)"
         )
     return out
+
+
+def sample_budget(resized: Any, default: int, cap: int) -> int | None:
+    """The input budget of a run that keeps every sample's declared shape (only the batch shrunk), when the run
+    just made (``resized``, its inputs manifest's record) changed more than its batch constants: the default
+    budget, or what one sample needs when that is more (up to ``cap``).  None: nothing but the batch changed,
+    the problem has no batch constant, or one sample needs more than ``cap``."""
+    if not isinstance(resized, Mapping) or not isinstance(resized.get("ran"), Mapping):
+        return None
+    batch, sample = resized.get("batch") or [], resized.get("sample_bytes")
+    if not batch or not isinstance(sample, int) or sample > cap or not set(resized["ran"]) - set(batch):
+        return None
+    return max(default, sample)
+
+
+def per_sample_changes(resized: Any) -> list[str]:
+    """The constants a fitted run changed besides its batch (``features``, ``dim1``): each sample's shape."""
+    if not isinstance(resized, Mapping) or not isinstance(resized.get("ran"), Mapping):
+        return []
+    return [n for n in resized["ran"] if n not in set(resized.get("batch") or [])]

@@ -41,3 +41,13 @@ def test_real_popcorn_output_is_read_for_what_it_says() -> None:
     for name, (category, mode) in REAL.items():
         d = reports[name].diagnosis
         assert d is not None and (d.category, d.failure_mode) == (category, mode), (name, d)
+
+
+def test_a_popcorn_show_whose_leaderboard_run_failed_without_a_message_is_not_decided() -> None:
+    # popcorn-cli's `show` of a real qr_v2 submission (corpus/gpumode/README.md): its test and benchmark runs passed,
+    # its leaderboard runs "failed" fifteen minutes in with nothing else recorded; the code that follows quotes CUDA
+    # and TORCH_CHECK texts that are not failures.  Labelled before kdiag read it: a failure whose owner the record
+    # cannot tell (unknown), never a pass and never blamed on the kernel
+    name = "real-qr-v2-popcorn-show-leaderboard-failed.txt"
+    (report,) = classify_records(read_inputs([str(RESULTS / name)]))
+    assert report.status != "pass" and report.diagnosis is not None and report.diagnosis.category == "unknown", report

@@ -122,3 +122,61 @@ def test_size_check_names_the_constants_a_reference_has(tmp_path: Path) -> None:
     assert Z.check("kernelbench", ref, {"batch_size": 4}) is None
     assert "(it has: batch_size=16, dim=1024, M=2064, scale=0.5)" in str(Z.check("kernelbench", ref, {"rows": 4}))
     assert Z.check("cuda-file", None, {"n": 4}) is not None
+
+
+def _norm_problem(torch: Any) -> Any:
+    """A GroupNorm problem as MultiKernelBench declares it: a batch, the model's channels and groups, a plane."""
+    ref: Any = types.ModuleType("ref")
+    ref.batch_size, ref.features, ref.num_groups, ref.dim1, ref.dim2 = 16, 64, 8, 256, 256  # 256 MiB of float32
+    ref.Model = lambda c, g: torch.nn.GroupNorm(g, c)
+    ref.get_inputs = lambda: [torch.rand(ref.batch_size, ref.features, ref.dim1, ref.dim2)]
+    ref.get_init_inputs = lambda: [ref.features, ref.num_groups]
+    return ref
+
+
+def test_a_constant_that_does_not_size_the_inputs_is_never_halved() -> None:
+    torch = pytest.importorskip("torch")
+    from harness import sizes as H
+
+    ref = _norm_problem(torch)
+    got = H.fit(ref, {"batch_size", "features", "dim1", "dim2"}, 8 << 20)  # every size given: nothing can fit it
+    assert got is None and ref.num_groups == 8  # was halved to 1 (a GroupNorm of one group), inputs unchanged
+
+
+def test_the_batch_is_what_sets_the_leading_dimension_of_inputs_and_output_alone() -> None:
+    torch = pytest.importorskip("torch")
+    from harness import sizes as H
+
+    ref = _norm_problem(torch)
+    assert H.batch_slots(ref, set()) == ["batch_size"]  # features: the model's channels too
+    got = H.fit(ref, set(), 8 << 20)
+    assert got is not None and got["batch"] == ["batch_size"] and got["sample_bytes"] == 16 << 20
+    assert set(got["ran"]) - {"batch_size"}  # the budget cannot be met by the batch alone
+    mm: Any = types.ModuleType("mm")  # A.T @ B: K leads both inputs and is summed away
+    mm.K, mm.M, mm.N = 512, 64, 32
+    mm.Model = lambda: lambda a, b: a.T @ b
+    mm.get_inputs = lambda: [torch.rand(mm.K, mm.M), torch.rand(mm.K, mm.N)]
+    mm.get_init_inputs = lambda: []
+    assert H.batch_slots(mm, set()) == []
+
+
+def test_a_fit_by_the_batch_alone_keeps_every_sample_as_declared() -> None:
+    torch = pytest.importorskip("torch")
+    from harness import sizes as H
+
+    ref = _norm_problem(torch)
+    got = H.fit_batch(ref, set(), 16 << 20)
+    assert got is not None and got["batch_only"] and got["ran"] == {"batch_size": 1}
+    assert (ref.features, ref.num_groups, ref.dim1, ref.dim2) == (64, 8, 256, 256)
+    ref = _norm_problem(torch)
+    got = H.fit_batch(ref, set(), 8 << 20)  # one sample is more than that: fitted as fit() does
+    assert got is not None and not got["batch_only"]
+
+
+def test_a_run_that_shrank_each_sample_is_confirmed_with_the_batch_alone() -> None:
+    resized = {"ran": {"features": 32, "dim1": 64}, "batch": ["batch_size"], "sample_bytes": 16 << 20}
+    assert Z.sample_budget(resized, 8 << 20, 64 << 20) == 16 << 20
+    assert Z.per_sample_changes(resized) == ["features", "dim1"]
+    assert Z.sample_budget({**resized, "ran": {"batch_size": 2}}, 8 << 20, 64 << 20) is None  # only the batch
+    assert Z.sample_budget({**resized, "batch": []}, 8 << 20, 64 << 20) is None  # no batch to shrink
+    assert Z.sample_budget({**resized, "sample_bytes": 128 << 20}, 8 << 20, 64 << 20) is None  # one sample too big
