@@ -188,6 +188,9 @@ class CompilerFacts(Facts):
     host_compiler_ccbin: str | None = None  # a -ccbin value in that range: "g++-7"
     crash_tool: str | None = None  # the toolchain process that crashed: "'cudafe++' died due to signal 6"
     crash_not_ptxas: bool = False  # ... and it is not the PTX assembler (the front end, cicc, nvlink)
+    # the host's C++ standard library header in which gcc found parameter packs not expanded ("bits/std_function.h",
+    # "tuple"): the translation unit nvcc's front end rewrote, from a toolkit older than that library
+    stdlib_pack_header: str | None = None
     library_header: str | None = None  # the library whose own header holds the first error ("CuPy")
     # the installed library whose header's `#error` directive is the first error ("desul", "Thrust"): its own
     # check that the build's configuration (flags, standard, what it was built with) is not one it supports
