@@ -154,6 +154,37 @@ ADDED_CUDA_TYPES: dict[str, tuple[str, str]] = {
     **dict.fromkeys(("__nv_fp4_e2m1", "__nv_fp4x2_e2m1", "__nv_fp4x4_e2m1"), (_FP6_FP4, "cuda_fp4.h")),
 }
 
+#: headers of the CUDA toolkit's ``include/`` that a later release added: (the header as an ``#include`` names it, the
+#: first release that ships it, what it is).  CUB ships with the toolkit from CUDA 11.0 (CUB 1.9.9: the release
+#: table of https://nvidia.github.io/cccl/cub/releases.html); the data-type headers with their types (above)
+ADDED_TOOLKIT_HEADERS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"^cub/[\w/.]+$"), "11.0", "CUB"),
+    (re.compile(r"^cuda_bf16\.hp?p?$"), _BF16, "the bfloat16 header"),
+    (re.compile(r"^cuda_fp8\.hp?p?$"), _FP8, "the FP8 header"),
+    (re.compile(r"^cuda_fp[64]\.hp?p?$"), _FP6_FP4, "the FP6/FP4 header"),
+)
+
+
+def added_header(header: str) -> tuple[str, str] | None:
+    """(first release, what it is) for a header of the CUDA toolkit that a later release added, else None.
+
+    >>> added_header("cub/cub.cuh"), added_header("cuda_fp8.h"), added_header("my/cub/cub.cuh")
+    (('11.0', 'CUB'), ('11.8', 'the FP8 header'), None)
+    """
+    name = header.strip().strip('<>"').removeprefix("./")
+    for rx, release, what in ADDED_TOOLKIT_HEADERS:
+        if rx.match(name):
+            return release, what
+    return None
+
+
+def release_side(added_in: str, release: str | None) -> str | None:
+    """How the log's toolkit ``release`` stands to ``added_in``: ``too-old``, ``inside``, or None (no release)."""
+    if not release:
+        return None
+    return "too-old" if _ver(release) < _ver(added_in) else "inside"
+
+
 #: toolkit headers nvcc includes into every .cu it compiles (cuda_runtime.h includes them)
 _IN_EVERY_CU = frozenset({"library_types.h"})
 

@@ -65,6 +65,7 @@ _MARKERS = (
     "detected in the compilation",
     ": error",
     ": fatal error",
+    "fatal error: ",
     "nvrtc",
     "NVRTC",
     "/c++/",  # a note in the C++ standard library's headers (see _stdlib_pack)
@@ -106,6 +107,11 @@ _GCC = re.compile(
     r"|[^\s:][^:\n]*?/c\+\+/(?:\d+(?:\.\d+)*|v1)/[\w/+-]+)"
     r":(?P<line>\d+):(?:\d+:)? (?P<sev>fatal error|error|warning|note): (?P<msg>[^\n]*)$",
     re.M,
+)
+# the preprocessor's include not found with its location cut off (an issue title, a quoted line): "fatal error:
+# cub/cub.cuh: No such file or directory"; a program name may lead it ("cc1plus: fatal error: ...")
+_GCC_NO_FILE = re.compile(
+    r"^[ \t]*(?:[\w.+-]+: )?fatal error: (?P<msg>[\w./+-]+: [Nn]o such file or directory)[ \t]*$", re.M
 )
 # a toolchain process that crashed, as nvcc names it ("'%s' died due to signal %d %s", "'%s' core dumped": the
 # nvcc binary's own strings) or Triton does ("`ptxas` raised SIGSEGV")
@@ -219,6 +225,9 @@ def _scan_gcc(sc: _Scan) -> None:
         sev = "fatal" if m.group("sev") == "fatal error" else m.group("sev")
         file = _BUILDKIT.sub("", m.group("file"))  # docker build's step prefix, as for EDG's
         sc.add(m.start(), "host-compiler", sev, m.group("msg"), file, m.group("line"))
+    if "No such file" in sc.text or "no such file" in sc.text:
+        for m in _GCC_NO_FILE.finditer(sc.text):
+            sc.add(m.start(), "host-compiler", "fatal", m.group("msg"))
 
 
 def _unique(found: list[tuple[int, Diagnostic]]) -> tuple[Diagnostic, ...]:
@@ -338,7 +347,7 @@ def parse(text: str) -> CompilerFacts | None:
             sc.add(m.start(), "nvrtc", m.group(1), m.group(2))
     res = _Resources()
     _scan_ptxas(sc, res)
-    if ": error" in text or ": fatal error" in text or ": warning" in text:
+    if ": error" in text or "fatal error: " in text or ": warning" in text:
         _scan_gcc(sc)
     elif ": note:" in text and not sc.found:
         _scan_gcc(sc)  # notes alone say nothing failed, unless they list the packs gcc found bare
@@ -420,6 +429,11 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
     if errors and (header := compile_cause.missing_header(errors[0].message)):
         out["missing_header"] = header
         out["missing_header_library"] = compile_cause.header_owner(errors[0].file)
+        if added := compile_api.added_header(header):
+            out["missing_header_added_in"], out["missing_header_component"] = added
+            release = toolkit_release.toolkit_release(text)
+            out["missing_header_toolkit_release"] = release
+            out["missing_header_toolkit_too_old"] = compile_api.release_side(added[0], release) == "too-old"
     out["error_directive_library"] = compile_cause.error_directive_library(errors[0]) if errors else None
     out["macro_clash"] = compile_cause.macro_arity_clash(text) if errors else None
     edg = [d for d in errors[:_MAX_CAUSE] if d.tool in ("nvcc", "nvrtc")]

@@ -436,3 +436,19 @@ def test_packs_not_expanded_in_the_standard_library(text: str) -> None:
 def test_notes_alone_of_another_kind_are_no_compiler_log() -> None:
     note = "/usr/include/c++/12/bits/stl_vector.h:1276:7: note: candidate: ‘void std::vector<_Tp>::push_back()’\n"
     assert compiler.parse(note) is None
+
+
+def test_a_toolkit_header_a_later_release_added() -> None:
+    # bytedance/lightseq#79 (corpus/holdout25): the location cut off, in the lower case
+    facts = compiler.parse("fatal error: cub/cub.cuh: no such file or directory\n")
+    assert facts is not None and facts.error_count == 1 and facts.first_error_file is None
+    assert (facts.missing_header, facts.missing_header_added_in, facts.missing_header_component) == (
+        "cub/cub.cuh",
+        "11.0",
+        "CUB",
+    )
+    # ingowald/cudaKDTree#11, and a project's own header (thomasbrandon/mish-cuda#9)
+    kdtree = compiler.parse("spatial-kdtree.h:20:10: fatal error: cub/cub.cuh: No such file or directory\n")
+    assert kdtree is not None and kdtree.missing_header_added_in == "11.0"
+    own = compiler.parse("fatal error: CUDAApplyUtils.cuh: No such file or directory\n")
+    assert own is not None and own.missing_header == "CUDAApplyUtils.cuh" and own.missing_header_added_in is None
