@@ -431,6 +431,9 @@ class NumericsFacts(Facts):
     # received expected"), and how many of them are NaN/Inf in the output where the reference is finite
     shown_pairs: int = 0
     shown_nonfinite_new: int = 0
+    # a launch configuration of the same sweep whose check passed before this mismatch ("All results match for
+    # block_size=512."): the failure depends on the block size
+    passed_block_size: int | None = None
     # kdiag run only (diagnose/run/compare.py, numerics.py): the first failing output, else the closest
     dtype: str | None = None  # the reference's dtype: float32, bfloat16, int64 ...
     significand_bits: int | None = None  # of that dtype, implicit bit included: 24 float32, 11 float16, 8 bf16
