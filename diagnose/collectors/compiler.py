@@ -429,11 +429,11 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
     if errors and (header := compile_cause.missing_header(errors[0].message)):
         out["missing_header"] = header
         out["missing_header_library"] = compile_cause.header_owner(errors[0].file)
-        if added := compile_api.added_header(header):
-            out["missing_header_added_in"], out["missing_header_component"] = added
+        if shipped := compile_api.added_header(header):
+            out["missing_header_added_in"], out["missing_header_component"] = shipped
             release = toolkit_release.toolkit_release(text)
             out["missing_header_toolkit_release"] = release
-            out["missing_header_toolkit_too_old"] = compile_api.release_side(added[0], release) == "too-old"
+            out["missing_header_toolkit_too_old"] = compile_api.release_side(shipped[0], release) == "too-old"
     out["error_directive_library"] = compile_cause.error_directive_library(errors[0]) if errors else None
     out["macro_clash"] = compile_cause.macro_arity_clash(text) if errors else None
     edg = [d for d in errors[:_MAX_CAUSE] if d.tool in ("nvcc", "nvrtc")]
