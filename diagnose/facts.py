@@ -204,9 +204,9 @@ class CompilerFacts(Facts):
     macro_clash: str | None = None
     missing_header: str | None = None  # the first error is an #include not found: the header it named
     missing_header_library: str | None = None  # ... asked for by this installed library's own header ("PyTorch")
-    # the missing header is one the CUDA toolkit ships from a release on (diagnose.collectors.compile_api):
-    missing_header_added_in: str | None = None  # "11.0" for cub/cub.cuh
-    missing_header_component: str | None = None  # "CUB"
+    # the missing header is one the CUDA toolkit ships (diagnose.collectors.compile_api.TOOLKIT_HEADERS):
+    missing_header_component: str | None = None  # "CUB", "the CUDA runtime's header"
+    missing_header_added_in: str | None = None  # "11.0" for cub/cub.cuh; None: every release ships it
     missing_header_toolkit_release: str | None = None  # "10.2": the one toolkit release the log names
     missing_header_toolkit_too_old: bool = False  # ... is older than missing_header_added_in
     undefined_api: str | None = None  # the first error's undeclared name is a library's or a removed CUDA API's

@@ -109,9 +109,10 @@ _GCC = re.compile(
     re.M,
 )
 # the preprocessor's include not found with its location cut off (an issue title, a quoted line): "fatal error:
-# cub/cub.cuh: No such file or directory"; a program name may lead it ("cc1plus: fatal error: ...")
+# cub/cub.cuh: No such file or directory"; a program name may lead it ("cc1plus: fatal error: ...", gcc's
+# "<command-line>: fatal error: ..." for a header that -include names)
 _GCC_NO_FILE = re.compile(
-    r"^[ \t]*(?:[\w.+-]+: )?fatal error: (?P<msg>[\w./+-]+: [Nn]o such file or directory)[ \t]*$", re.M
+    r"^[ \t]*(?:[\w.+<>-]+: )?fatal error: (?P<msg>[\w./+-]+: [Nn]o such file or directory)[ \t]*$", re.M
 )
 # a toolchain process that crashed, as nvcc names it ("'%s' died due to signal %d %s", "'%s' core dumped": the
 # nvcc binary's own strings) or Triton does ("`ptxas` raised SIGSEGV")
@@ -429,11 +430,12 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
     if errors and (header := compile_cause.missing_header(errors[0].message)):
         out["missing_header"] = header
         out["missing_header_library"] = compile_cause.header_owner(errors[0].file)
-        if shipped := compile_api.added_header(header):
-            out["missing_header_added_in"], out["missing_header_component"] = shipped
+        if shipped := compile_api.toolkit_header(header):
+            added_in, out["missing_header_component"] = shipped
             release = toolkit_release.toolkit_release(text)
-            out["missing_header_toolkit_release"] = release
-            out["missing_header_toolkit_too_old"] = compile_api.release_side(shipped[0], release) == "too-old"
+            out["missing_header_added_in"], out["missing_header_toolkit_release"] = added_in, release
+            side = compile_api.release_side(added_in, release) if added_in else None
+            out["missing_header_toolkit_too_old"] = side == "too-old"
     out["error_directive_library"] = compile_cause.error_directive_library(errors[0]) if errors else None
     out["macro_clash"] = compile_cause.macro_arity_clash(text) if errors else None
     edg = [d for d in errors[:_MAX_CAUSE] if d.tool in ("nvcc", "nvrtc")]

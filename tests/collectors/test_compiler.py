@@ -452,3 +452,11 @@ def test_a_toolkit_header_a_later_release_added() -> None:
     assert kdtree is not None and kdtree.missing_header_added_in == "11.0"
     own = compiler.parse("fatal error: CUDAApplyUtils.cuh: No such file or directory\n")
     assert own is not None and own.missing_header == "CUDAApplyUtils.cuh" and own.missing_header_added_in is None
+
+
+def test_a_runtime_header_every_toolkit_ships() -> None:
+    # erikwijmans/Pointnet2_PyTorch#181: gcc's location for a header that -include names
+    facts = compiler.parse("<command-line>: fatal error: cuda_runtime.h: No such file or directory\n")
+    assert facts is not None and facts.missing_header == "cuda_runtime.h"
+    assert facts.missing_header_component == "the CUDA runtime's header" and facts.missing_header_added_in is None
+    assert not facts.missing_header_toolkit_too_old
