@@ -201,6 +201,9 @@ class CompilerFacts(Facts):
     host_compiler_ccbin: str | None = None  # a -ccbin value in that range: "g++-7"
     crash_tool: str | None = None  # the toolchain process that crashed: "'cudafe++' died due to signal 6"
     crash_not_ptxas: bool = False  # ... and it is not the PTX assembler (the front end, cicc, nvlink)
+    # the host's C++ standard library header in which gcc found parameter packs not expanded ("bits/std_function.h",
+    # "tuple"): the translation unit nvcc's front end rewrote, from a toolkit older than that library
+    stdlib_pack_header: str | None = None
     library_header: str | None = None  # the library whose own header holds the first error ("CuPy")
     # the installed library whose header's `#error` directive is the first error ("desul", "Thrust"): its own
     # check that the build's configuration (flags, standard, what it was built with) is not one it supports
@@ -214,6 +217,11 @@ class CompilerFacts(Facts):
     macro_clash: str | None = None
     missing_header: str | None = None  # the first error is an #include not found: the header it named
     missing_header_library: str | None = None  # ... asked for by this installed library's own header ("PyTorch")
+    # the missing header is one the CUDA toolkit ships (diagnose.collectors.compile_api.TOOLKIT_HEADERS):
+    missing_header_component: str | None = None  # "CUB", "the CUDA runtime's header"
+    missing_header_added_in: str | None = None  # "11.0" for cub/cub.cuh; None: every release ships it
+    missing_header_toolkit_release: str | None = None  # "10.2": the one toolkit release the log names
+    missing_header_toolkit_too_old: bool = False  # ... is older than missing_header_added_in
     undefined_api: str | None = None  # the first error's undeclared name is a library's or a removed CUDA API's
     api_owner: str | None = None  # whose API: "NVBit", "CUB", "CUDA runtime"
     api_removed_in: str | None = None  # "CUDA 12.0": the toolkit release that removed it (documented)
@@ -444,6 +452,9 @@ class NumericsFacts(Facts):
     # received expected"), and how many of them are NaN/Inf in the output where the reference is finite
     shown_pairs: int = 0
     shown_nonfinite_new: int = 0
+    # a launch configuration of the same sweep whose check passed before this mismatch ("All results match for
+    # block_size=512."): the failure depends on the block size
+    passed_block_size: int | None = None
     # kdiag run only (diagnose/run/compare.py, numerics.py): the first failing output, else the closest
     dtype: str | None = None  # the reference's dtype: float32, bfloat16, int64 ...
     significand_bits: int | None = None  # of that dtype, implicit bit included: 24 float32, 11 float16, 8 bf16

@@ -103,6 +103,8 @@ def _fact_signs(ev: Evidence) -> list[str]:
             out.append(f"compiler errors: {c.error_count}")
         elif c.ptxas_fatal or c.unknown_arch or c.host_compiler_unsupported:
             out.append(f"compiler: {c.ptxas_fatal or c.unknown_arch or 'unsupported host compiler'}")
+        elif c.stdlib_pack_header:
+            out.append(f"compiler: parameter packs not expanded in <{c.stdlib_pack_header}>")
     s = ev.sanitizer
     if s is not None and (s.error_count > 0 or s.leaks > 0 or s.race_hazards > 0 or s.api_error or s.barrier_error):
         out.append(f"sanitizer: {s.error_count} error(s)")

@@ -30,6 +30,9 @@ START = "<line start>"
 _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # --- severities: error: / Error: / ERROR: / error[E12]: / CRITICAL: / [ERROR] / glog E,F / [E] ---
     (("error", "critical"), r"\b(?:error|Error|ERROR|CRITICAL)\b\s*(?:\[[^\]\n]{0,40}\]\s*)?[:!]"),
+    # a program's own check that starts its report with the word as a sentence ("Error. Batch 1 segment 948 not
+    # sorted.", CUB's and Thrust's sort-checking programs; "ERROR. Result mismatch")
+    (("error",), r"^\s*(?:Error|ERROR)\.\ +[A-Z0-9]"),
     (("fatal",), r"\b(?:fatal|Fatal|FATAL)\b(?:\s+error)?\s*[:!]"),
     # LLVM's and its users' fatal-error reports (XLA: "LLVM Fatal Error while compiling ..."), JVM, Windows
     (("fatal",), r"\b(?:fatal|Fatal|FATAL)\ (?:error|Error|ERROR|exception|Exception|EXCEPTION)\b(?!\ (?:if|when|on)\b)"),

@@ -154,6 +154,52 @@ ADDED_CUDA_TYPES: dict[str, tuple[str, str]] = {
     **dict.fromkeys(("__nv_fp4_e2m1", "__nv_fp4x2_e2m1", "__nv_fp4x4_e2m1"), (_FP6_FP4, "cuda_fp4.h")),
 }
 
+#: headers of the CUDA toolkit's ``include/``: (the header as an ``#include`` names it, the first release that ships it
+#: or None for every release kdiag knows, what it is).  CUB ships with the toolkit from CUDA 11.0 (CUB 1.9.9: the
+#: release table of https://nvidia.github.io/cccl/cub/releases.html); the data-type headers with their types (above);
+#: the runtime's own headers and Thrust (bundled since CUDA 4.0) in every release.  CUDA 13.0 keeps CUB, Thrust and
+#: libcu++ under ``include/cccl/`` (the 13.0.88 toolkit installed here), which nvcc adds to its path and a host
+#: compiler does not.
+TOOLKIT_HEADERS: tuple[tuple[re.Pattern[str], str | None, str], ...] = (
+    (re.compile(r"^cub/[\w/.]+$"), "11.0", "CUB"),
+    (re.compile(r"^cuda_bf16\.hp?p?$"), _BF16, "the bfloat16 header"),
+    (re.compile(r"^cuda_fp8\.hp?p?$"), _FP8, "the FP8 header"),
+    (re.compile(r"^cuda_fp[64]\.hp?p?$"), _FP6_FP4, "the FP6/FP4 header"),
+    (re.compile(r"^thrust/[\w/.]+$"), None, "Thrust"),
+    (
+        re.compile(
+            r"^(?:cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuComplex|cooperative_groups|mma|math_constants"
+            r"|device_launch_parameters|library_types|driver_types|vector_types)\.hp?p?$"
+        ),
+        None,
+        "the CUDA runtime's header",
+    ),
+)
+
+
+def toolkit_header(header: str) -> tuple[str | None, str] | None:
+    """(the first release that ships it, or None for every one; what it is) for a header of the CUDA toolkit's
+    ``include/``, else None.
+
+    >>> toolkit_header("cub/cub.cuh"), toolkit_header("cuda_fp8.h"), toolkit_header("my/cub/cub.cuh")
+    (('11.0', 'CUB'), ('11.8', 'the FP8 header'), None)
+    >>> toolkit_header("cuda_runtime.h")
+    (None, "the CUDA runtime's header")
+    """
+    name = header.strip().strip('<>"').removeprefix("./")
+    for rx, release, what in TOOLKIT_HEADERS:
+        if rx.match(name):
+            return release, what
+    return None
+
+
+def release_side(added_in: str, release: str | None) -> str | None:
+    """How the log's toolkit ``release`` stands to ``added_in``: ``too-old``, ``inside``, or None (no release)."""
+    if not release:
+        return None
+    return "too-old" if _ver(release) < _ver(added_in) else "inside"
+
+
 #: toolkit headers nvcc includes into every .cu it compiles (cuda_runtime.h includes them)
 _IN_EVERY_CU = frozenset({"library_types.h"})
 

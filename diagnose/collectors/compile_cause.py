@@ -231,7 +231,7 @@ def _in_toolkit(path: str) -> bool:
 #: the preprocessor's "include not found", in the words of gcc's cpp (``%s: No such file or directory``, libcpp's
 #: errno message), clang (``'%0' file not found``, err_pp_file_not_found) and EDG (``cannot open source file``)
 _MISSING_HEADER = (
-    re.compile(r"^(?P<h>[\w./+-]+\.\w+|[\w./+-]+): No such file or directory$"),
+    re.compile(r"^(?P<h>[\w./+-]+\.\w+|[\w./+-]+): [Nn]o such file or directory$"),
     re.compile(r"^'(?P<h>[^'\n]+)' file not found$"),
     re.compile(r'^cannot open source file "(?P<h>[^"\n]+)"'),
 )

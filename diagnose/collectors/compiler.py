@@ -66,8 +66,10 @@ _MARKERS = (
     "detected in the compilation",
     ": error",
     ": fatal error",
+    "fatal error: ",
     "nvrtc",
     "NVRTC",
+    "/c++/",  # a note in the C++ standard library's headers (see _stdlib_pack)
 )
 
 # EDG (nvcc's cudafe++ and NVRTC) and MSVC: "file(12): error: msg", "file(12): warning #177-D: msg",
@@ -99,11 +101,19 @@ _EDG_ARCH = re.compile(
 )
 _GPU_NAME = re.compile(r"Value '([^']+)' is not defined for option 'gpu-name'")
 _UNSUPPORTED_ARCH = re.compile(r"Unsupported gpu architecture '([^']+)'")
-# gcc/clang: "path/file.h:137:2: error: msg"; only C/C++/CUDA sources, so Python or MLIR locations never count
+# gcc/clang: "path/file.h:137:2: error: msg"; only C/C++/CUDA sources (and the C++ standard library's headers, which
+# have no extension: "/usr/include/c++/6/tuple"), so Python or MLIR locations never count
 _GCC = re.compile(
-    r"^(?P<file>[^\s:][^:\n]*?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|cu|cuh|inl|ii|i|tcc)|<command-line>)"
+    r"^(?P<file>[^\s:][^:\n]*?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|cu|cuh|inl|ii|i|tcc)|<command-line>"
+    r"|[^\s:][^:\n]*?/c\+\+/(?:\d+(?:\.\d+)*|v1)/[\w/+-]+)"
     r":(?P<line>\d+):(?:\d+:)? (?P<sev>fatal error|error|warning|note): (?P<msg>[^\n]*)$",
     re.M,
+)
+# the preprocessor's include not found with its location cut off (an issue title, a quoted line): "fatal error:
+# cub/cub.cuh: No such file or directory"; a program name may lead it ("cc1plus: fatal error: ...", gcc's
+# "<command-line>: fatal error: ..." for a header that -include names)
+_GCC_NO_FILE = re.compile(
+    r"^[ \t]*(?:[\w.+<>-]+: )?fatal error: (?P<msg>[\w./+-]+: [Nn]o such file or directory)[ \t]*$", re.M
 )
 # a toolchain process that crashed, as nvcc names it ("'%s' died due to signal %d %s", "'%s' core dumped": the
 # nvcc binary's own strings) or Triton does ("`ptxas` raised SIGSEGV")
@@ -123,6 +133,13 @@ _HOST_GCC_MAX = re.compile(r"\bgcc versions? later than (\d+(?:\.\d+)?) (?:is|ar
 _HOST_GCC_UP = re.compile(r"\bgcc (\d+(?:\.\d+)?) and up (?:is|are) not supported")
 _HOST_CLANG_MAX = re.compile(r"\bclang version must be less than (\d+)\b")
 _HOST_MSVC_RANGE = re.compile(r"\bOnly the versions between (\d{4}) and (\d{4}) \(inclusive\) are supported")
+
+# a C++ standard library's own header (libstdc++ "/usr/include/c++/11/bits/std_function.h", libc++ "include/c++/v1/")
+_STDLIB_HEADER = re.compile(r"/c\+\+/(?:\d+(?:\.\d+)*|v1)/(?P<name>[\w/.+-]+)$")
+# gcc's error for a pack used without "..." (cp/pt.cc, check_for_bare_parameter_packs) and the note it lists each
+# unexpanded pack in, the pack's name alone in quotes: "note:         ‘_ArgTypes’"
+_PACKS_NOT_EXPANDED = "parameter packs not expanded"
+_PACK_NOTE = re.compile(r"^[‘'`]\w+[’']$")
 
 _ERRORISH = ("error", "fatal")
 _BUILDKIT = re.compile(r"^#\d+ \d+(?:\.\d+)? +")
@@ -210,6 +227,9 @@ def _scan_gcc(sc: _Scan) -> None:
         sev = "fatal" if m.group("sev") == "fatal error" else m.group("sev")
         file = _BUILDKIT.sub("", m.group("file"))  # docker build's step prefix, as for EDG's
         sc.add(m.start(), "host-compiler", sev, m.group("msg"), file, m.group("line"))
+    if "No such file" in sc.text or "no such file" in sc.text:
+        for m in _GCC_NO_FILE.finditer(sc.text):
+            sc.add(m.start(), "host-compiler", "fatal", m.group("msg"))
 
 
 def _unique(found: list[tuple[int, Diagnostic]]) -> tuple[Diagnostic, ...]:
@@ -294,6 +314,25 @@ def _error_details(errors: list[Diagnostic]) -> dict[str, Any]:
 _has_marker = gate(_MARKERS)
 
 
+def _stdlib_pack(diags: tuple[Diagnostic, ...]) -> tuple[str | None, list[int]]:
+    """The C++ standard library header in which gcc found parameter packs not expanded (the error, or the note
+    that lists the packs), and the lines that say so.  A header of the host's own standard library compiles with
+    that compiler; gcc finds bare packs in it only in the translation unit nvcc's front end (cudafe++) rewrote
+    for it, from a toolkit older than the host's libstdc++ (CUDA 8 with gcc 6's <tuple>, CUDA 11.5 with gcc 11's
+    std_function.h).  A pack a user's own template leaves bare is reported in the user's file."""
+    header, lines = None, []
+    for d in diags:
+        hit = _STDLIB_HEADER.search(d.file or "") if d.tool == "host-compiler" else None
+        if hit is None:
+            continue
+        error = d.severity in _ERRORISH and _PACKS_NOT_EXPANDED in d.message
+        if error or (d.severity == "note" and _PACK_NOTE.match(d.message)):
+            header = header or hit.group("name")
+            if d.log_line is not None:
+                lines.append(d.log_line)
+    return header, lines
+
+
 def parse(text: str) -> CompilerFacts | None:
     if not _has_marker(text):
         return None
@@ -314,8 +353,12 @@ def parse(text: str) -> CompilerFacts | None:
             sc.add(m.start(), "nvrtc", m.group(1), m.group(2))
     res = _Resources()
     _scan_ptxas(sc, res)
-    if ": error" in text or ": fatal error" in text or ": warning" in text:
+    if ": error" in text or "fatal error: " in text or ": warning" in text:
         _scan_gcc(sc)
+    elif ": note:" in text and not sc.found:
+        _scan_gcc(sc)  # notes alone say nothing failed, unless they list the packs gcc found bare
+        if _stdlib_pack(tuple(d for _, d in sc.found))[0] is None:
+            sc.found.clear()
     if not sc.found and not summary_count and res.registers is None and not res.lines:
         return None
 
@@ -329,6 +372,8 @@ def parse(text: str) -> CompilerFacts | None:
         if "unsupported" in d.message.lower() or "UNSUPPORTED" in d.message
     )
     cited = [d.log_line for d in diags if d.severity != "note" and d.log_line is not None]
+    stdlib_pack_header, pack_lines = _stdlib_pack(diags)
+    cited.extend(pack_lines)
     host_supported, host_ccbin = _host_range(errors) if host_unsupported else (None, None)
     crash_tool = _crashed_tool(text, errors)
     details = _error_details(errors)
@@ -350,6 +395,7 @@ def parse(text: str) -> CompilerFacts | None:
         host_compiler_ccbin=host_ccbin,
         crash_tool=crash_tool,
         crash_not_ptxas=crash_tool is not None and crash_tool != "ptxas",
+        stdlib_pack_header=stdlib_pack_header,
         diagnostics=diags,
         **_arch_releases(text, details),
         **details,
@@ -410,6 +456,12 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
     if errors and (header := compile_cause.missing_header(errors[0].message)):
         out["missing_header"] = header
         out["missing_header_library"] = compile_cause.header_owner(errors[0].file)
+        if shipped := compile_api.toolkit_header(header):
+            added_in, out["missing_header_component"] = shipped
+            release = toolkit_release.toolkit_release(text)
+            out["missing_header_added_in"], out["missing_header_toolkit_release"] = added_in, release
+            side = compile_api.release_side(added_in, release) if added_in else None
+            out["missing_header_toolkit_too_old"] = side == "too-old"
     out["error_directive_library"] = compile_cause.error_directive_library(errors[0]) if errors else None
     out["macro_clash"] = compile_cause.macro_arity_clash(text) if errors else None
     edg = [d for d in errors[:_MAX_CAUSE] if d.tool in ("nvcc", "nvrtc")]

@@ -33,6 +33,11 @@ True
 ...           "ERROR AT (0, 0): -inf -2724.0 ERROR AT (0, 1): nan 1.5 ERROR AT (0, 2): 0.5 1.5")
 >>> f.shown_pairs, f.shown_nonfinite_new  # GPU MODE's verbose_allclose: received, then expected
 (3, 2)
+>>> f = parse("Mismatch of dweight at 0: CPU_ref: 8.187102 vs GPU: 4.125000")  # llm.c: expected, then received
+>>> f.mismatch, f.shown_pairs, f.passed_block_size
+(True, 1, None)
+>>> parse("All results match for block_size=512.\\n\\nMismatch of dbias at 0: CPU_ref: 1.125 vs GPU: 3.5").passed_block_size
+512
 
 ``max_abs``/``max_rel`` are the largest finite figures printed (None when all were NaN).
 ``nan_in_output`` means a NaN took part in the comparison (a NaN difference, numpy's "nan
@@ -65,6 +70,7 @@ _HINTS = (
     "nan location mismatch",
     "doesn't match reference",
     " did not match ",
+    "CPU_ref: ",
 )
 _MISMATCH_HEADS = (
     "Tensor-likes are not close!",
@@ -102,6 +108,13 @@ _NAN_LOCATION = "nan location mismatch"
 #: GPU MODE's verbose_allclose (reference-kernels' problems' utils.py) prints up to max_print mismatched elements as
 #: ``ERROR AT {index}: {received} {expected}`` (some problems: ``ERROR at``, or ``received=... expected=...``)
 _PAIR = re.compile(r"ERROR (?:AT|at) \(([\d, ]*)\): (?:received=)?" + _NUM + r",? (?:expected=)?" + _NUM)
+#: llm.c's validate_result (dev/cuda/common.h, and the ports that copy it) prints each element past its tolerance,
+#: which already allows the output dtype's rounding, as ``Mismatch of {name} at {i}: CPU_ref: {expected} vs GPU:
+#: {received}`` (``printf("Mismatch of %s at %d: CPU_ref: %f vs GPU: %f\\n", ...)``), up to ten before it exits
+#: the same check passing for one launch configuration of a sweep (llm.c's dev/cuda harnesses print ``All results match
+#: for block_size=%d.`` after each block size that validate_result passed, and exit at the first that fails)
+_PASSED_BLOCK_SIZE = re.compile(r"\bresults? match(?:es)? for block_?size\s*[=:]?\s*(\d+)", re.I)
+_CPU_REF_PAIR = re.compile(r"Mismatch of \S+ at \d+: CPU_ref: " + _NUM + r" vs GPU: " + _NUM)
 
 
 def _num(s: str) -> float | None:
@@ -204,11 +217,21 @@ def parse(text: str) -> NumericsFacts | None:
                     continue
                 shown += 1
                 shown_new += not math.isfinite(got) and math.isfinite(want)
+        if "CPU_ref: " in line:
+            for m in _CPU_REF_PAIR.finditer(line):
+                want, got = _num(m[1]), _num(m[2])
+                if got is None or want is None:
+                    continue
+                mismatch = hit = True
+                shown += 1
+                shown_new += not math.isfinite(got) and math.isfinite(want)
         if hit:
             lines.append(ln)
     if not lines:
         return _zero_input(text)
+    passed = _PASSED_BLOCK_SIZE.search(text) if mismatch and "atch for block" in text else None
     return NumericsFacts(
+        passed_block_size=int(passed[1]) if passed else None,
         lines=tuple(lines),
         mismatch=mismatch,
         mismatched=mismatched,

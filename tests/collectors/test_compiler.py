@@ -413,3 +413,50 @@ def test_one_error_after_thirty_thousand_lines() -> None:
     assert facts is not None and (facts.tool, facts.error_count) == ("nvcc", 1)
     assert facts.first_error == 'expected a ";"' and facts.first_error_file == "scale.cu"
     assert facts.diagnostics and all((d.log_line or 0) > 30_000 for d in facts.diagnostics)
+
+
+# gcc on nvcc's rewritten translation unit (turboderp/exllama#65, NVIDIA/nccl#102: corpus/holdout25) against gcc 12
+# on a user's own bare pack (captured here: `g++ -c packs.cpp`)
+STDLIB_PACKS = {
+    "/usr/include/c++/6/tuple:605:4: error: parameter packs not expanded with ‘...’:\n"
+    "/usr/include/c++/6/tuple:605:4: note:         ‘_Elements’\n": "tuple",
+    "/usr/include/c++/11/bits/std_function.h:435:145: note:         ‘_ArgTypes’\n"
+    "/usr/include/c++/11/bits/std_function.h:530:146: note:         ‘_ArgTypes’\n": "bits/std_function.h",
+    "packs.cpp:1:46: error: parameter packs not expanded with ‘...’:\npacks.cpp:1:46: note:         ‘Ts’\n": None,
+}
+
+
+@pytest.mark.parametrize("text", list(STDLIB_PACKS))
+def test_packs_not_expanded_in_the_standard_library(text: str) -> None:
+    facts = compiler.parse(text)
+    assert facts is not None and facts.stdlib_pack_header == STDLIB_PACKS[text]
+    assert facts.lines  # the lines that say so are cited, notes included
+
+
+def test_notes_alone_of_another_kind_are_no_compiler_log() -> None:
+    note = "/usr/include/c++/12/bits/stl_vector.h:1276:7: note: candidate: ‘void std::vector<_Tp>::push_back()’\n"
+    assert compiler.parse(note) is None
+
+
+def test_a_toolkit_header_a_later_release_added() -> None:
+    # bytedance/lightseq#79 (corpus/holdout25): the location cut off, in the lower case
+    facts = compiler.parse("fatal error: cub/cub.cuh: no such file or directory\n")
+    assert facts is not None and facts.error_count == 1 and facts.first_error_file is None
+    assert (facts.missing_header, facts.missing_header_added_in, facts.missing_header_component) == (
+        "cub/cub.cuh",
+        "11.0",
+        "CUB",
+    )
+    # ingowald/cudaKDTree#11, and a project's own header (thomasbrandon/mish-cuda#9)
+    kdtree = compiler.parse("spatial-kdtree.h:20:10: fatal error: cub/cub.cuh: No such file or directory\n")
+    assert kdtree is not None and kdtree.missing_header_added_in == "11.0"
+    own = compiler.parse("fatal error: CUDAApplyUtils.cuh: No such file or directory\n")
+    assert own is not None and own.missing_header == "CUDAApplyUtils.cuh" and own.missing_header_added_in is None
+
+
+def test_a_runtime_header_every_toolkit_ships() -> None:
+    # erikwijmans/Pointnet2_PyTorch#181: gcc's location for a header that -include names
+    facts = compiler.parse("<command-line>: fatal error: cuda_runtime.h: No such file or directory\n")
+    assert facts is not None and facts.missing_header == "cuda_runtime.h"
+    assert facts.missing_header_component == "the CUDA runtime's header" and facts.missing_header_added_in is None
+    assert not facts.missing_header_toolkit_too_old

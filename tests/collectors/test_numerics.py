@@ -90,3 +90,17 @@ def test_kernelbench_metadata() -> None:
 @pytest.mark.parametrize("text", ["", "tests passed, max difference tiny", "shape: (4, 3)", "\x00" * 10])
 def test_nothing(text: str) -> None:
     assert parse(text) is None
+
+
+def test_llmc_validate_result_pairs() -> None:
+    # karpathy/llm.c#428 (corpus/holdout25): validate_result's lines, the reference's value first
+    text = (
+        "Checking correctness...\ndweight:\n8.187102 4.125000\n"
+        "Mismatch of dweight at 0: CPU_ref: 8.187102 vs GPU: 4.125000\n"
+        "Mismatch of dweight at 1: CPU_ref: 90.587265 vs GPU: 104.000000\n"
+    )
+    f = parse(text)
+    assert f is not None and f.mismatch and f.shown_pairs == 2 and f.passed_block_size is None
+    # the same sweep passing at one block size first (llm.c's matmul_backward_bias, corpus/holdout7)
+    swept = parse("All results match for block_size=512.\n\n" + text)
+    assert swept is not None and swept.passed_block_size == 512
