@@ -166,6 +166,26 @@ TOOLKIT_HEADERS: tuple[tuple[re.Pattern[str], str | None, str], ...] = (
     (re.compile(r"^cuda_fp8\.hp?p?$"), _FP8, "the FP8 header"),
     (re.compile(r"^cuda_fp[64]\.hp?p?$"), _FP6_FP4, "the FP6/FP4 header"),
     (re.compile(r"^thrust/[\w/.]+$"), None, "Thrust"),
+    # the math libraries' headers, each from the release its library joined the toolkit (the release notes and
+    # library guides of that release: https://docs.nvidia.com/cuda/archive/): cuBLASLt (cublasLt.h) CUDA 10.1,
+    # nvJPEG 10.0, cuSOLVER and NVRTC 7.0, cublasXt 6.0, the memory/async-copy pipeline headers 11.0,
+    # nvJitLink 12.0; cuBLAS, cuFFT, cuRAND, cuSPARSE and NPP are in every release kdiag knows
+    (re.compile(r"^cublasLt\.h$"), "10.1", "cuBLASLt"),
+    (re.compile(r"^nvjpeg\.h$"), "10.0", "nvJPEG"),
+    (re.compile(r"^(?:cusolver(?:Dn|Sp|Rf|_common|Mg)|cusolverSp_LOWLEVEL_PREVIEW)\.h$"), "7.0", "cuSOLVER"),
+    (re.compile(r"^nvrtc\.h$"), "7.0", "NVRTC"),
+    (re.compile(r"^cublasXt\.h$"), "6.0", "cublasXt"),
+    (
+        re.compile(r"^cuda_(?:pipeline|awbarrier)(?:_primitives|_helpers)?\.h$"),
+        "11.0",
+        "the async-copy pipeline header",
+    ),
+    (re.compile(r"^nvJitLink\.h$"), "12.0", "nvJitLink"),
+    (
+        re.compile(r"^(?:cublas|cublas_v2|cublas_api|cufft|cufftXt|curand(?:_kernel)?|cusparse|npp\w*)\.h$"),
+        None,
+        "a CUDA math library's header",
+    ),
     (
         re.compile(
             r"^(?:cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuComplex|cooperative_groups|mma|math_constants"
@@ -185,6 +205,8 @@ def toolkit_header(header: str) -> tuple[str | None, str] | None:
     (('11.0', 'CUB'), ('11.8', 'the FP8 header'), None)
     >>> toolkit_header("cuda_runtime.h")
     (None, "the CUDA runtime's header")
+    >>> toolkit_header("cublasLt.h"), toolkit_header("cublas_v2.h")
+    (('10.1', 'cuBLASLt'), (None, "a CUDA math library's header"))
     """
     name = header.strip().strip('<>"').removeprefix("./")
     for rx, release, what in TOOLKIT_HEADERS:
