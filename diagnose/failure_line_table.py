@@ -33,6 +33,9 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # a program's own check that starts its report with the word as a sentence ("Error. Batch 1 segment 948 not
     # sorted.", CUB's and Thrust's sort-checking programs; "ERROR. Result mismatch")
     (("error",), r"^\s*(?:Error|ERROR)\.\ +[A-Z0-9]"),
+    # Cython's compile error (Cython/Compiler/Errors.py, CompileError: the block starts "Error compiling Cython
+    # file:", then the source excerpt and "file.pyx:L:C: message"), printed by cythonize and every build that runs it
+    (("error compiling cython",), r"^\s*Error\ compiling\ Cython\ file:"),
     (("fatal",), r"\b(?:fatal|Fatal|FATAL)\b(?:\s+error)?\s*[:!]"),
     # LLVM's and its users' fatal-error reports (XLA: "LLVM Fatal Error while compiling ..."), JVM, Windows
     (("fatal",), r"\b(?:fatal|Fatal|FATAL)\ (?:error|Error|ERROR|exception|Exception|EXCEPTION)\b(?!\ (?:if|when|on)\b)"),
@@ -170,8 +173,10 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"^\s*(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Failure)|OutOfResources)\((?:['\"\d-]|[a-z_]\w*=)[^\n]*\)[,;]?\s*$",
     ),
     # a debugger stopped inside a kernel: cuda-gdb's backtrace frame of a device function names the launch
-    # (``#0  kern<<<(54,1,1),(32,1,1)>>> () at k.cu:172``); nobody pastes one from a run that went well
-    ((">>>",), r"^\s*\#\d+\s+(?:0x[0-9a-fA-F]+\ in\ )?\S+<<<\(\d+,\s*\d+,\s*\d+\),\s*\(\d+,\s*\d+,\s*\d+\)>>>"),
+    # (``#0  kern<<<(54,1,1),(32,1,1)>>> () at k.cu:172``; a template kernel's frame spells its return type and
+    # template arguments, spaces included: ``#0  0x... in void ns::kern<T, 1>(Params)<<<(28,2,1),(384,1,1)>>> ()``);
+    # nobody pastes one from a run that went well
+    ((">>>",), r"^\s*\#\d+\s+(?:0x[0-9a-fA-F]+\ in\ )?(?:\S[^\n]*?)?<<<\(\d+,\s*\d+,\s*\d+\),\s*\(\d+,\s*\d+,\s*\d+\)>>>"),
     # --- compilers' IR parsers: libNVVM's ``<module> (81, 19): parse expected comma after load's type`` (LLVM's
     # own tools print ``<stdin>:81:19: error: ...``, an error severity above) ---
     (("): parse ",), r"\S\ \(\d+,\ \d+\):\ parse\ \S"),
