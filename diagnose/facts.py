@@ -155,6 +155,9 @@ class TritonFacts(Facts):
         0  # configs the autotuner skipped ("Autotuning failed with ...", TRITON_PRINT_AUTOTUNING=1)
     )
     autotune_best_config: str | None = None  # "BLOCK: 64, num_warps: 4, ..." from "best config selected: ...;"
+    # "2.4": the message is NumPy's own for behaviour that NumPy release removed (the interpreter runs the kernel on
+    # NumPy arrays): NumPy newer than the Triton release was written against, not the kernel's types
+    numpy_removal: str | None = None
 
 
 # --- nvcc / NVRTC / ptxas / host compiler -------------------------------------------
@@ -205,12 +208,18 @@ class CompilerFacts(Facts):
     # "tuple"): the translation unit nvcc's front end rewrote, from a toolkit older than that library
     stdlib_pack_header: str | None = None
     library_header: str | None = None  # the library whose own header holds the first error ("CuPy")
+    # the first error's file is a library the project carries in its tree ("nccl" for third_party/nccl/src/core.cu,
+    # or a build line that compiles it there): that library's source, built with this project's toolchain
+    vendored_library: str | None = None
     # the installed library whose header's `#error` directive is the first error ("desul", "Thrust"): its own
     # check that the build's configuration (flags, standard, what it was built with) is not one it supports
     error_directive_library: str | None = None
     needs_arch: str | None = None  # "sm_60": an error names an intrinsic/overload that exists from this arch on
     gated_symbol: str | None = None  # that intrinsic, with its argument types: "atomicAdd(double *, double)"
     build_arch: str | None = None  # with needs_arch: the lowest arch a printed command line builds for ("sm_35")
+    # "sm_70": an error names an intrinsic the CUDA headers declare only below this arch (the legacy warp shuffles
+    # `__shfl*`, declared for sm_30 up to sm_70), and the log does not show the build below their floor
+    removed_from_arch: str | None = None
     toolkit_clash: str | None = None  # a CUDA-declared name the code redefines or overloads in conflict
     # a function-like macro a header invokes with the wrong number of arguments: a macro defined before the header
     # shadows a function it declares ("nvtxRangePop" from `#define nvtxRangePop()`)

@@ -365,9 +365,115 @@ def lowest_build_arch(text: str) -> str | None:
     return f"sm_{min(found)}" if found else None
 
 
-def arch_gate(message: str, after: list[str]) -> tuple[str, str] | None:
+#: the device pass EDG was compiling when it failed, from its summary line: ``N errors detected in the compilation
+#: of "/tmp/tmpxft_..._k.compute_20.cpp1.ii"`` (nvcc compiles the source once per virtual architecture it builds)
+_FAILING_PASS = re.compile(r"\.compute_(?P<n>\d{2,3})[a-z]?\.cpp1\.ii\b")
+
+#: the legacy warp intrinsics' window: sm_30_intrinsics.h declares ``__shfl``, ``__shfl_up``, ``__shfl_down`` and
+#: ``__shfl_xor`` inside ``#if ... __CUDA_ARCH__ >= 300`` (every toolkit since CUDA 5.0) and, from CUDA 9.0 on,
+#: only for ``__CUDA_ARCH__ < 700`` (the ``_sync`` forms replace them; cuda_arch_gates.json's ``declared_below``)
+_LEGACY_FLOOR = "sm_30"
+
+
+def failing_pass_arch(text: str) -> str | None:
+    """The architecture of the device pass whose compilation failed, from EDG's summary line, or None.
+
+    >>> failing_pass_arch('2 errors detected in the compilation of "/tmp/tmpxft_0000_00000000-13_k.compute_20.cpp1.ii".')
+    'sm_20'
+    >>> failing_pass_arch('1 error detected in the compilation of "k.cu".') is None
+    True
+    """
+    found = [int(m.group("n")) for m in _FAILING_PASS.finditer(text)]
+    return f"sm_{min(found)}" if found else None
+
+
+def removed_from_arch(message: str) -> tuple[str, str] | None:
+    """(the arch it is gone from, the name) when ``message`` is an undefined identifier the CUDA headers declare
+    only below some architecture (the legacy warp shuffles, gone from sm_70 on).
+
+    >>> removed_from_arch('identifier "__shfl_down" is undefined')
+    ('sm_70', '__shfl_down')
+    >>> removed_from_arch('identifier "__shfl_down_sync" is undefined') is None
+    True
+    """
+    m = UNDEFINED_IDENTIFIER.search(message)
+    if not m:
+        return None
+    below = _declared_below().get(m.group("name"))
+    return (below, m.group("name")) if below else None
+
+
+@functools.cache
+def _declared_below() -> dict[str, str]:
+    try:
+        data = json.loads(_GATES_FILE.read_text())
+        return {str(k): str(v) for k, v in data.get("declared_below", {}).items()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
+
+
+def _arch_number(arch: str | None) -> int | None:
+    m = re.search(r"(\d+)", arch or "")
+    return int(m.group(1)) if m else None
+
+
+#: a library another project carries in its own tree: the folders projects vendor dependencies in (``third_party/``,
+#: ``3rdparty/``, ``external/``, ``vendor/``, ``deps/``, ``submodules/``) and CMake FetchContent's ``_deps/<name>-src/``
+_VENDORED = re.compile(
+    r"(?:^|[/\\\s])(?:third[_-]?party|3rd[_-]?party|externals?|vendor(?:ed)?|deps|submodules?)[/\\]"
+    r"(?P<lib>[A-Za-z][\w.+-]*)[/\\]"
+    r"|(?:^|[/\\])_deps[/\\](?P<dep>[A-Za-z][\w.+-]*?)-(?:src|build)[/\\]"
+)
+
+
+_DIAGNOSTIC = re.compile(r"\b(?:error|warning)\b\s*:|errors? detected", re.I)
+
+
+def vendored_library(text: str, file: str | None) -> str | None:
+    """The vendored library whose source ``file`` (the first error's) is: a vendor folder in its path, or in
+    the path of the build line that compiles it (make's ``Compiling src/x.cu > .../third_party/lib/build/x.o``,
+    a compile command naming the file), else None.
+
+    >>> vendored_library("", "/src/proj/third_party/cutlass/include/cute/x.hpp")
+    'cutlass'
+    >>> log = "Compiling src/core.cu  > /home/u/caffe2/third_party/nccl/build/obj/core.o\\nsrc/core.cu(7): error: x"
+    >>> vendored_library(log, "src/core.cu")
+    'nccl'
+    >>> vendored_library("nvcc -Werror -c deps/cub/k.cu", "deps/cub/k.cu"), vendored_library("", "_deps/fmt-src/a.cu")
+    ('cub', 'fmt')
+    >>> vendored_library("nvcc -c kernels/scale.cu -o build/scale.o", "kernels/scale.cu") is None
+    True
+    """
+    if not file:
+        return None
+    m = _VENDORED.search(file)
+    if m:
+        return m.group("lib") or m.group("dep")
+    name = file.replace("\\", "/")
+    for line in text.splitlines()[:400]:
+        if name in line and not _DIAGNOSTIC.search(line):  # the build's line for the file, not an error about it
+            m = _VENDORED.search(line)
+            if m:
+                return m.group("lib") or m.group("dep")
+    return None
+
+
+def arch_gate(message: str, after: list[str], build_arch: str | None = None) -> tuple[str, str] | None:
     """(first arch, symbol) when ``message`` (with the lines printed ``after`` it) names an intrinsic or
-    overload the CUDA headers declare only from some architecture on."""
+    overload the CUDA headers declare only from some architecture on.  ``build_arch`` (the architecture the
+    failing pass compiled for, when the log shows it) places a name the headers declare only inside a window
+    (the legacy warp shuffles: sm_30 up to sm_70): below the window's floor, the floor is what it needs.
+
+    >>> arch_gate('identifier "__shfl" is undefined', [], "sm_20")
+    ('sm_30', '__shfl')
+    >>> arch_gate('identifier "__shfl" is undefined', [], "sm_80") is None  # gone from sm_70 on: not a floor
+    True
+    """
+    legacy = removed_from_arch(message)
+    if legacy:
+        n = _arch_number(build_arch)
+        floor = _arch_number(_LEGACY_FLOOR)
+        return (_LEGACY_FLOOR, legacy[1]) if n is not None and floor is not None and n < floor else None
     m = _NO_INSTANCE.search(message)
     if m:
         args = next((a.group("args") for a in map(_ARG_TYPES.search, after[:3]) if a), None)

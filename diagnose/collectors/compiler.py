@@ -445,6 +445,8 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
             "library_header",
             "needs_arch",
             "gated_symbol",
+            "removed_from_arch",
+            "vendored_library",
             "toolkit_clash",
             "undefined_api",
             "api_owner",
@@ -469,6 +471,7 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
         return out
     lines = text.splitlines()
     out["library_header"] = compile_cause.library_of_header(edg[0].file)
+    out["vendored_library"] = compile_cause.vendored_library(text, edg[0].file)
     api = compile_api.undefined_api(edg[0].message)  # the first error: later ones are often its cascade
     if api:
         out["undefined_api"], out["api_owner"], out["api_removed_in"] = api
@@ -480,10 +483,15 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
         if d.file and in_toolkit_header(d.file):
             continue  # the toolkit's own lines: an error there is about what surrounds them
         after = lines[d.log_line : d.log_line + 6] if d.log_line else []
-        gate = compile_cause.arch_gate(d.message, after)
-        if gate and out["needs_arch"] is None:
-            out["needs_arch"], out["gated_symbol"] = gate
-            out["build_arch"] = compile_cause.lowest_build_arch(text)
+        build_arch = compile_cause.failing_pass_arch(text) or compile_cause.lowest_build_arch(text)
+        gate = compile_cause.arch_gate(d.message, after, build_arch)
+        if gate:
+            if out["needs_arch"] is None:
+                out["needs_arch"], out["gated_symbol"] = gate
+                out["build_arch"] = build_arch
+        elif out["removed_from_arch"] is None and (gone := compile_cause.removed_from_arch(d.message)):
+            out["removed_from_arch"] = gone[0]
+            out["gated_symbol"] = out["gated_symbol"] or gone[1]
         if out["toolkit_clash"] is None:
             out["toolkit_clash"] = compile_cause.clash(d.message, after)
     return out

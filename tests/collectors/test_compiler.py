@@ -460,3 +460,45 @@ def test_a_runtime_header_every_toolkit_ships() -> None:
     assert facts is not None and facts.missing_header == "cuda_runtime.h"
     assert facts.missing_header_component == "the CUDA runtime's header" and facts.missing_header_added_in is None
     assert not facts.missing_header_toolkit_too_old
+
+
+HOLDOUT26 = Path(__file__).resolve().parents[2] / "corpus" / "holdout26" / "issues.yaml"
+
+
+def _h26(case_id: str) -> str:
+    cases = yaml.safe_load(HOLDOUT26.read_text())
+    cases = cases["cases"] if isinstance(cases, dict) else cases
+    return next(c["log"] for c in cases if c["id"] == case_id)
+
+
+def test_a_math_library_header_a_later_release_added() -> None:
+    # eth-cscs/COSMA#24: g++ builds a .cpp that includes cuBLASLt's header against CUDA 9
+    facts = compiler.parse(_h26("h26a-cosma-cublaslt-cuda9"))
+    assert facts is not None and facts.missing_header == "cublasLt.h"
+    assert (facts.missing_header_added_in, facts.missing_header_component) == ("10.1", "cuBLASLt")
+
+
+def test_legacy_shuffle_below_its_floor_needs_sm30() -> None:
+    # cbuchner1/ccminer#15: the failing pass is compute_20, and __shfl is declared from sm_30 on
+    facts = compiler.parse(_h26("h26a-ccminer-shfl-built-for-sm20"))
+    assert facts is not None
+    assert (facts.needs_arch, facts.gated_symbol, facts.build_arch, facts.removed_from_arch) == (
+        "sm_30",
+        "__shfl",
+        "sm_20",
+        None,
+    )
+
+
+def test_legacy_shuffle_without_a_build_arch_is_arch_dependent() -> None:
+    # the same error line with no command line or pass: the name is arch-dependent (sm_30 up to sm_70), not a typo
+    facts = compiler.parse('groestl_functions_quad.cu(258): error: identifier "__shfl" is undefined\n')
+    assert facts is not None and facts.needs_arch is None and facts.removed_from_arch == "sm_70"
+
+
+def test_an_error_in_a_vendored_library() -> None:
+    # NVIDIA/nccl#87: make's compile line puts the relative src/core.cu under caffe2's third_party/nccl
+    facts = compiler.parse(_h26("h26a-nccl-core-identifier-so-gcc"))
+    assert facts is not None and facts.vendored_library == "nccl"
+    own = compiler.parse(load("nvcc-undefined-identifier"))
+    assert own is not None and own.vendored_library is None
