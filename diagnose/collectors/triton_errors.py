@@ -389,7 +389,33 @@ def parse(text: str) -> TritonFacts | None:
         no_active_driver=no_driver,
         autotune_failures=autotune_failures,
         autotune_best_config=best,
+        numpy_removal=numpy_removal(primary.message) if primary and primary.message else None,
     )
+
+
+#: NumPy's own messages for behaviour its 2.x releases removed (strings of numpy 2.4.6's
+#: ``_core/_multiarray_umath`` and ``numpy/__init__.py``), with the release that removed it:
+#: 2.4 expired the 1.25 deprecation of converting an array with ``ndim > 0`` to a Python scalar
+#: (``int(a)``/``float(a)``/``__index__`` on a one-element 1-d array); 2.0 removed the aliases listed in
+#: ``numpy/_expired_attrs_2_0.py`` (``np.float_``, ``np.NaN``, ...) and the 1.x C ABI
+_NUMPY_REMOVALS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"only 0-dimensional arrays can be converted to Python scalars"), "2.4"),
+    (re.compile(r"`np\.\w+` was removed in the NumPy 2\.0 release"), "2.0"),
+    (re.compile(r"compiled using NumPy 1\.x cannot be run in\s+NumPy 2"), "2.0"),
+)
+
+
+def numpy_removal(message: str) -> str | None:
+    """The NumPy release that removed what ``message`` (NumPy's own error) says is gone, else None.
+
+    >>> numpy_removal("only 0-dimensional arrays can be converted to Python scalars")
+    '2.4'
+    >>> numpy_removal("`np.float_` was removed in the NumPy 2.0 release. Use `np.float64` instead.")
+    '2.0'
+    >>> numpy_removal("only integer scalar arrays can be converted to a scalar index") is None
+    True
+    """
+    return next((release for rx, release in _NUMPY_REMOVALS if rx.search(message)), None)
 
 
 def _choose(found: list[_Found]) -> _Found | None:

@@ -299,3 +299,16 @@ def test_out_of_resources_full_wording_is_read_once() -> None:
         "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 98304, Hardware limit: 65536."
     )
     assert facts is not None and (facts.resource, facts.required, facts.limit) == ("shared memory", 98304.0, 65536.0)
+
+
+def test_numpy_removal_inside_the_interpreter() -> None:
+    # triton-lang/triton#9171 (corpus/holdout26): numpy 2.4 expired the ndim>0-to-scalar conversion
+    text = "triton.runtime.errors.InterpreterError: TypeError('only 0-dimensional arrays can be converted to Python scalars')\n"
+    facts = triton_errors.parse(text)
+    assert facts is not None
+    assert (facts.error, facts.inner_error, facts.numpy_removal) == ("InterpreterError", "TypeError", "2.4")
+    kernel = triton_errors.parse(
+        "triton.runtime.errors.InterpreterError: IncompatibleTypeErrorImpl('invalid operands of type pointer<fp16> and "
+        "triton.language.float32')\n"
+    )
+    assert kernel is not None and kernel.numpy_removal is None
