@@ -488,7 +488,53 @@ def arch_gate(message: str, after: list[str], build_arch: str | None = None) -> 
         name = m.group("name")
         first = _IDENTIFIERS.get(name) or _header_gates()[0].get(name)
         return (first, name) if first else None
+    member = namespace_member(message, after)
+    if member:
+        first = _NAMESPACE_GATES.get(member)
+        n, need = _arch_number(build_arch), _arch_number(first)
+        if first and (n is None or need is None or n < need):
+            return first, "::".join(member)
     return None
+
+
+#: the WMMA names crt/mma.h (CUDA 13.0.88) declares only from an architecture on: the whole ``nvcuda::wmma``
+#: namespace under ``__CUDA_ARCH__ >= 700``, ``wmma::experimental`` (the sub-byte s4/u4/b1 precisions) under
+#: ``__CUDA_SUBBYTE_IMMA__`` (``>= 730``: sm_75 is the first such GPU) and ``wmma::precision`` (tf32) under
+#: ``__CUDA_AMPERE_MMA__`` (``>= 800``); the whole namespace only counts where the build's arch shows it below sm_70
+#: (a file that never includes mma.h fails the same way)
+_NAMESPACE_GATES: dict[tuple[str, str], str] = {
+    ("wmma", "precision"): "sm_80",
+    ("wmma", "experimental"): "sm_75",
+}
+_NO_MEMBER = re.compile(r'namespace "(?:\w+::)*(?P<ns>\w+)" has no member "(?P<name>\w+)"')
+_NOT_A_NAMESPACE = re.compile(r'name followed by "::" must be a class or namespace name')
+
+
+def namespace_member(message: str, after: list[str]) -> tuple[str, str] | None:
+    """(namespace, name) of a qualified name EDG did not find: ``namespace "nvcuda::wmma" has no member
+    "precision"``, or ``name followed by "::" must be a class or namespace name`` with the caret under the name in
+    the source excerpt printed after it.
+
+    >>> namespace_member('namespace "nvcuda::wmma" has no member "precision"', [])
+    ('wmma', 'precision')
+    >>> namespace_member('name followed by "::" must be a class or namespace name',
+    ...                  ["    f<wmma::precision::tf32> a;", "            ^"])
+    ('wmma', 'precision')
+    >>> namespace_member('name followed by "::" must be a class or namespace name', ["    foo::x;", "    ^"]) is None
+    True
+    """
+    m = _NO_MEMBER.search(message)
+    if m:
+        return m.group("ns"), m.group("name")
+    if not _NOT_A_NAMESPACE.search(message) or len(after) < 2:
+        return None
+    source, caret = after[0], after[1]
+    col = caret.find("^")
+    if col < 0 or caret[:col].strip():
+        return None
+    name = re.match(r"\w+", source[col:])
+    qualifier = re.search(r"(\w+)::\s*$", source[:col])
+    return (qualifier.group(1), name.group(0)) if name and qualifier else None
 
 
 def clash(message: str, after: list[str]) -> str | None:

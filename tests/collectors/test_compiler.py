@@ -38,6 +38,15 @@ def parse(name: str, area: str = "compiler") -> CompilerFacts:
 # fixture → fields it must produce; fields not named must be at their defaults
 EXPECTED: dict[str, dict[str, object]] = {
     "nvcc-syntax-error": dict(tool="nvcc", error_count=1, first_error='expected a ";"', first_error_file="scale.cu"),
+    "nvcc-wmma-tf32-below-sm80": dict(
+        tool="nvcc",
+        error_count=4,
+        first_error='name followed by "::" must be a class or namespace name',
+        first_error_file="tf32.cu",
+        needs_arch="sm_80",
+        gated_symbol="wmma::precision",
+        build_arch="sm_75",
+    ),
     "nvcc-undefined-identifier": dict(
         tool="nvcc", error_count=1, first_error='identifier "factor" is undefined', first_error_file="scale.cu"
     ),
