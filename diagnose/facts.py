@@ -216,7 +216,9 @@ class CompilerFacts(Facts):
     error_directive_library: str | None = None
     needs_arch: str | None = None  # "sm_60": an error names an intrinsic/overload that exists from this arch on
     gated_symbol: str | None = None  # that intrinsic, with its argument types: "atomicAdd(double *, double)"
-    build_arch: str | None = None  # with needs_arch: the lowest arch a printed command line builds for ("sm_35")
+    # with needs_arch or removed_from_arch: the arch of the failing pass (EDG's "...compute_20.cpp1.ii"), else the
+    # lowest arch a printed command line builds for ("sm_35")
+    build_arch: str | None = None
     # "sm_70": an error names an intrinsic the CUDA headers declare only below this arch (the legacy warp shuffles
     # `__shfl*`, declared for sm_30 up to sm_70), and the log does not show the build below their floor
     removed_from_arch: str | None = None

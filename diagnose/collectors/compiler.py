@@ -490,7 +490,7 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
                 out["needs_arch"], out["gated_symbol"] = gate
                 out["build_arch"] = build_arch
         elif out["removed_from_arch"] is None and (gone := compile_cause.removed_from_arch(d.message)):
-            out["removed_from_arch"] = gone[0]
+            out["removed_from_arch"], out["build_arch"] = gone[0], out.get("build_arch") or build_arch
             out["gated_symbol"] = out["gated_symbol"] or gone[1]
         if out["toolkit_clash"] is None:
             out["toolkit_clash"] = compile_cause.clash(d.message, after)

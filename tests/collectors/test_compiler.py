@@ -38,6 +38,15 @@ def parse(name: str, area: str = "compiler") -> CompilerFacts:
 # fixture → fields it must produce; fields not named must be at their defaults
 EXPECTED: dict[str, dict[str, object]] = {
     "nvcc-syntax-error": dict(tool="nvcc", error_count=1, first_error='expected a ";"', first_error_file="scale.cu"),
+    "nvcc-legacy-shfl-sm75": dict(
+        tool="nvcc",
+        error_count=1,
+        first_error='identifier "__shfl_down" is undefined',
+        first_error_file="shfl.cu",
+        removed_from_arch="sm_70",
+        gated_symbol="__shfl_down",
+        build_arch="sm_75",
+    ),
     "nvcc-wmma-tf32-below-sm80": dict(
         tool="nvcc",
         error_count=4,
