@@ -441,6 +441,8 @@ def vendored_library(text: str, file: str | None) -> str | None:
     'nccl'
     >>> vendored_library("nvcc -Werror -c deps/cub/k.cu", "deps/cub/k.cu"), vendored_library("", "_deps/fmt-src/a.cu")
     ('cub', 'fmt')
+    >>> vendored_library("nvcc -c third_party/lib/my_core.cu\\ncore.cu(3): error: x", "core.cu") is None
+    True
     >>> vendored_library("nvcc -c kernels/scale.cu -o build/scale.o", "kernels/scale.cu") is None
     True
     """
@@ -449,9 +451,10 @@ def vendored_library(text: str, file: str | None) -> str | None:
     m = _VENDORED.search(file)
     if m:
         return m.group("lib") or m.group("dep")
-    name = file.replace("\\", "/")
+    # the file's name as a whole path component (src/core.cu, not my_core.cu), on the build's line for it
+    named = re.compile(r"(?:^|[\s/\\\"'=])" + re.escape(file.replace("\\", "/")) + r"(?=$|[\s\"',:;)])")
     for line in text.splitlines()[:400]:
-        if name in line and not _DIAGNOSTIC.search(line):  # the build's line for the file, not an error about it
+        if named.search(line.replace("\\", "/")) and not _DIAGNOSTIC.search(line):
             m = _VENDORED.search(line)
             if m:
                 return m.group("lib") or m.group("dep")
