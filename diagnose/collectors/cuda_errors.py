@@ -26,6 +26,12 @@ Numeric forms name the API call (``HPCLab-933/Vina-CUDA#3``):
 >>> f.error, f.api_call, f.form
 ('cudaErrorIllegalAddress', 'cudaDeviceSynchronize()', 'raw')
 
+and keep it when the quotes around the statement came back typographic (``morsingher/modern_mvs#1``):
+
+>>> parse('CUDA error at /home/username/modern_mvs/src/cuda/texture_array.cu:19 code=1(cudaErrorInvalidValue) '
+...       '\u201ccudaMallocArray(&arrays[i], &channelDesc, cols, rows)\u201d').api_call
+'cudaMallocArray(&arrays[i], &channelDesc, cols, rows)'
+
 A legacy check prints the number of the runtime it ran on: CUDA 10.1 renumbered the enum, and the number
 the log printed is the one quoted (``pytorch/pytorch#3865``, CUDA 9: 48, which is 209 today):
 
@@ -166,7 +172,11 @@ def name_for_rust_variant(variant: str) -> str | None:
 
 # --- the surface forms ---------------------------------------------------------------
 
-_RAW_CODE = re.compile(r"code=(?P<code>\d+)\((?P<name>cudaError\w+|cudaSuccess)\)(?:\s+\"(?P<call>[^\"]+)\")?")
+#: the CUDA samples' check (helper_cuda.h: ``"CUDA error at %s:%d code=%d(%s) \"%s\""``); a log pasted through an editor
+#: or a web page often carries the quotes around the statement as typographic ones (U+201C, U+201D)
+_RAW_CODE = re.compile(
+    r"code=(?P<code>\d+)\((?P<name>cudaError\w+|cudaSuccess)\)(?:\s+[\"\u201c](?P<call>[^\"\u201d]+)[\"\u201d])?"
+)
 _RAW_NAME = re.compile(r"\b(?P<name>cudaError[A-Z]\w*)")
 _CUPY = re.compile(r"CUDA(?:Runtime|Driver)Error: (?P<name>cudaError\w+|CUDA_ERROR_\w+)")
 _DRIVER = re.compile(r"\b(?P<name>CUDA_ERROR_[A-Z0-9_]+)")
