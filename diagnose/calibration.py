@@ -10,11 +10,10 @@ answers it gave and how many were right — the first-sight tally.  At load, a r
 
     (first-sight right + d * right + k * prior) / (first-sight cases + d * cases + k)
 
-with the shipped :data:`FIRST_SIGHT_FORM` (k = 1.5, d = 1.75): both measurements shrunk toward a prior
-worth k cases.  The prior is a quarter the author's value and three quarters the first-sight precision
-of the rule's category (every first-sight answer of that category's rules pooled, itself shrunk toward
-the first-sight precision of all rules by ``PRIOR_CASES`` cases): what a rule of that category has been
-worth on an unseen log.  A rule authored below the answer threshold (0.5: it is not meant to decide
+with the shipped :data:`FIRST_SIGHT_FORM` (k = 2, d = 1.75): both measurements shrunk toward a prior
+worth k cases.  The prior is the first-sight precision of the rule's category (every first-sight answer of
+that category's rules pooled, itself shrunk toward the first-sight precision of all rules by ``PRIOR_CASES``
+cases): what a rule of that category has been worth on an unseen log.  A rule authored below the answer threshold (0.5: it is not meant to decide
 alone) keeps its authored value as the prior, so no category lifts it into answering.  The author's
 value stays on the rule as ``authored_confidence``.
 
@@ -90,7 +89,7 @@ class Form:
 
 
 #: the form shipped when a first-sight record is there (chosen by scripts/calibration-cv --first-sight)
-FIRST_SIGHT_FORM = Form(k=1.5, authored_weight=0.25, dev_weight=1.75)
+FIRST_SIGHT_FORM = Form(k=2, authored_weight=0, dev_weight=1.75)
 
 
 def shipped_form(first_sight: Mapping[str, Tally], k: float = K) -> Form:
