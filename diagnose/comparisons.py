@@ -722,11 +722,22 @@ def verdict_false_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
         return []
     lines = text.split("\n")
     out: list[tuple[int, str]] = []
-    for i, line in enumerate(lines):
-        if len(line) > 2000:
-            continue
-        if _LABELLED_FALSE.search(line) or (_FALSE_ALONE.match(line) and _check_above(lines[max(0, i - 3) : i])):
+    # a verdict's line holds "False" or "false": only the lines that hold "alse" are tried, found with str.find
+    i = done = 0
+    pos = text.find("alse")
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        i += text.count("\n", done, start)
+        done = start
+        line = lines[i]
+        if len(line) <= 2000 and (
+            _LABELLED_FALSE.search(line) or (_FALSE_ALONE.match(line) and _check_above(lines[max(0, i - 3) : i]))
+        ):
             out.append((i + 1, line.strip()))
-        if len(out) >= limit:
+            if len(out) >= limit:
+                break
+        end = text.find("\n", pos)
+        if end < 0:
             break
+        pos = text.find("alse", end)
     return out

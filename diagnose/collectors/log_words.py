@@ -96,7 +96,7 @@ import functools
 import re
 from collections.abc import Callable
 
-from diagnose.regex_anchor import lowered, start_find
+from diagnose.regex_anchor import StartSearch, lowered, start_find
 
 #: the part of a log the words are looked for in
 SCAN = 200_000
@@ -112,6 +112,9 @@ _TPU = re.compile(
 _NO_TPU = re.compile(r"(?i)No GPU/TPU found|backend 'tpu'|\bGPU\b.*\bTPU\b|\bTPU\b.*\bGPU\b")
 # a CUDA device in the same log: its tools do apply
 _CUDA_DEVICE = re.compile(r"\bCUDA[ _]error\b|\bCUDA_ERROR_|\bcuda\w*Error\w*|\bnvidia-smi\b|\bsm_\d{2,3}\b")
+# both searched where the literals that start their matches stand
+_TPU_SEARCH = StartSearch(_TPU)
+_CUDA_DEVICE_SEARCH = StartSearch(_CUDA_DEVICE)
 
 
 # googletest's runner line (gtest.cc, PrettyUnitTestResultPrinter::OnTestStart: "[ RUN      ] " then the suite and
@@ -163,12 +166,17 @@ _KERNEL_COMPILER_WORDS = (
 )
 
 
+#: each compiler's pattern, searched only where the literals that start its matches stand (StartSearch: the same
+#: match, without trying the leading alternation at every place of the log)
+_KERNEL_COMPILER_SEARCHES = tuple((name, StartSearch(rx)) for name, rx in _KERNEL_COMPILERS)
+
+
 def kernel_compiler(text: str) -> str | None:
     """The compiler or code generator the log shows wrote the kernel (TorchInductor, Triton, XLA, Julia), else None."""
     head = text[:SCAN]
     low = lowered(head)
-    for (name, rx), words in zip(_KERNEL_COMPILERS, _KERNEL_COMPILER_WORDS, strict=True):
-        if any(w in low for w in words) and rx.search(head):
+    for (name, search), words in zip(_KERNEL_COMPILER_SEARCHES, _KERNEL_COMPILER_WORDS, strict=True):
+        if any(w in low for w in words) and search(head):
             return name
     return None
 
@@ -177,7 +185,7 @@ def kernel_compiler(text: str) -> str | None:
 # argument, `.cuda(1)`), more than one visible device, or a distributed run: the patterns, each with the lower-cased words one of which its every match holds: a log is searched
 #: only with the alternatives whose words it holds (most hold "device" alone)
 _MULTI_GPU_PARTS = tuple(
-    (words, re.compile(rx))
+    (words, StartSearch(re.compile(rx)))
     for words, rx in (
         (("cuda:", "gpu:"), r"(?i)\b(?:cuda|gpu):\s?0*[1-9]\d?(?![.\d])\b"),
         (("device",), r"(?i)\bdevice(?:_id|_index|_ids)?\s*[=:]\s*\[?0*[1-9]\d?\b"),
@@ -195,7 +203,7 @@ def multi_gpu(text: str) -> bool:
     """Whether the log shows more than one GPU at work: a device ordinal above 0, or a distributed run."""
     head = text[:SCAN]
     low = lowered(head)
-    return any(any(w in low for w in words) and rx.search(head) for words, rx in _MULTI_GPU_PARTS)
+    return any(any(w in low for w in words) and search(head) for words, search in _MULTI_GPU_PARTS)
 
 
 # a toolkit release: "CUDA 11.4", "CUDA Toolkit 12.1", "cuda-11.4" / "cuda_11.4" (a path, nvcc's build string),
@@ -208,6 +216,9 @@ _TOOLKIT_LIBRARY = re.compile(
     r"\b(?:thrust|cub)::\w+|\b(?:cublas|cufft|cudnn|cusparse|cusolver|curand)\w*", re.IGNORECASE
 )
 _THRUST_SYNC = re.compile(r"\b(\w+): failed to synchronize\b")
+# both searched where the literals that start their matches stand ("cu", "release ", "thrust", ...)
+_TOOLKIT_RELEASE_SEARCH = StartSearch(_TOOLKIT_RELEASE)
+_TOOLKIT_LIBRARY_SEARCH = StartSearch(_TOOLKIT_LIBRARY)
 
 
 def cuda_toolkit(text: str) -> str | None:
@@ -217,12 +228,12 @@ def cuda_toolkit(text: str) -> str | None:
     # every match of the release pattern holds "cu" (CUDA, cu118) or "release "; of the library pattern, "::"
     # or one of the libraries' names, which all hold "cu"
     if "cu" in low or "release " in low:
-        for rx in (_TOOLKIT_RELEASE, _TOOLKIT_LIBRARY):
-            m = rx.search(head)
+        for search in (_TOOLKIT_RELEASE_SEARCH, _TOOLKIT_LIBRARY_SEARCH):
+            m = search(head)
             if m:
                 return m.group(0)
     elif "::" in head:
-        m = _TOOLKIT_LIBRARY.search(head)
+        m = _TOOLKIT_LIBRARY_SEARCH(head)
         if m:
             return m.group(0)
     if "failed to synchronize" not in head:
@@ -262,17 +273,18 @@ def tpu(text: str) -> bool:
         return False
     # a TPU sign is on one line (no pattern of _TPU crosses one), so the kept lines hold one only where the
     # log does: most logs that hold the letters (output, input) hold none, and are not split into lines
-    if _TPU.search(head) is None:
+    if _TPU_SEARCH(head) is None:
         return False
     lines = [line for line in head.split("\n") if not _NO_TPU.search(line)]
     kept = "\n".join(lines)
-    return _TPU.search(kept) is not None and _CUDA_DEVICE.search(kept) is None
+    return _TPU_SEARCH(kept) is not None and _CUDA_DEVICE_SEARCH(kept) is None
 
 
 # "masked" (rows, values, keys) anywhere, or a mask on a line about an attention or a softmax (a Triton
 # load's `mask=` alone is a bound, not a masked row)
 _MASKED = re.compile(r"(?i)(?<![a-z])(?:fully[- ])?masked(?![a-z])")
 _MASK = re.compile(r"(?i)(?<![a-z])mask(?:s|ing)?(?![a-z])")
+_MASKED_SEARCH = StartSearch(_MASKED)
 _ATTENTION = re.compile(r"(?i)softmax|attention|(?<![a-z])attn|(?<![a-z])lse(?![a-z])|logsumexp|fmha|fattn|causal")
 
 # a release or a commit: after words that only say "later" (after, since), a version of three parts
@@ -316,7 +328,7 @@ def masked(text: str) -> bool:
     head = text[:SCAN]
     if "mask" not in lowered(head):
         return False
-    if _MASKED.search(head):
+    if _MASKED_SEARCH(head):
         return True
     return any(_ATTENTION.search(line) for line in head.splitlines() if _MASK.search(line))
 
@@ -412,6 +424,7 @@ def conda_env(text: str) -> str | None:
 _TORCH_VERSION = re.compile(r"^\s*PyTorch version: (\d+\.\d+(?:\.\d+)?)", re.MULTILINE)
 _TORCH_BUILT_CUDA = re.compile(r"^\s*CUDA used to build PyTorch: (\d+\.\d+)", re.MULTILINE)
 _TORCH_WHEEL = re.compile(r"\btorch(?:==|-| +)(\d+\.\d+(?:\.\d+)?)\+cu(\d{2,3})\b")
+_TORCH_WHEEL_SEARCH = StartSearch(_TORCH_WHEEL)
 
 
 def torch_versions(text: str) -> tuple[str | None, str | None]:
@@ -433,7 +446,7 @@ def torch_versions(text: str) -> tuple[str | None, str | None]:
         version = m[1]
         c = _TORCH_BUILT_CUDA.search(head)
         built = c[1] if c else None
-    w = _TORCH_WHEEL.search(head)
+    w = _TORCH_WHEEL_SEARCH(head)
     if w:
         version = version or w[1]
         built = built or f"{w[2][:-1]}.{w[2][-1]}"
