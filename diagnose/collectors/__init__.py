@@ -122,5 +122,8 @@ def collect(
         conda_build_prefix=log_words.conda_build_prefix(bounded),
         torch_version=torch_version,
         torch_cuda_version=torch_cuda,
+        launch_blocking=log_words.launch_blocking(bounded),
+        last_kernel=log_words.last_kernel(bounded),
+        empty_input=log_words.empty_input(bounded),
     )
     return Evidence(id=id, origin=origin, log=log, **found)
