@@ -6,6 +6,8 @@
   kernel's fault; a zero-count input line is quoted; the size's unit is the call's (bytes, or 16/32-bit elements
   for cuMemsetD16/D32).
 - A launch-limit candidate is not offered for an allocation, copy or memset the log names.
+- An access after a small buffer, fewer than 2^31 elements away, is an index value out of range, not a wrap;
+  one before it (a negative offset) is the wrap.
 - The context check says which owner a fork after CUDA's initialisation is (the environment candidate) and which
   a context never made current is (the code's).
 
@@ -66,3 +68,15 @@ def test_the_context_check_gives_fork_to_the_environment_candidate() -> None:
     check = str(report.to_dict()["next_check"])
     assert "is the program's own" not in check
     assert "the environment candidate" in check and "`cuCtxGetCurrent`" in check
+
+
+def test_an_access_after_a_buffer_under_2_31_elements_is_an_index_value_not_a_wrap() -> None:
+    lu = classify_text(corpus_log("holdout26", "h26a-torch-lu-solve-bad-pivots-oob")).to_dict()
+    assert (lu["rule"], lu["category"], lu["failure_mode"]) == (
+        "sanitizer-oob-index-value-in-first-block",
+        "runtime-assumption",
+        "index-out-of-range",
+    )
+    assert "nothing wrapped" in str(lu["what"])
+    pool = classify_text(corpus_log("holdout13", "h13a-torch-maxpool-dilation-int32max-oob-read")).to_dict()
+    assert (pool["rule"], pool["failure_mode"]) == ("sanitizer-oob-int32-wrap-in-first-block", "int32-index-overflow")
