@@ -44,6 +44,13 @@ Facts that change the check kdiag gives, not the owner it names:
   0 edges)", "loaded 0 images", "num_points: 0", a ``torch.Size([0, 3])``): an input that was never loaded or
   built reaches kernels and copies sized from it.
 
+- ``project_source``: a CUDA source file of the program's own, compiled with it, that an error line names
+  (``[CUDA ERROR] in cuda_rasterizer/rasterizer_impl.cu``, ``... at L:583 in /home/u/mcubes/cxx/mcubes_cuda.cu``):
+  not a file of a framework (ATen, THC, c10), a toolkit (``/usr/local/cuda``, CUB, Thrust, CUTLASS) or an
+  installed package.  A fault there can also come from a stale or clashing build of that extension.
+- ``intermittent``: the log says the failure comes and goes ("intermittently", "randomly", "sometimes fails",
+  "not every time", "non-deterministic").  A fault that comes and goes on the same input is looked for first as a
+  race.
 >>> tpu("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Not implemented")
 True
 >>> tpu("Pallas TPU reduce kernel generalization gives wrong numerical results?")
@@ -109,6 +116,14 @@ False
 'Degree Histogram (0 vertices, 0 edges):'
 >>> empty_input("loaded 10 images, 0 errors") is None and empty_input("epoch 0 of 10, 0 steps") is None
 True
+>>> project_source("[CUDA ERROR] in cuda_rasterizer/rasterizer_impl.cu\\nLine 298: an illegal memory access was encountered")
+'cuda_rasterizer/rasterizer_impl.cu'
+>>> project_source("error at /usr/local/cuda/include/cub/device/dispatch.cuh:12: an illegal memory access") is None
+True
+>>> project_source("illegal memory access at /pytorch/aten/src/THC/generic/THCTensorCopy.cu:70") is None
+True
+>>> intermittent("the run fails randomly after a few hundred steps"), intermittent("error 700 at step 5")
+(True, False)
 """
 
 from __future__ import annotations
@@ -504,3 +519,48 @@ def empty_input(text: str) -> str | None:
     head = text[:SCAN]
     m = _EMPTY_INPUT.search(head)
     return m.group(0).strip() if m else None
+
+
+# a .cu/.cuh file named on a line that reports the error; files of frameworks, toolkits and installed packages are not
+# the program's own
+_CU_FILE = re.compile(r"(?<![\w./-])(/?(?:[\w.~-]+/)*[\w.-]+\.cuh?)\b(?![\w.])")
+_ERROR_WORDS = re.compile(r"(?i)\berror\b|illegal memory access|\bfailed\b|\bfault\b")
+_NOT_OWN = re.compile(
+    r"(?i)(?:^|/)(?:aten|c10|THC|THCUNN|caffe2|torch|tensorflow|jaxlib|xla|cub|thrust|cutlass|cuda-[\d.]+|cuda|"
+    r"site-packages|dist-packages|\.conda|conda-bld|_external_repositories|third_party|include)/"
+)
+
+
+def project_source(text: str) -> str | None:
+    """A CUDA source of the program's own (not a framework's, toolkit's or package's) that an error line names."""
+    head = text[:SCAN]
+    if ".cu" not in head:
+        return None
+    for line in head.splitlines()[:400]:
+        if ".cu" not in line:
+            continue
+        for m in _CU_FILE.finditer(line):
+            path = m.group(1)
+            if _NOT_OWN.search(path):
+                continue
+            if _ERROR_WORDS.search(line) or _ERROR_WORDS.search(_next_line(head, line)):
+                return path
+    return None
+
+
+def _next_line(head: str, line: str) -> str:
+    at = head.find(line)
+    end = head.find("\n", at + len(line) + 1)
+    return head[at + len(line) : end if end >= 0 else len(head)]
+
+
+# words that say a failure comes and goes
+_INTERMITTENT = re.compile(
+    r"(?i)\b(?:intermittent(?:ly)?|sporadic(?:ally)?|randomly|non-?deterministic(?:ally)?|flaky"
+    r"|not (?:every|each) (?:time|run)|sometimes (?:fails?|crash(?:es)?|works?|hangs?|passe?s?))\b"
+)
+
+
+def intermittent(text: str) -> bool:
+    """Whether the log says the failure comes and goes."""
+    return _INTERMITTENT.search(text[:SCAN]) is not None

@@ -80,3 +80,24 @@ def test_an_access_after_a_buffer_under_2_31_elements_is_an_index_value_not_a_wr
     assert "nothing wrapped" in str(lu["what"])
     pool = classify_text(corpus_log("holdout13", "h13a-torch-maxpool-dilation-int32max-oob-read")).to_dict()
     assert (pool["rule"], pool["failure_mode"]) == ("sanitizer-oob-int32-wrap-in-first-block", "int32-index-overflow")
+
+
+def test_a_projects_own_cuda_source_asks_for_a_clean_rebuild_before_the_kernel() -> None:
+    for where, case, source in (
+        (
+            "holdout25",
+            "h25b-torchmcubes-large-grid-small-gpu",
+            "/home/chung/workspace/mcubes_pytorch/cxx/mcubes_cuda.cu",
+        ),
+        ("holdout6", "3dgs-rasterizer-ima-cub-symbol-clash", "cuda_rasterizer/rasterizer_impl.cu"),
+    ):
+        report = classify_text(corpus_log(where, case))
+        assert report.status == "unknown"
+        check = str(report.to_dict()["next_check"])
+        assert f"The error is reported from {source}, a CUDA source the program compiles itself" in check, check
+        assert "-fno-gnu-unique" in check and "rerun at half the size" in check
+
+
+def test_a_framework_or_toolkit_source_is_not_the_programs_own() -> None:
+    log = corpus_log("holdout7", "extension-cpp-cuda1-no-device-guard")
+    assert collect(log).context()["log_project_source"] is None
