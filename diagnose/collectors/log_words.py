@@ -114,6 +114,8 @@ False
 'N4quda4PackIfLi3ELb0EEE'
 >>> empty_input("Degree Histogram (0 vertices, 0 edges):")
 'Degree Histogram (0 vertices, 0 edges):'
+>>> empty_input("INFO loaded 0 images from ./data"), empty_input("num_points: 0")
+('INFO loaded 0 images from ./data', 'num_points: 0')
 >>> empty_input("loaded 10 images, 0 errors") is None and empty_input("epoch 0 of 10, 0 steps") is None
 True
 >>> project_source("[CUDA ERROR] in cuda_rasterizer/rasterizer_impl.cu\\nLine 298: an illegal memory access was encountered")
