@@ -95,7 +95,7 @@ def test_a_projects_own_cuda_source_asks_for_a_clean_rebuild_before_the_kernel()
         assert report.status == "unknown"
         check = str(report.to_dict()["next_check"])
         assert f"The error is reported from {source}, a CUDA source the program compiles itself" in check, check
-        assert "-fno-gnu-unique" in check and "rerun at half the size" in check
+        assert "-fno-gnu-unique" in check and "halve the size" in check
 
 
 def test_a_framework_or_toolkit_source_is_not_the_programs_own() -> None:
