@@ -59,6 +59,11 @@ class LogFacts(Facts):
     conda_build_prefix: str | None = None  # a conda-build prefix a package kept from its build (collectors.log_words)
     torch_version: str | None = None  # "1.6.0": the PyTorch release the log shows (collect_env, a wheel's version)
     torch_cuda_version: str | None = None  # "10.1": the CUDA that PyTorch release was built with, as shown
+    launch_blocking: bool = False  # the run had CUDA_LAUNCH_BLOCKING=1 set, as the log shows (collectors.log_words)
+    last_kernel: str | None = None  # the kernel a library's error report names as launched last (log_words)
+    empty_input: str | None = None  # a line printing a zero count for the input: "(0 vertices, 0 edges)" (log_words)
+    project_source: str | None = None  # a CUDA source of the program's own an error line names (log_words)
+    intermittent: bool = False  # the log says the failure comes and goes (collectors.log_words)
 
 
 # --- Python tracebacks --------------------------------------------------------------

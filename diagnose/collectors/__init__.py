@@ -122,5 +122,10 @@ def collect(
         conda_build_prefix=log_words.conda_build_prefix(bounded),
         torch_version=torch_version,
         torch_cuda_version=torch_cuda,
+        launch_blocking=log_words.launch_blocking(bounded),
+        last_kernel=log_words.last_kernel(bounded),
+        empty_input=log_words.empty_input(bounded),
+        project_source=log_words.project_source(bounded),
+        intermittent=log_words.intermittent(bounded),
     )
     return Evidence(id=id, origin=origin, log=log, **found)

@@ -33,6 +33,24 @@ Facts that change the check kdiag gives, not the owner it names:
   wheels, a grid's 65535 limit) do not apply there.  "No GPU/TPU found" and a backend 'tpu' that failed to
   initialise are JAX's start-up notes on machines without one, not a TPU.
 
+- ``launch_blocking``: the run had ``CUDA_LAUNCH_BLOCKING=1`` set, as the log shows it: a command line or an
+  ``export``/``set``/``env`` that sets it, ``os.environ["CUDA_LAUNCH_BLOCKING"] = "1"``, or an environment dump
+  listing it.  PyTorch's own hint ("For debugging consider passing CUDA_LAUNCH_BLOCKING=1") is advice, not a
+  setting.  With launches synchronous the error is already raised by the launch that faulted.
+- ``last_kernel``: the kernel a library's error report names as the one launched last: QUDA's errorQuda
+  (lib/util_quda.cpp, "last kernel called was (name=%s,volume=%s,aux=%s)").  With launches synchronous it is
+  the kernel that faulted.
+- ``empty_input``: a line the program printed with a count of zero for its input ("Degree Histogram (0 vertices,
+  0 edges)", "loaded 0 images", "num_points: 0", a ``torch.Size([0, 3])``): an input that was never loaded or
+  built reaches kernels and copies sized from it.
+
+- ``project_source``: a CUDA source file of the program's own, compiled with it, that an error line names
+  (``[CUDA ERROR] in cuda_rasterizer/rasterizer_impl.cu``, ``... at L:583 in /home/u/mcubes/cxx/mcubes_cuda.cu``):
+  not a file of a framework (ATen, THC, c10), a toolkit (``/usr/local/cuda``, CUB, Thrust, CUTLASS) or an
+  installed package.  A fault there can also come from a stale or clashing build of that extension.
+- ``intermittent``: the log says the failure comes and goes ("intermittently", "randomly", "sometimes fails",
+  "not every time", "non-deterministic").  A fault that comes and goes on the same input is looked for first as a
+  race.
 >>> tpu("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Not implemented")
 True
 >>> tpu("Pallas TPU reduce kernel generalization gives wrong numerical results?")
@@ -88,6 +106,26 @@ True
 True
 >>> regression_at("after 1000000 steps the loss is nan") is None and regression_at("after 5.0 seconds") is None
 True
+>>> launch_blocking("$ CUDA_LAUNCH_BLOCKING=1 python train.py"), launch_blocking("export CUDA_LAUNCH_BLOCKING=1")
+(True, True)
+>>> launch_blocking("CUDA kernel errors might be asynchronously reported ...\\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1")
+False
+>>> last_kernel("MG level 0 (GPU):        last kernel called was (name=N4quda4PackIfLi3ELb0EEE,volume=24x24x24x24,aux=p)")
+'N4quda4PackIfLi3ELb0EEE'
+>>> empty_input("Degree Histogram (0 vertices, 0 edges):")
+'Degree Histogram (0 vertices, 0 edges):'
+>>> empty_input("INFO loaded 0 images from ./data"), empty_input("num_points: 0")
+('INFO loaded 0 images from ./data', 'num_points: 0')
+>>> empty_input("loaded 10 images, 0 errors") is None and empty_input("epoch 0 of 10, 0 steps") is None
+True
+>>> project_source("[CUDA ERROR] in cuda_rasterizer/rasterizer_impl.cu\\nLine 298: an illegal memory access was encountered")
+'cuda_rasterizer/rasterizer_impl.cu'
+>>> project_source("error at /usr/local/cuda/include/cub/device/dispatch.cuh:12: an illegal memory access") is None
+True
+>>> project_source("illegal memory access at /pytorch/aten/src/THC/generic/THCTensorCopy.cu:70") is None
+True
+>>> intermittent("the run fails randomly after a few hundred steps"), intermittent("error 700 at step 5")
+(True, False)
 """
 
 from __future__ import annotations
@@ -451,3 +489,93 @@ def torch_versions(text: str) -> tuple[str | None, str | None]:
         version = version or w[1]
         built = built or f"{w[2][:-1]}.{w[2][-1]}"
     return version, built
+
+
+# CUDA_LAUNCH_BLOCKING set to 1 for the run: at the start of a command line (after a prompt), by export/set/env, by
+# os.environ, or in an environment listing ("CUDA_LAUNCH_BLOCKING: 1"); PyTorch's hint "consider passing
+# CUDA_LAUNCH_BLOCKING=1" (c10/cuda/CUDAException.cpp) is excluded by requiring one of these forms
+_LAUNCH_BLOCKING = re.compile(
+    r"(?im)^[\s$#>%]*(?:(?:export|set|env)\s+)?CUDA_LAUNCH_BLOCKING=[\"']?1[\"']?\s+\S"
+    r"|^[\s$#>%]*(?:export|set)\s+CUDA_LAUNCH_BLOCKING=[\"']?1\b"
+    r"|environ\[[\"']CUDA_LAUNCH_BLOCKING[\"']\]\s*=\s*[\"']1"
+    r"|^\s*CUDA_LAUNCH_BLOCKING\s*[:=]\s*[\"']?1[\"']?\s*$"
+)
+
+
+def launch_blocking(text: str) -> bool:
+    """Whether the log shows the run had CUDA_LAUNCH_BLOCKING=1 set (not PyTorch's hint to set it)."""
+    head = text[:SCAN]
+    return "CUDA_LAUNCH_BLOCKING" in head and _LAUNCH_BLOCKING.search(head) is not None
+
+
+# QUDA's errorQuda: "PREFIX       last kernel called was (name=NAME,volume=...,aux=...)"
+_LAST_KERNEL = re.compile(r"\blast kernel called was \(name=([^,()\s]+)")
+
+
+def last_kernel(text: str) -> str | None:
+    """The kernel a library's error report names as launched last (QUDA's errorQuda), else None."""
+    head = text[:SCAN]
+    if "last kernel" not in head:
+        return None
+    m = _LAST_KERNEL.search(head)
+    return m.group(1) if m else None
+
+
+# a count of zero printed for an input: "(0 vertices, 0 edges)", "loaded 0 images", "num_points: 0", "Size([0, 3])"
+_NOUNS = r"(?:vertices|vertexes|nodes|edges|elements|points|rows|samples|images|frames|items|boxes|triangles|faces|tokens|particles|atoms|records)"
+_EMPTY_INPUT = re.compile(
+    rf"(?im)^[^\n]*?(?:\(0 {_NOUNS}(?:, 0 {_NOUNS})*\)|\b(?:loaded|read|found|got|with) 0 {_NOUNS}\b"
+    rf"|\b(?:num|n)_?{_NOUNS}\s*[:=]\s*0\b(?!\.)|\btorch\.Size\(\[0\b)[^\n]*"
+)
+
+
+def empty_input(text: str) -> str | None:
+    """A line the program printed with a zero count for its input, else None."""
+    head = text[:SCAN]
+    m = _EMPTY_INPUT.search(head)
+    return m.group(0).strip() if m else None
+
+
+# a .cu/.cuh file named on a line that reports the error; files of frameworks, toolkits and installed packages are not
+# the program's own
+_CU_FILE = re.compile(r"(?<![\w./-])(/?(?:[\w.~-]+/)*[\w.-]+\.cuh?)\b(?![\w.])")
+_ERROR_WORDS = re.compile(r"(?i)\berror\b|illegal memory access|\bfailed\b|\bfault\b")
+_NOT_OWN = re.compile(
+    r"(?i)(?:^|/)(?:aten|c10|THC|THCUNN|caffe2|torch|tensorflow|jaxlib|xla|cub|thrust|cutlass|cuda-[\d.]+|cuda|"
+    r"site-packages|dist-packages|\.conda|conda-bld|_external_repositories|third_party|include)/"
+)
+
+
+def project_source(text: str) -> str | None:
+    """A CUDA source of the program's own (not a framework's, toolkit's or package's) that an error line names."""
+    head = text[:SCAN]
+    if ".cu" not in head:
+        return None
+    for line in head.splitlines()[:400]:
+        if ".cu" not in line:
+            continue
+        for m in _CU_FILE.finditer(line):
+            path = m.group(1)
+            if _NOT_OWN.search(path):
+                continue
+            if _ERROR_WORDS.search(line) or _ERROR_WORDS.search(_next_line(head, line)):
+                return path
+    return None
+
+
+def _next_line(head: str, line: str) -> str:
+    at = head.find(line)
+    end = head.find("\n", at + len(line) + 1)
+    return head[at + len(line) : end if end >= 0 else len(head)]
+
+
+# words that say a failure comes and goes
+_INTERMITTENT = re.compile(
+    r"(?i)\b(?:intermittent(?:ly)?|sporadic(?:ally)?|randomly|non-?deterministic(?:ally)?|flaky"
+    r"|not (?:every|each) (?:time|run)|sometimes (?:fails?|crash(?:es)?|works?|hangs?|passe?s?))\b"
+)
+
+
+def intermittent(text: str) -> bool:
+    """Whether the log says the failure comes and goes."""
+    return _INTERMITTENT.search(text[:SCAN]) is not None
