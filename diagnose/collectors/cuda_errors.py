@@ -92,6 +92,7 @@ from dataclasses import dataclass, field
 
 from diagnose.catalogue import compared
 from diagnose.collectors.gate_words import gate
+from diagnose.collectors.negation import unsaid
 from diagnose.cuda_error_table import _DISTINCTIVE_LEN, _Tables, _trie_pattern, tables  # noqa: F401 (the table's home)
 from diagnose.facts import CudaFacts
 from diagnose.regex_anchor import start_find
@@ -572,7 +573,7 @@ def parse(text: str) -> CudaFacts | None:
             m = _DEVICE_ASSERT.search(line)
             if m:
                 assert_message, assert_line = m["msg"], ln
-        hits.extend(_line_hits(line, ln, thrust))
+        hits.extend(_line_hits(unsaid(line), ln, thrust))
     if not hits and assert_message is None:
         return None
     if not hits and assert_line is not None:

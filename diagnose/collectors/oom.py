@@ -51,6 +51,7 @@ import dataclasses
 import re
 
 from diagnose.collectors.gate_words import gate
+from diagnose.collectors.negation import negated
 from diagnose.facts import OomFacts
 
 _UNITS = {"bytes": 1, "b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "kb": 1e3, "mb": 1e6, "gb": 1e9}
@@ -221,6 +222,11 @@ def parse(text: str) -> OomFacts | None:
 _has_hint = gate(_HINTS)
 
 
+def _named_at(m: re.Match[str]) -> int:
+    """Where a match names the failure: its "out of memory" (a match may start at an earlier CUDA word)."""
+    return m.start() + max(0, m.group(0).lower().rfind("out of memory"))
+
+
 def _parse(text: str) -> OomFacts | None:
     if not _has_hint(text):
         return None
@@ -259,10 +265,10 @@ def _parse(text: str) -> OomFacts | None:
                 lines=tuple(sorted(lines)), kind="tensorflow", requested_bytes=float(t[1]) if t and t[1] else None
             ),
         )
-    torchish = re.search(r"(?:CUDA|HIP) out of memory", text)
+    torchish = next((m for m in re.finditer(r"(?:CUDA|HIP) out of memory", text) if not negated(text, m.start())), None)
     if torchish:  # torch's message without the figures (cut, or an older wording)
         return OomFacts(lines=(_line_of(text, torchish.start()),), kind="torch")
-    g = _GENERIC.search(text)
+    g = next((m for m in _GENERIC.finditer(text) if not negated(text, _named_at(m))), None)
     if g:
         d = _TF_DEVICE.search(text)
         return OomFacts(lines=(_line_of(text, g.start()),), kind="generic", requested_bytes=float(d[1]) if d else None)
