@@ -17,6 +17,16 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 MATCHER = Matcher(default_rules())
 
 
+def public_and_fixture_logs(edges: list[str]) -> list[str]:
+    """``edges``, then every log of corpus/public and of the tests' recorded fixtures (``*.log``): the texts a
+    search's fast path is checked against the plain search on."""
+    logs = list(edges)
+    for path in sorted((CORPUS / "public").glob("*.yaml")):
+        logs += [str(c["log"]) for c in yaml.safe_load(path.read_text()) or [] if isinstance(c, dict) and c.get("log")]
+    logs += [p.read_text(errors="replace") for p in sorted((CORPUS.parent / "tests" / "fixtures").rglob("*.log"))]
+    return logs
+
+
 def corpus_log(where: str, case_id: str) -> str:
     """The log of case ``case_id`` in ``corpus/WHERE`` (a set's folder, ``holdout8``, or its file,
     ``holdout8/issues.yaml``)."""

@@ -7,14 +7,11 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from pathlib import Path
 
 import pytest
-import yaml
+from corpus_logs import public_and_fixture_logs
 
 from diagnose import comparisons as C
-
-ROOT = Path(__file__).resolve().parents[2]
 
 EDGES = [
     "",
@@ -33,11 +30,7 @@ EDGES = [
 
 
 def _logs() -> list[str]:
-    logs = list(EDGES)
-    for path in sorted((ROOT / "corpus" / "public").glob("*.yaml")):
-        logs += [str(c["log"]) for c in yaml.safe_load(path.read_text()) or [] if isinstance(c, dict) and c.get("log")]
-    logs += [p.read_text(errors="replace") for p in sorted((ROOT / "tests" / "fixtures").rglob("*.log"))]
-    return logs
+    return public_and_fixture_logs(EDGES)
 
 
 def _side_lines_per_word(text: str) -> list[int]:

@@ -6,16 +6,13 @@ texts made to hit the edges (case, non-ASCII text, a word a letter precedes, lin
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-import yaml
+from corpus_logs import public_and_fixture_logs
 
 from diagnose import comparisons as C
 from diagnose.collectors import log_words as L
 from diagnose.regex_anchor import StartSearch
-
-ROOT = Path(__file__).resolve().parents[2]
 
 EDGES = [
     "",
@@ -38,11 +35,7 @@ EDGES = [
 
 
 def _logs() -> list[str]:
-    logs = list(EDGES)
-    for path in sorted((ROOT / "corpus" / "public").glob("*.yaml")):
-        logs += [str(c["log"]) for c in yaml.safe_load(path.read_text()) or [] if isinstance(c, dict) and c.get("log")]
-    logs += [p.read_text(errors="replace") for p in sorted((ROOT / "tests" / "fixtures").rglob("*.log"))]
-    return logs
+    return public_and_fixture_logs(EDGES)
 
 
 def _patterns() -> list[re.Pattern[str]]:
