@@ -523,17 +523,35 @@ def last_kernel(text: str) -> str | None:
 
 # a count of zero printed for an input: "(0 vertices, 0 edges)", "loaded 0 images", "num_points: 0", "Size([0, 3])"
 _NOUNS = r"(?:vertices|vertexes|nodes|edges|elements|points|rows|samples|images|frames|items|boxes|triangles|faces|tokens|particles|atoms|records)"
-_EMPTY_INPUT = re.compile(
-    rf"(?im)^[^\n]*?(?:\(0 {_NOUNS}(?:, 0 {_NOUNS})*\)|\b(?:loaded|read|found|got|with) 0 {_NOUNS}\b"
-    rf"|\b(?:num|n)_?{_NOUNS}\s*[:=]\s*0\b(?!\.)|\btorch\.Size\(\[0\b)[^\n]*"
+#: its forms, each with the lower-cased words one of which its every match holds
+_EMPTY_INPUT_FORMS = tuple(
+    (words, re.compile(rx))
+    for words, rx in (
+        (("(0 ",), rf"(?i)\(0 {_NOUNS}(?:, 0 {_NOUNS})*\)"),
+        ((" 0 ",), rf"(?i)\b(?:loaded|read|found|got|with) 0 {_NOUNS}\b"),
+        (("0",), rf"(?i)\b(?:num|n)_?{_NOUNS}\s*[:=]\s*0\b(?!\.)"),
+        (("size([0",), r"(?i)\btorch\.Size\(\[0\b"),
+    )
 )
 
 
 def empty_input(text: str) -> str | None:
-    """A line the program printed with a zero count for its input, else None."""
+    """A line the program printed with a zero count for its input (the whole line), else None."""
     head = text[:SCAN]
-    m = _EMPTY_INPUT.search(head)
-    return m.group(0).strip() if m else None
+    low = lowered(head)
+    starts = [
+        m.start()
+        for words, rx in _EMPTY_INPUT_FORMS
+        if any(w in low for w in words)
+        for m in (rx.search(head),)
+        if m is not None
+    ]
+    if not starts:
+        return None
+    at = min(starts)
+    start = head.rfind("\n", 0, at) + 1
+    end = head.find("\n", at)
+    return head[start : end if end >= 0 else len(head)].strip()
 
 
 # a .cu/.cuh file named on a line that reports the error; files of frameworks, toolkits and installed packages are not
@@ -576,6 +594,12 @@ _INTERMITTENT = re.compile(
 )
 
 
+#: the lower-cased words one of which every match of :data:`_INTERMITTENT` holds
+_INTERMITTENT_WORDS = ("intermittent", "sporadic", "random", "deterministic", "flaky", "not ", "sometimes")
+
+
 def intermittent(text: str) -> bool:
     """Whether the log says the failure comes and goes."""
-    return _INTERMITTENT.search(text[:SCAN]) is not None
+    head = text[:SCAN]
+    low = lowered(head)
+    return any(w in low for w in _INTERMITTENT_WORDS) and _INTERMITTENT.search(head) is not None
