@@ -523,13 +523,14 @@ def last_kernel(text: str) -> str | None:
 
 # a count of zero printed for an input: "(0 vertices, 0 edges)", "loaded 0 images", "num_points: 0", "Size([0, 3])"
 _NOUNS = r"(?:vertices|vertexes|nodes|edges|elements|points|rows|samples|images|frames|items|boxes|triangles|faces|tokens|particles|atoms|records)"
+_NOUN_WORDS = tuple(_NOUNS[3:-1].split("|"))
 #: its forms, each with the lower-cased words one of which its every match holds
 _EMPTY_INPUT_FORMS = tuple(
     (words, re.compile(rx))
     for words, rx in (
         (("(0 ",), rf"(?i)\(0 {_NOUNS}(?:, 0 {_NOUNS})*\)"),
         ((" 0 ",), rf"(?i)\b(?:loaded|read|found|got|with) 0 {_NOUNS}\b"),
-        (("0",), rf"(?i)\b(?:num|n)_?{_NOUNS}\s*[:=]\s*0\b(?!\.)"),
+        (_NOUN_WORDS, rf"(?i)\b(?:num|n)_?{_NOUNS}\s*[:=]\s*0\b(?!\.)"),
         (("size([0",), r"(?i)\btorch\.Size\(\[0\b"),
     )
 )
@@ -595,7 +596,16 @@ _INTERMITTENT = re.compile(
 
 
 #: the lower-cased words one of which every match of :data:`_INTERMITTENT` holds
-_INTERMITTENT_WORDS = ("intermittent", "sporadic", "random", "deterministic", "flaky", "not ", "sometimes")
+_INTERMITTENT_WORDS = (
+    "intermittent",
+    "sporadic",
+    "random",
+    "deterministic",
+    "flaky",
+    "not every",
+    "not each",
+    "sometimes",
+)
 
 
 def intermittent(text: str) -> bool:
