@@ -263,10 +263,10 @@ class Catalogue:
             if m is None:
                 continue
             if source_echo(text, m.start()):  # a traceback's quoted source: the exception line says it
-                later = _past_echoes(rx, text, m)
+                later = _later_match(rx, text, m, lambda g: source_echo(text, g.start()))
                 m = later if later is not None else m
             if compared(text, m.start(), m.end()):  # code testing for the error: a later report, or none
-                m = _past_comparisons(rx, text, m)
+                m = _later_match(rx, text, m, lambda g: compared(text, g.start(), g.end()))
                 if m is None:
                     continue
             line = text.count("\n", 0, m.start()) + 1
@@ -327,29 +327,17 @@ def compared(text: str, start: int, end: int) -> bool:
     return bool(_COMPARED_BEFORE.search(text, line_start, start) or _COMPARED_AFTER.match(text[m_end:line_end]))
 
 
-def _past_comparisons(rx: re.Pattern[str], text: str, m: re.Match[str], tries: int = 4) -> re.Match[str] | None:
-    """The first match of ``rx`` after ``m``'s line that is not an operand of a comparison, or None."""
+def _later_match(
+    rx: re.Pattern[str], text: str, m: re.Match[str], skip: Callable[[re.Match[str]], bool], tries: int = 4
+) -> re.Match[str] | None:
+    """The first match of ``rx`` after ``m``'s line that ``skip`` does not pass over (a comparison in code, a
+    traceback's quoted source), within ``tries`` lines that hold one, or None."""
     for _ in range(tries):
         end = text.find("\n", m.end())
         if end < 0:
             return None
         got = rx.search(text, end + 1)
-        if got is None or not compared(text, got.start(), got.end()):
-            return got
-        m = got
-    return None
-
-
-def _past_echoes(rx: re.Pattern[str], text: str, m: re.Match[str], tries: int = 4) -> re.Match[str] | None:
-    """The first match of ``rx`` after ``m``'s line that is not a traceback's quoted source, or None."""
-    for _ in range(tries):
-        end = text.find("\n", m.end())
-        if end < 0:
-            return None
-        got = rx.search(text, end + 1)
-        if got is None:
-            return None
-        if not source_echo(text, got.start()):
+        if got is None or not skip(got):
             return got
         m = got
     return None

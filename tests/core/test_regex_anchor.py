@@ -97,7 +97,7 @@ def test_anchor_tests_are_sound_on_the_catalogue() -> None:
 def _scan_in_full(text: str) -> list[tuple[str, int, dict[str, str]]]:
     """What Catalogue.scan answers, with every pattern searched over the whole text (no prefilter); a match
     on a traceback's quoted source line gives way to the exception line below it, as in the scan."""
-    from diagnose.catalogue import _past_echoes, source_echo
+    from diagnose.catalogue import _later_match, source_echo
 
     hits: dict[str, tuple[str, int, dict[str, str]]] = {}
     for fam in default_catalogue().families:
@@ -106,7 +106,7 @@ def _scan_in_full(text: str) -> list[tuple[str, int, dict[str, str]]]:
             if m is None:
                 continue
             if source_echo(text, m.start()):
-                m = _past_echoes(rx, text, m) or m
+                m = _later_match(rx, text, m, lambda g: source_echo(text, g.start())) or m
             line = text.count("\n", 0, m.start()) + 1
             if fam.id not in hits or line < hits[fam.id][1]:
                 hits[fam.id] = (fam.id, line, {k: v for k, v in m.groupdict().items() if v is not None})
