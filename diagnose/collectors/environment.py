@@ -176,7 +176,8 @@ _IMPORT = re.compile(r"cannot import name '([\w.]+)' from '([\w.]+)'")
 _CUDA_MISMATCH = re.compile(
     r"detected CUDA version \(([\d.]+)\)\s+mismatches the version that was used to\s+compile\s+PyTorch \(([\d.]+)\)"
 )
-_UNDEF = re.compile(r"undefined\s+symbol: ?(\S+)")
+# glibc's versioned form is "undefined symbol: NAME, version LIB" (elf/dl-lookup.c): the name ends at the comma
+_UNDEF = re.compile(r"undefined\s+symbol: ?([^\s,]+)")
 _PERM = re.compile(r"/dev/nvidia[\w-]*\S*: Permission denied|Permission denied[^\n]{0,80}/dev/nvidia")
 _CVD = re.compile(r"CUDA_VISIBLE_DEVICES\s*[=:]\s*(?:\"\"|''|-1\b|none\b|NoDevFiles\b|$)", re.MULTILINE | re.IGNORECASE)
 _MIG = re.compile(r"\bMIG-(?:GPU-)?[0-9a-fA-F]{8}-|\bMIG mode\b|\bMIG devices:|GPU-I:\d+")

@@ -346,3 +346,9 @@ def test_a_library_the_program_warned_about_and_went_on_without_is_not_missing()
     failed = warned + "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory\n"
     facts = parse(failed)
     assert facts is not None and "missing-library" in facts.issues and facts.missing_library == "libcudnn.so.8"
+
+
+def test_a_versioned_undefined_symbol_is_named_without_its_version() -> None:
+    # glibc's "undefined symbol: NAME, version LIB", as quoted in NVIDIA/cutlass#2079 (nvcc 12.6, driver 12.4)
+    f = parse("undefined symbol: cudaGetDriverEntryPointByVersion, version libcudart.so.12\n")
+    assert f is not None and f.undefined_symbol == "cudaGetDriverEntryPointByVersion"

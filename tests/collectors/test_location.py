@@ -83,6 +83,15 @@ def test_a_compiler_crash_is_the_toolchains() -> None:
     assert (f.kind, f.library, f.compiler_crash) == ("toolchain", "ptxas", True)
 
 
+def test_an_nvvm_intrinsic_instruction_selection_failure_is_no_compiler_crash() -> None:
+    # LLVM refusing an NVVM intrinsic for the target is the GPU below the code generator's minimum (Triton 2.2 on
+    # a GTX 1080), not a crash another LLVM fixes; another LLVM ERROR still is the toolchain's
+    f = location.parse(_corpus_log("holdout27/issues.yaml", "h27a-pyjuice-triton-gtx1080-below-min"))
+    assert f is None or not f.compiler_crash
+    f = location.parse(_corpus_log("holdout7/issues.yaml", "pallas-llvm-dialect-registered-twice"))
+    assert f is not None and (f.kind, f.library, f.compiler_crash) == ("toolchain", "LLVM", True)
+
+
 def test_python_frames_framework_frames_are_passed_over() -> None:
     # a Triton compile error: the innermost frames are triton's, the user's script is the code at fault
     f = location.parse(_corpus_log("captured/cases.yaml", "triton-compile-add-pointers"))
