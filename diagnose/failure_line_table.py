@@ -124,6 +124,13 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"(?:^|[\s(\[])(?:[A-Za-z_]\w*\.)*(?:errors|exceptions|error|exception)\.[A-Z]\w*:(?:\s|$)",
     ),
     (("error", "exception"), r"^(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
+    # pytest's location line, which closes each entry of a failure's traceback (_pytest/_code/code.py,
+    # ReprFileLocation: "{path}:{lineno}: {exception type}"): "triton/compiler.py:942: CompilationError", also
+    # inside the box a rich console draws ("│ .../compiler.py:57: RuntimeError")
+    (
+        ("error", "exception"),
+        r"^[\s│|]*(?:[A-Za-z]:)?[^\s:]+\.pyx?:\d+:\ (?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception)\s*$",
+    ),
     # a frame of a Python traceback (traceback.py's '  File "f.py", line 12, in fn'), pasted without its header
     # and exception line: Python prints frames in this shape when an exception propagates (a logging call's
     # stack_info prints them under "Stack (most recent call last):", which no healthy run here shows)

@@ -15,7 +15,7 @@ any one report's wording:
   last)``), a bare exception name (``XlaRuntimeError``), an exception line whose class is not just
   ``...Error`` (``pynvml.NVMLError_NotSupported: ...``, ``triton.runtime.errors.OutOfResources: ...``) or is
   private (``torch._C._LinAlgError: ...``),
-  pytest's ``E   AssertionError`` explanation lines, a C++ ``terminate called`` / ``what():`` / ``std::bad_alloc``,
+  pytest's ``E   AssertionError`` explanation lines and ``path.py:942: CompilationError`` location lines, a C++ ``terminate called`` / ``what():`` / ``std::bad_alloc``,
   ``Check failed:`` (glog CHECK), XLA's ``RET_CHECK failure``, C ``assert()`` / Rust ``assertion ... failed``,
   ggml's ``GGML_ASSERT: file:line: cond`` (no "failed"), an unhandled exception, an exception printed as its
   repr alone on a line (``OutOfResources(576, 512, 'tensor memory')``, ``RuntimeError('...')``);
