@@ -24,7 +24,8 @@ _LIMIT_EXCEEDED = (
 _SOLVER_INFO = (
     r"(?i:\b(?:cusolverDn[sdczx]?|cusolverSp[sdcz]?|magma_[sdcz]|lapacke_[sdcz]|[sdcz])?"
     r"(?:potrf|potf2|potrs|potri|getrf|getrs|getri|gesv|geqrf|gels\w*|gesvd\w*|syev\w*|heev\w*|sygv\w*|hegv\w*|sytrf)"
-    r"(?:_gpu|_batched|batched)?\b[^\n]{0,40}?\b(?:returned(?:\ error)?|dev_?info|info)\s*[:=]?\s*-?[1-9]\d*\b(?![.\d]))"
+    r"(?:_gpu|_batched|batched)?\b[^\n]{0,40}?\b(?:returned(?:\ error)?|dev_?info|info)\s*[:=]?\s*-?[1-9]\d*\b(?!\.\d)"
+    r"(?![ \t]+(?:singular|eigen\w*|values?|elements?|rows?|columns?|items?|results?|vectors?|iterations?|sweeps?)\b))"
 )
 #: glog's FATAL severity letter before a source position, with no date: "F path/file.cc:12] "
 _FATAL_NO_DATE = (
