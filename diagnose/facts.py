@@ -448,6 +448,10 @@ class ExitFacts(Facts):
     timed_out: bool = False
     oom_killed: bool = False  # the kernel's OOM killer ended it
     core_dumped: bool = False
+    # the failed assertion printed before the process ended (glibc's "file:153: func: Assertion `cond' failed.", a
+    # CUDA device assert's "Assertion `cond` failed."): its condition, and where it stands when the line says
+    assertion: str | None = None  # softmax_success
+    assertion_at: str | None = None  # apex/contrib/csrc/multihead_attn/self_multihead_attn_cuda.cu:153
 
 
 # --- numerical comparison (read from logs; `kdiag run` fills more) -------------------

@@ -18,6 +18,15 @@ _LIMIT_EXCEEDED = (
     r"\b(?![^\n]*\b(?:clamp\w*|fall(?:ing|s)?\ back|instead|capp\w*|reduc\w*|using)\b)"
     r"\d+\ (?:bytes\ |B\ )?exceeds?\ (?:the\ )?(?:current\ )?(?:device|GPU|gpu|hardware|arch)\b[^\n]{0,60}?\d"
 )
+#: a LAPACK-style routine's info status said nonzero (cuSOLVER's devInfo, MAGMA's and LAPACK's info: the routine did
+#: not compute its result for the matrix), at any severity: programs print it in their own words, some as a warning
+#: before they carry on ("warning: cuSOLVER ssyev returned 1358", MAGMA's testers' "magma_dpotrf_gpu returned error 3")
+_SOLVER_INFO = (
+    r"(?i:\b(?:cusolverDn[sdczx]?|cusolverSp[sdcz]?|magma_[sdcz]|lapacke_[sdcz]|[sdcz])?"
+    r"(?:potrf|potf2|potrs|potri|getrf|getrs|getri|gesv|geqrf|gels\w*|gesvd\w*|syev\w*|heev\w*|sygv\w*|hegv\w*|sytrf)"
+    r"(?:_gpu|_batched|batched)?\b[^\n]{0,40}?\b(?:returned(?:\ error)?|dev_?info|info)\s*[:=]?\s*-?[1-9]\d*\b(?!\.\d)"
+    r"(?![ \t]+(?:singular|eigen\w*|values?|elements?|rows?|columns?|items?|results?|vectors?|iterations?|sweeps?)\b))"
+)
 #: glog's FATAL severity letter before a source position, with no date: "F path/file.cc:12] "
 _FATAL_NO_DATE = (
     r"^\s*(?:\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?:\s+)?F\ [\w./+-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|cuh):\d+\]\ "
@@ -58,6 +67,7 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"\b(?:level|lvl|severity|levelname)\s*[=:]\s*[\"']?(?:error|fatal|critical|panic|ERROR|FATAL|CRITICAL)\b",
     ),
     (("nccl warn",), _NCCL_WARN_FAILURE),
+    (("returned", "info"), _SOLVER_INFO),
     # --- test frameworks ---
     (("fail",), r"\bFAILED\b | \bFAILURE\b | \bFAIL\b"),
     (("fail", "error"), r"(?<![-.])\b[1-9]\d*\s+(?:failed|errors?|failures)\b"),  # pytest / ctest / compiler totals
@@ -124,6 +134,13 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"(?:^|[\s(\[])(?:[A-Za-z_]\w*\.)*(?:errors|exceptions|error|exception)\.[A-Z]\w*:(?:\s|$)",
     ),
     (("error", "exception"), r"^(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception)\s*$"),  # a bare name: XlaRuntimeError
+    # pytest's location line, which closes each entry of a failure's traceback (_pytest/_code/code.py,
+    # ReprFileLocation: "{path}:{lineno}: {exception type}"): "triton/compiler.py:942: CompilationError", also
+    # inside the box a rich console draws ("│ .../compiler.py:57: RuntimeError")
+    (
+        ("error", "exception"),
+        r"^[\s│|]*(?:[A-Za-z]:)?[^\s:]+\.pyx?:\d+:\ (?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception)\s*$",
+    ),
     # a frame of a Python traceback (traceback.py's '  File "f.py", line 12, in fn'), pasted without its header
     # and exception line: Python prints frames in this shape when an exception propagates (a logging call's
     # stack_info prints them under "Stack (most recent call last):", which no healthy run here shows)

@@ -15,7 +15,7 @@ any one report's wording:
   last)``), a bare exception name (``XlaRuntimeError``), an exception line whose class is not just
   ``...Error`` (``pynvml.NVMLError_NotSupported: ...``, ``triton.runtime.errors.OutOfResources: ...``) or is
   private (``torch._C._LinAlgError: ...``),
-  pytest's ``E   AssertionError`` explanation lines, a C++ ``terminate called`` / ``what():`` / ``std::bad_alloc``,
+  pytest's ``E   AssertionError`` explanation lines and ``path.py:942: CompilationError`` location lines, a C++ ``terminate called`` / ``what():`` / ``std::bad_alloc``,
   ``Check failed:`` (glog CHECK), XLA's ``RET_CHECK failure``, C ``assert()`` / Rust ``assertion ... failed``,
   ggml's ``GGML_ASSERT: file:line: cond`` (no "failed"), an unhandled exception, an exception printed as its
   repr alone on a line (``OutOfResources(576, 512, 'tensor memory')``, ``RuntimeError('...')``);
@@ -29,7 +29,8 @@ any one report's wording:
 - a library status enum other than success (``CUDNN_STATUS_BAD_PARAM``, ``NVRTC_ERROR_COMPILATION``,
   ``hipErrorNoBinaryForGpu``, ``ncclUnhandledCudaError``, ``CUFFT_INTERNAL_ERROR``), an absl status code as XLA
   and TensorFlow print it (``INTERNAL: ...``, ``NOT_FOUND: ...``, ``PERMISSION_DENIED: ...``) and TensorFlow
-  1.x's names of them (``Resource exhausted: ...``, ``... failed: Invalid argument: ...``);
+  1.x's names of them (``Resource exhausted: ...``, ``... failed: Invalid argument: ...``), and a LAPACK-style routine's nonzero
+  info (cuSOLVER's devInfo, MAGMA, LAPACK: ``magma_dpotrf_gpu returned error 3``), at any severity;
 - a container engine's refusal (the docker CLI's ``Error response from daemon: ...``, runc's ``error during
   container init: ...`` / ``error running hook #1: ...``), GNU ld's ``cannot find -lcudart``, the check macro
   most CUDA code copies (``GPUassert: <error text> <file> <line>``), LLVM's crash output in the compilers that
@@ -110,6 +111,7 @@ from diagnose.failure_line_table import (  # the patterns, a table of their own 
     _LIMIT_EXCEEDED,
     _NCCL_WARN_FAILURE,
     _PATTERNS,
+    _SOLVER_INFO,
     START,
 )
 from diagnose.sentinels import sentinel_pid_lines
@@ -183,7 +185,7 @@ _NOT_ABOUT_RUN = re.compile(r"\b(?:PASSED|XFAIL|XPASS|SKIPPED|xfailed|xpassed)\b
 #: words that mark a failure even on a warning-level line (NCCL prints its errors at WARN)
 _STRONG = re.compile(
     r"Segmentation fault|core dumped|terminate called|\bFAILED\b|\b(?:fatal|Fatal|FATAL)\b"
-    r"|" + _NCCL_WARN_FAILURE + "|" + _LIMIT_EXCEEDED
+    r"|" + _NCCL_WARN_FAILURE + "|" + _LIMIT_EXCEEDED + "|" + _SOLVER_INFO
 )
 
 

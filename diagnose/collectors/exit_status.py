@@ -26,6 +26,14 @@ True
 True
 >>> merge(None, code=-11, signal=None, timed_out=False).signal
 'SIGSEGV'
+
+The failed assertion a process printed before it ended is kept, with where it stands (glibc's
+``assert``, assert/assert.c: ``"%s%s%s:%u: %s%sAssertion `%s' failed."``, a long function signature
+wrapping it over lines; a CUDA device assert's ``Assertion `cond` failed.``), and its lines are cited:
+
+>>> f = parse("python: k.cu:153: void f(int): Assertion `softmax_success' failed.\\nAborted")
+>>> f.signal, f.assertion, f.assertion_at, f.lines
+('SIGABRT', 'softmax_success', 'k.cu:153', (1, 2))
 >>> parse("all fine") is None
 True
 """
@@ -83,6 +91,11 @@ _HINTS = (
     "timed out after",
     "core dumped",
 )
+#: a failed assertion (glibc's assert, assert/assert.c "%s%s%s:%u: %s%sAssertion `%s' failed."; a CUDA device
+#: assert, "block: [0,0,0], thread: [0,0,0] Assertion `cond` failed."), and the "file:line:" it follows, on its
+#: own line or on one of the two before it when the function's signature wrapped the message
+_ASSERTION = re.compile(r"\bAssertion [`'](?P<cond>[^\n]{1,300}?)[`'] failed\b")
+_ASSERTION_AT = re.compile(r"(?P<at>[\w.+/\\-]+\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp|hxx|inl)):(?P<line>\d+):")
 #: whether a line holds one of _HINTS (one search of their alternation: a line is short, and there are many)
 _HINT_IN_LINE = re.compile("|".join(map(re.escape, _HINTS))).search
 
@@ -139,7 +152,11 @@ def parse(text: str) -> ExitFacts | None:
     sig: str | None = None
     timed_out = oom_killed = core_dumped = False
     lines: list[int] = []
-    for ln, line in enumerate(text.splitlines(), 1):
+    assertion: tuple[str, str | None, tuple[int, ...]] | None = None
+    all_lines = text.splitlines()
+    for ln, line in enumerate(all_lines, 1):
+        if assertion is None and "Assertion " in line and len(line) <= 20000:
+            assertion = _assertion(all_lines, ln)
         if len(line) > 20000 or not _HINT_IN_LINE(line):
             continue
         hit = False
@@ -168,6 +185,8 @@ def parse(text: str) -> ExitFacts | None:
             lines.append(ln)
     if not lines:
         return None
+    if assertion is not None:
+        lines = sorted({*lines, *assertion[2]})
     return ExitFacts(
         lines=tuple(lines),
         code=code,
@@ -175,14 +194,35 @@ def parse(text: str) -> ExitFacts | None:
         timed_out=timed_out,
         oom_killed=oom_killed,
         core_dumped=core_dumped,
+        assertion=assertion[0] if assertion else None,
+        assertion_at=assertion[1] if assertion else None,
     )
+
+
+def _assertion(lines: list[str], ln: int) -> tuple[str, str | None, tuple[int, ...]] | None:
+    """The failed assertion on line ``ln`` (from 1): its condition, the ``file:line`` it follows (on that line, or on
+    one of the two before it that the message wrapped from: each of them ends in a colon) and the lines it spans."""
+    m = _ASSERTION.search(lines[ln - 1])
+    if m is None:
+        return None
+    spans = [ln]
+    at = _ASSERTION_AT.search(lines[ln - 1], 0, m.start())
+    i = ln - 1
+    while at is None and i > 0 and ln - i <= 2 and lines[i - 1].rstrip().endswith(":"):
+        spans.insert(0, i)
+        at = _ASSERTION_AT.search(lines[i - 1])
+        i -= 1
+    if at is None:
+        spans = [ln]
+    where = f"{at['at']}:{at['line']}" if at else None
+    return m["cond"], where, tuple(spans)
 
 
 def merge(existing: ExitFacts | None, *, code: int | None, signal: str | None, timed_out: bool) -> ExitFacts:
     """Combine what the log said with a recorded exit status; the record wins for code and signal.
 
     >>> merge(parse("Killed"), code=137, signal=None, timed_out=False)
-    ExitFacts(lines=(1,), code=137, signal='SIGKILL', timed_out=False, oom_killed=False, core_dumped=False)
+    ExitFacts(lines=(1,), code=137, signal='SIGKILL', timed_out=False, oom_killed=False, core_dumped=False, assertion=None, assertion_at=None)
     >>> merge(None, code=None, signal="SEGV", timed_out=True).signal
     'SIGSEGV'
     """

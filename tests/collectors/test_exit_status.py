@@ -9,6 +9,7 @@ import yaml
 
 from diagnose.collectors.exit_status import merge, normalise_signal, parse
 from diagnose.facts import ExitFacts
+from tests.core.corpus_logs import classify_text, corpus_log
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "exit_status"
 REAL_DEV = Path(__file__).resolve().parents[2] / "corpus" / "public" / "real-dev.yaml"
@@ -104,3 +105,35 @@ def test_merge_record_wins_and_flags_are_kept() -> None:
 )
 def test_normalise_signal(value: str | int, name: str) -> None:
     assert normalise_signal(value) == name
+
+
+# captured here: gcc 12 and glibc 2.36 running a program whose assert(n <= 1024 && "...") fails, under bash
+GLIBC_ASSERT = """a: a.c:2: softmax_rows: Assertion `n <= 1024 && "at most 1024 elements per row"' failed.
+bash: line 1:  7091 Aborted                 ./a
+exit code 134
+"""
+
+
+def test_a_failed_assertion_before_the_abort_is_kept_and_cited() -> None:
+    f = parse(GLIBC_ASSERT)
+    assert f is not None and f.signal == "SIGABRT"
+    assert (f.assertion, f.assertion_at) == ('n <= 1024 && "at most 1024 elements per row"', "a.c:2")
+    assert f.lines == (1, 2, 3)
+
+
+def test_an_assertion_wrapped_by_a_long_signature_is_cited_from_its_location() -> None:
+    # NVIDIA/apex#916 (corpus/holdout27): glibc's message, the function's signature wrapping it over three lines
+    f = parse(corpus_log("holdout27", "h27a-apex-fmha-softmax-over-1024"))
+    assert f is not None and f.signal == "SIGABRT"
+    assert f.assertion == "softmax_success"
+    assert f.assertion_at == "apex/contrib/csrc/multihead_attn/self_multihead_attn_cuda.cu:153"
+    assert f.lines == (1, 2, 3, 4)
+
+
+def test_the_abort_rule_cites_the_assertion_and_does_not_send_the_reader_looking_for_it() -> None:
+    report = classify_text(GLIBC_ASSERT)
+    assert report.status == "unknown" and report.diagnosis is not None
+    best = report.diagnosis.findings[0]
+    assert best.rule == "exit-abort"
+    assert 1 in {c.line for c in best.evidence}
+    assert "a.c:2" in best.caveats and "find the message" not in best.caveats

@@ -2,6 +2,8 @@
 check, the same on CPU, MAGMA and cuSOLVER; printed here by torch 2.13.0+cpu) and CuPy's nonzero devInfo from
 cuSOLVER (cupy 14.2.0 cupy/linalg/_util.py). A singular or indefinite input is the input's; non-convergence
 and a nonzero devInfo abstain, with the check that decides (finite values, the sign of devInfo).
+A solver routine's nonzero info printed by the program itself (MAGMA's testers, a program's own warning) is a
+failure at any severity and abstains the same way.
 
 The exception's class is private (``torch._C._LinAlgError``): its line is a failure line all the same."""
 
@@ -73,4 +75,39 @@ def test_private_exception_classes_are_failure_lines(line: str) -> None:
 
 @pytest.mark.parametrize("line", ["self._error: int = 0", "def _check_error(x):", "x = _MyError: 3"])
 def test_private_look_alikes_stay_silent(line: str) -> None:
+    assert not is_failure_line(line)
+
+
+# a routine's info printed in a program's own words: MAGMA 2.x's testers (testing/testing_*.cpp, sample with a value
+# filled in), a program that prints cuSOLVER's devInfo as a warning and carries on (SystemsGenetics/KINC#86), and
+# OpenBLAS's potrf benchmark (as quoted in OpenMathLib/OpenBLAS#2563)
+SOLVER_INFO = [
+    "magma_dpotrf_gpu returned error 3: matrix is not positive definite.\n",
+    "threshold:    0.901\nprune matrix: 1360\nwarning: cuSOLVER ssyev returned 1358\neigenvalues: 1360\n",
+    "Potrf info = 5679\n",
+]
+
+
+@pytest.mark.parametrize("text", SOLVER_INFO)
+def test_a_solver_routines_nonzero_info_is_a_failure_that_abstains(text: str) -> None:
+    report = classify_text(text)
+    assert report.status == "unknown"
+    d = report.diagnosis
+    assert d is not None and d.findings and d.findings[0].caveats
+    assert {f.category for f in d.findings} >= {"runtime-assumption", "kernel-logic"}
+    assert all(f.rule.startswith("solver-routine-nonzero-info") for f in d.findings)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "potrf returned 0",
+        "syevd info = 0",
+        "[W] getrf info 1.5 ms",
+        "cusolverDnDgetrf_bufferSize returned lwork 4096",
+        "sgesvd returned 3 singular values",  # a count of what it computed, not its info
+        "heevd returned 12 eigenvalues",
+    ],
+)
+def test_a_solver_routines_success_or_timing_is_no_failure(line: str) -> None:
     assert not is_failure_line(line)

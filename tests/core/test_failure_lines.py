@@ -51,6 +51,10 @@ DOCUMENTED_FAILURES = [
     # other languages' and launchers' error prefixes
     "ERROR: LoadError: CUDA error: an illegal memory access was encountered (code 700, ERROR_ILLEGAL_ADDRESS)",  # Julia
     "jaxlib.xla_extension.XlaRuntimeError",  # a bare exception name, the message on the next line
+    # pytest's location line closing a traceback entry, "{path}:{lineno}: {exception type}" (_pytest/_code/code.py,
+    # ReprFileLocation), with the rest of the report cut off
+    "/usr/local/lib/python3.8/dist-packages/triton/compiler.py:942: CompilationError",
+    "lib/python3.8/site-packages/numba/cuda/cudadrv/nvvm.py:412: NvvmSupportError",
     'time="2026-12-03T12:00:00Z" level=error msg="device lost"',  # logfmt (logrus)
     "a.cpp(12): error C2065: 'x': undeclared identifier",  # MSVC
     "kernel_test.cc:42: Failure",  # googletest
@@ -123,6 +127,7 @@ DOCUMENTED_HEALTHY = [
     "no errors found",
     "W1203 12:00:00.123456  4242 a.cc:1] retrying after error: connection reset",
     "k.py:3: UserWarning: an error will be raised for this in a future release",
+    "k.py:3: DeprecationWarning",  # pytest's location line is only a failure for an exception type
     "tests/test_k.py::test_timeout_guard PASSED                               [ 50%]",
     "max abs error 1e-7",
     "Error handling: see the section below.",
