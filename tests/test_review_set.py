@@ -19,7 +19,10 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 DEVELOPMENT = (
     "public/real-dev.yaml",
     "holdout/",
-    *(f"holdout{n}/" for n in (2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28)),
+    *(
+        f"holdout{n}/"
+        for n in (2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28)
+    ),
 )
 HELD_OUT = ("holdout4/", "holdout14/", "holdout15/")
 # of 104 answered, with the message catalogue and calibrated confidences (abstain below 0.5). A bare "too many
