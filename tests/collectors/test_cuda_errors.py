@@ -60,6 +60,10 @@ def test_driver_names_map_to_runtime_names() -> None:
             "ERROR: cudaGetDeviceCount CUDA driver version is insufficient for CUDA runtime version",
             "cudaErrorInsufficientDriver",
         ),
+        # cudaErrorUnsupportedPtxVersion's text, and a wrapper's copy of it without "the provided"
+        # (dynexcoin/Dynex#42: "PUassert: The PTX was compiled with an unsupported toolchain, kernel.cu 2352")
+        ("the provided PTX was compiled with an unsupported toolchain.", "cudaErrorUnsupportedPtxVersion"),
+        ("The PTX was compiled with an unsupported toolchain, kernel.cu 2352", "cudaErrorUnsupportedPtxVersion"),
     ],
 )
 def test_messages_resolve_inside_longer_lines(message: str, name: str) -> None:
