@@ -32,6 +32,8 @@ NO_EVIDENCE_ALLOWED: dict[str, str] = {
     "its evidence, and no parsed fact carries the required capability",
     "cuda-illegal-address-paraphrase": "reads the log text only, a paraphrase without the runtime's message: no parsed "
     "fact carries a value; the matched line is cited with the finding",
+    "cuda-invalid-configuration-paraphrase": "reads the log text only, a shorthand without the runtime's message: no "
+    "parsed fact carries a value; the matched line is cited with the finding",
 }
 
 #: one framework's API in fix text: a call or decorator only that framework's code has

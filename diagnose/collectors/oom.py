@@ -17,7 +17,7 @@ Recognised (wording from the sources that print them):
 - TensorFlow: ``ResourceExhaustedError: OOM when allocating tensor ...`` and the BFC allocator's
   ``ran out of memory trying to allocate 3.00GiB (rounded to 3221225472)``.
 - generic: ``cudaErrorMemoryAllocation``, ``CUDA_ERROR_OUT_OF_MEMORY``, ``CUDA error: out of
-  memory``, legacy ``cuda runtime error (2) : out of memory``.
+  memory``, legacy ``cuda runtime error (2) : out of memory``, MatConvNet's ``[out of memory error]``.
 
 "Process P has X memory in use" names *other* processes (torch compares P with its own
 pid); they are summed into ``other_process_bytes``.  Inside a container the pid namespace
@@ -43,6 +43,11 @@ A real sample (``FoundationVision/GenerateU#10``, torch 2.1):
 1073741824.0
 >>> parse("no memory problem here") is None
 True
+
+MatConvNet's own wording (``layumi/2016_super_resolution#15``):
+
+>>> parse("vl::impl::nnconv_forward_blas: getWorkspace [out of memory error] .").kind
+'generic'
 """
 
 from __future__ import annotations
@@ -112,7 +117,11 @@ _GENERIC = re.compile(
     r"\b(?:CUDA|[Cc]uda|cuda\w+|cu\w*Malloc\w*)\b[^\n]{0,200}?\bout of memory\b|"
     # ... or before the call, at the start of its line: the widely copied CHECK_CUDA_ERROR macro prints
     # "CUDA Runtime Error at: FILE:LINE", then cudaGetErrorString's text and the call ("out of memory cudaMalloc(...)")
-    r"(?<![^\n])[ \t]*out of memory[ \t]+cu\w*(?:Malloc|Alloc)\w*\("
+    r"(?<![^\n])[ \t]*out of memory[ \t]+cu\w*(?:Malloc|Alloc)\w*\(|"
+    # MatConvNet's context error (matlab/src/bits/data.cu, vl::Context::setError: "<what failed> [<getErrorMessage>]",
+    # with the calls that passed it on before it: "vl::impl::nnconv_forward_blas: getWorkspace [out of memory error]");
+    # vlErrorOutOfMemory is what a failed cudaMalloc (or malloc) of its buffers returns
+    r"\bvl(?:::|_nn)\w[^\n]{0,200}?\[out of (?:GPU )?memory error\]"
 )
 # TensorFlow's BFC allocator warns and retries: "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.26GiB
 # … The caller indicates that this is not a failure, but may mean that there could be performance gains if more
