@@ -44,6 +44,11 @@ A real sample (``FoundationVision/GenerateU#10``, torch 2.1):
 >>> parse("no memory problem here") is None
 True
 
+Faiss names the size of the device allocation that failed (``milvus-io/milvus#331``):
+
+>>> parse("Error: 'err == cudaSuccess' failed: failed to cudaMalloc 4096000000 bytes (error 2 out of memory)").requested_bytes
+4096000000.0
+
 MatConvNet's own wording (``layumi/2016_super_resolution#15``):
 
 >>> parse("vl::impl::nnconv_forward_blas: getWorkspace [out of memory error] .").kind
@@ -88,6 +93,9 @@ _CUPY = re.compile(r"Out of memory allocating ([\d,]+) bytes(?: \(allocated so f
 _CUPY_OLD = re.compile(r"out of memory to allocate (\d+) bytes(?: \(total (\d+) bytes\))?")
 # TensorFlow's stream executor: "failed to allocate 17.79G (19104890880 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"
 _TF_DEVICE = re.compile(r"failed to allocate [\d.]+[KMGT]? \((\d+) bytes\) from device")
+# Faiss's device allocations (gpu/utils/MemorySpace.cpp allocMemorySpaceV: "failed to cudaMalloc %zu bytes (error %d
+# %s)"; gpu/StandardGpuResources.cpp: "Failed to cudaMalloc %zu bytes on device %d (error %d %s)")
+_FAISS_MALLOC = re.compile(r"\b[Ff]ailed to cudaMalloc (\d+) bytes\b")
 _TF_BFC = re.compile(r"ran out of memory trying to allocate [\d.]+\s*[KMGT]?i?B(?: \(rounded to (\d+)\))?")
 # TensorFlow's device properties, printed when the session starts (tensorflow/core/common_runtime/gpu/
 # gpu_device.cc, "Found device N with properties:"): TF <= 1.3 "Total memory: 1.95GiB" and "Free memory: 1.93GiB"
@@ -279,7 +287,7 @@ def _parse(text: str) -> OomFacts | None:
         return OomFacts(lines=(_line_of(text, torchish.start()),), kind="torch")
     g = next((m for m in _GENERIC.finditer(text) if not negated(text, _named_at(m))), None)
     if g:
-        d = _TF_DEVICE.search(text)
+        d = _TF_DEVICE.search(text) or _FAISS_MALLOC.search(text)
         return OomFacts(lines=(_line_of(text, g.start()),), kind="generic", requested_bytes=float(d[1]) if d else None)
     return None
 
