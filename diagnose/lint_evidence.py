@@ -32,6 +32,10 @@ NO_EVIDENCE_ALLOWED: dict[str, str] = {
     "its evidence, and no parsed fact carries the required capability",
     "cuda-illegal-address-paraphrase": "reads the log text only, a paraphrase without the runtime's message: no parsed "
     "fact carries a value; the matched line is cited with the finding",
+    "cuda-invalid-configuration-paraphrase": "reads the log text only, a shorthand without the runtime's message: no "
+    "parsed fact carries a value; the matched line is cited with the finding",
+    "env-opencl-tuner-no-kernel-passed": "reads the log text only, CLOGS' tuner lines and its error: no parsed fact "
+    "carries a value; the matched lines are cited with the finding",
 }
 
 #: one framework's API in fix text: a call or decorator only that framework's code has

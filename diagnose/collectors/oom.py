@@ -17,7 +17,7 @@ Recognised (wording from the sources that print them):
 - TensorFlow: ``ResourceExhaustedError: OOM when allocating tensor ...`` and the BFC allocator's
   ``ran out of memory trying to allocate 3.00GiB (rounded to 3221225472)``.
 - generic: ``cudaErrorMemoryAllocation``, ``CUDA_ERROR_OUT_OF_MEMORY``, ``CUDA error: out of
-  memory``, legacy ``cuda runtime error (2) : out of memory``.
+  memory``, legacy ``cuda runtime error (2) : out of memory``, MatConvNet's ``[out of memory error]``.
 
 "Process P has X memory in use" names *other* processes (torch compares P with its own
 pid); they are summed into ``other_process_bytes``.  Inside a container the pid namespace
@@ -43,6 +43,16 @@ A real sample (``FoundationVision/GenerateU#10``, torch 2.1):
 1073741824.0
 >>> parse("no memory problem here") is None
 True
+
+Faiss names the size of the device allocation that failed (``milvus-io/milvus#331``):
+
+>>> parse("Error: 'err == cudaSuccess' failed: failed to cudaMalloc 4096000000 bytes (error 2 out of memory)").requested_bytes
+4096000000.0
+
+MatConvNet's own wording (``layumi/2016_super_resolution#15``):
+
+>>> parse("vl::impl::nnconv_forward_blas: getWorkspace [out of memory error] .").kind
+'generic'
 """
 
 from __future__ import annotations
@@ -83,6 +93,9 @@ _CUPY = re.compile(r"Out of memory allocating ([\d,]+) bytes(?: \(allocated so f
 _CUPY_OLD = re.compile(r"out of memory to allocate (\d+) bytes(?: \(total (\d+) bytes\))?")
 # TensorFlow's stream executor: "failed to allocate 17.79G (19104890880 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"
 _TF_DEVICE = re.compile(r"failed to allocate [\d.]+[KMGT]? \((\d+) bytes\) from device")
+# Faiss's device allocations (gpu/utils/MemorySpace.cpp allocMemorySpaceV: "failed to cudaMalloc %zu bytes (error %d
+# %s)"; gpu/StandardGpuResources.cpp: "Failed to cudaMalloc %zu bytes on device %d (error %d %s)")
+_FAISS_MALLOC = re.compile(r"\b[Ff]ailed to cudaMalloc (\d+) bytes\b")
 _TF_BFC = re.compile(r"ran out of memory trying to allocate [\d.]+\s*[KMGT]?i?B(?: \(rounded to (\d+)\))?")
 # TensorFlow's device properties, printed when the session starts (tensorflow/core/common_runtime/gpu/
 # gpu_device.cc, "Found device N with properties:"): TF <= 1.3 "Total memory: 1.95GiB" and "Free memory: 1.93GiB"
@@ -112,7 +125,11 @@ _GENERIC = re.compile(
     r"\b(?:CUDA|[Cc]uda|cuda\w+|cu\w*Malloc\w*)\b[^\n]{0,200}?\bout of memory\b|"
     # ... or before the call, at the start of its line: the widely copied CHECK_CUDA_ERROR macro prints
     # "CUDA Runtime Error at: FILE:LINE", then cudaGetErrorString's text and the call ("out of memory cudaMalloc(...)")
-    r"(?<![^\n])[ \t]*out of memory[ \t]+cu\w*(?:Malloc|Alloc)\w*\("
+    r"(?<![^\n])[ \t]*out of memory[ \t]+cu\w*(?:Malloc|Alloc)\w*\(|"
+    # MatConvNet's context error (matlab/src/bits/data.cu, vl::Context::setError: "<what failed> [<getErrorMessage>]",
+    # with the calls that passed it on before it: "vl::impl::nnconv_forward_blas: getWorkspace [out of memory error]");
+    # vlErrorOutOfMemory is what a failed cudaMalloc (or malloc) of its buffers returns
+    r"\bvl(?:::|_nn)\w[^\n]{0,200}?\[out of (?:GPU )?memory error\]"
 )
 # TensorFlow's BFC allocator warns and retries: "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.26GiB
 # … The caller indicates that this is not a failure, but may mean that there could be performance gains if more
@@ -270,7 +287,7 @@ def _parse(text: str) -> OomFacts | None:
         return OomFacts(lines=(_line_of(text, torchish.start()),), kind="torch")
     g = next((m for m in _GENERIC.finditer(text) if not negated(text, _named_at(m))), None)
     if g:
-        d = _TF_DEVICE.search(text)
+        d = _TF_DEVICE.search(text) or _FAISS_MALLOC.search(text)
         return OomFacts(lines=(_line_of(text, g.start()),), kind="generic", requested_bytes=float(d[1]) if d else None)
     return None
 
