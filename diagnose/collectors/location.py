@@ -446,8 +446,28 @@ _DEVICE_LIBS = (
 )
 
 
+#: a device frame whose own function (not a template argument of it) is CCCL's: a CUB device-wide kernel
+#: (``cub::CUB_200200_NS::DeviceReduceSingleTileKernel<..., cudf::DeviceMin, ...>`` is CUB's code run with
+#: cuDF's operator) or a libcu++ function (``cuda::ptx::cp_async_bulk...``, ``cuda::std::``); read before the
+#: names anywhere in the frame, which would take the template arguments' library
+_DEVICE_LEAD = (
+    (
+        re.compile(r"^(?:0x[0-9a-fA-F]+ in )?(?:void )?cub::(?:CUB_\w+::)?Device\w*Kernel\b"),
+        "library",
+        "CUB/Thrust",
+        ("cub::",),
+    ),
+    (
+        re.compile(r"^(?:0x[0-9a-fA-F]+ in )?(?:void )?cuda::(?:ptx|std|device|experimental)::(?:__\w+::)?"),
+        "library",
+        "CCCL (libcu++)",
+        ("cuda::",),
+    ),
+)
+
+
 def _kernel_lib(name: str, *, device: bool = False) -> tuple[str, str] | None:
-    for rx, kind, lib, keys in _KERNEL_LIBS + (_DEVICE_LIBS if device else ()):
+    for rx, kind, lib, keys in (_DEVICE_LEAD + _KERNEL_LIBS + _DEVICE_LIBS) if device else _KERNEL_LIBS:
         if any(k in name for k in keys) and rx.search(name):
             return kind, lib
     return None
