@@ -305,7 +305,7 @@ def _render_key(text: str, context: Mapping[str, Any]) -> tuple[Any, ...] | None
             key.append((t, v))
         elif t is float:
             key.append((t, repr(v)))
-        elif (t is tuple or t is list) and all(type(x) is str for x in v):
+        elif isinstance(v, tuple | list) and (t is tuple or t is list) and all(type(x) is str for x in v):
             key.append((t, tuple(v)))
         else:
             return None

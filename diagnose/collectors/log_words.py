@@ -587,12 +587,12 @@ def empty_input(text: str) -> str | None:
     """A line the program printed with a zero count for its input (the whole line), else None."""
     head = text[:SCAN]
     low = lowered(head)
-    words = 1 if head.isascii() else 0  # which of a form's words its matches need
+    is_ascii = head.isascii()  # which of a form's words its matches need
     starts = [
         m.start()
-        for form in _EMPTY_INPUT_FORMS
-        if _holds(low, form[words])
-        for m in (form[2].search(head),)
+        for words, ascii_words, rx in _EMPTY_INPUT_FORMS
+        if _holds(low, ascii_words if is_ascii else words)
+        for m in (rx.search(head),)
         if m is not None
     ]
     if not starts:
