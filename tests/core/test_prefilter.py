@@ -203,6 +203,19 @@ def test_exact_test_shapes() -> None:
     assert exact("exit_timed_out")({"exit_timed_out": 1}) is None
     # `and` stops at a left side that decides False, as rule-engine's does
     assert exact('exit_timed_out and cuda_error == "x"')({"exit_timed_out": False, "cuda_error": 700}) is False
-    # arithmetic, comparisons of numbers and functions: no exact test
-    assert exact("(oom_total_bytes ?? 0) > 3") is None
-    assert exact('cuda_error == "x" and (oom_total_bytes ?? 0) > 3') is None
+    # a number against a number literal: compared as rule-engine's Decimals (0.1 <= 0.1, not the float's binary value)
+    assert exact("(oom_total_bytes ?? 0) > 3")({"oom_total_bytes": None}) is False
+    assert exact("(oom_total_bytes ?? 0) > 3")({"oom_total_bytes": 4}) is True
+    assert exact("3 < oom_total_bytes")({"oom_total_bytes": 3.5}) is True
+    assert exact("oom_total_bytes <= 0.1")({"oom_total_bytes": 0.1}) is True
+    assert exact("oom_total_bytes == 0")({"oom_total_bytes": None}) is False
+    # a null, a NaN or a bool in an ordered comparison: rule-engine raises, so it evaluates the rule
+    assert exact("oom_total_bytes > 3")({"oom_total_bytes": None}) is None
+    assert exact("oom_total_bytes > 3")({"oom_total_bytes": float("nan")}) is None
+    # arithmetic and functions: no exact test; beside one, the left side of an `and` / `or` that decides alone
+    assert exact("(oom_total_bytes ?? 0) >= 0.8 * (oom_requested_bytes ?? 0)") is None
+    assert exact('$abs(oom_total_bytes ?? 0) > 3 and cuda_error == "x"') is None
+    partial = exact('cuda_error == "x" and $abs(oom_total_bytes ?? 0) > 3')
+    assert partial({"cuda_error": "y"}) is False and partial({"cuda_error": "x", "oom_total_bytes": 4}) is None
+    partial = exact('cuda_error == "x" or $abs(oom_total_bytes ?? 0) > 3')
+    assert partial({"cuda_error": "x"}) is True and partial({"cuda_error": "y", "oom_total_bytes": 4}) is None
