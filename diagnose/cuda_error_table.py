@@ -50,9 +50,10 @@ def tables() -> _Tables:
     driver_by_code = {int(row["code"]): row["runtime"] for row in data["driver"]}
     # matched against the lower-cased line: a trie-shaped pattern is ~10x faster than a flat alternation
     # from the code kept with the rule base where there is one (diagnose.regex_code): large patterns
-    message_re = regex_code.compile_pattern(_trie_pattern(list(by_message)))
+    every = _trie_pattern(list(by_message))  # (made once: the message and the tail patterns hold it)
+    message_re = regex_code.compile_pattern(every)
     long_re = regex_code.compile_pattern(_trie_pattern([m for m in by_message if len(m) >= _DISTINCTIVE_LEN]))
-    tail_re = regex_code.compile_pattern(r":[ \t]+(" + _trie_pattern(list(by_message)) + r")[.!]?[ \t]*$", re.MULTILINE)
+    tail_re = regex_code.compile_pattern(r":[ \t]+(" + every + r")[.!]?[ \t]*$", re.MULTILINE)
     return _Tables(by_name, by_code, by_message, driver, driver_by_code, message_re, long_re, tail_re)
 
 

@@ -273,6 +273,47 @@ def render(text: str, context: Mapping[str, Any]) -> str:
     are absent left out."""
     if not text or ("{" not in text and "[[" not in text):
         return text
+    # a text reads nothing of the context but its placeholders' symbols: with the same values, the same text (a
+    # rule's texts are rendered for every finding, most of them with values seen before)
+    key = _render_key(text, context)
+    if key is None:
+        return _render(text, context)
+    out = _RENDERED.get(key)
+    if out is None:
+        out = _render(text, context)
+        if len(_RENDERED) >= _RENDERED_MAX:
+            _RENDERED.clear()
+        _RENDERED[key] = out
+    return out
+
+
+#: :func:`render`'s answers by text and the values of its symbols (at most this many kept)
+_RENDERED: dict[tuple[Any, ...], str] = {}
+_RENDERED_MAX = 1 << 16
+#: the kinds of value a key holds as they are (a float by its repr: 0.0 and -0.0 are equal, and show apart)
+_KEYED = frozenset({str, int, bool, type(None)})
+
+
+def _render_key(text: str, context: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """``text`` and the values of the symbols its placeholders read, each with its type (``1``, ``1.0`` and
+    ``True`` show apart); None where a value is of another kind (it is rendered, not remembered)."""
+    key: list[Any] = [text]
+    for name in _template_symbols((text,)):
+        v = context.get(name)
+        t = type(v)
+        if t in _KEYED:
+            key.append((t, v))
+        elif t is float:
+            key.append((t, repr(v)))
+        elif isinstance(v, tuple | list) and (t is tuple or t is list) and all(type(x) is str for x in v):
+            key.append((t, tuple(v)))
+        else:
+            return None
+    return tuple(key)
+
+
+def _render(text: str, context: Mapping[str, Any]) -> str:
+    """:func:`render`, made."""
 
     def optional(m: re.Match[str]) -> str:
         try:

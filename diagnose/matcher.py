@@ -6,6 +6,9 @@
 - A rule whose pre-check hinges on a value (``cuda_error == "..."``, ``"tag" in env_issues``, a flag) is
   looked up from the record's values (:class:`_Index`) instead of being called on every record; the
   rules it leaves out are those whose pre-check is False there, so the answer is the same.
+- A rule whose expression is made only of tests a pre-check answers exactly (string comparisons, regexes,
+  members, flags, joined by ``and``/``or``/``not``: :func:`diagnose.prefilter.exact_test`) is answered by
+  them; rule-engine evaluates the others, and any record whose values those tests do not decide about.
 - Matches rank by priority, then specificity (how much evidence the rule weighs), then
   confidence.  One finding per (category, failure mode) is kept; the best is the diagnosis,
   the rest are the alternatives.
@@ -31,6 +34,7 @@ from typing import Any
 from diagnose import causal
 from diagnose.confidence import assess, ruled_out
 from diagnose.evidence import SOURCES, Evidence, _empty_context, fact_symbols, symbol_source
+from diagnose.prefilter import exact_test
 from diagnose.regex_anchor import kept_literals
 from diagnose.regex_literals import compiled
 from diagnose.rules import FamilyCondition, Rule, RuleSet
@@ -443,10 +447,36 @@ class Matcher:
         for i, rule in rules:
             try:
                 pre = rule.precheck
-                if (pre is None or pre(context)) and rule.compiled.matches(context):
-                    matched.append((i, rule))
+                if pre is None or pre(context):
+                    # answered by the expression's own tests where they decide (diagnose.prefilter.exact_test)
+                    decide = _decider(rule.compiled)
+                    hit = decide(context) if decide is not None else None
+                    if hit is None:
+                        hit = rule.compiled.matches(context)
+                    if hit:
+                        matched.append((i, rule))
             except Exception as exc:  # a broken rule is reported, the record is still diagnosed
                 errors.append((i, f"{rule.id}: {type(exc).__name__}: {exc}"))
+
+
+#: each rule expression's exact test (or None), by the id of the compiled expression (kept with it)
+_DECIDERS: dict[int, tuple[Any, Any]] = {}
+
+
+def _decider(compiled: Any) -> Any:
+    """The exact test of a rule's compiled ``when`` (:func:`diagnose.prefilter.exact_test`), made the first time the
+    rule is evaluated; None for an expression it does not answer (or a condition that is no rule-engine rule)."""
+    hit = _DECIDERS.get(id(compiled))
+    if hit is None or hit[0] is not compiled:
+        try:
+            statement = getattr(compiled, "statement", None)
+            decide = exact_test(statement) if statement is not None else None
+        except Exception:  # evaluated as it always was, which reports what is wrong
+            decide = None
+        if len(_DECIDERS) >= 1 << 15:  # rule bases loaded again and again (tests): the old ones' go
+            _DECIDERS.clear()
+        hit = _DECIDERS[id(compiled)] = (compiled, decide)
+    return hit[1]
 
 
 def _gated(rule: Rule) -> bool:

@@ -21,6 +21,7 @@ answer (the tests compare both paths over the whole corpus).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -311,3 +312,238 @@ def _gate(e: Any) -> tuple[Gate | None, bool]:
             return tuple(("eq", member.name, m.value) for m in container.value), True
         return None, True
     return None, True
+
+
+# --- decided without rule-engine: the expressions whose every test a pre-check's test answers exactly ----------
+
+#: a rule's answer on a record: True or False, or None where the values are of a kind the tests do not decide
+#: about (rule-engine then evaluates the rule, and raises what it raises there)
+Decide = Callable[[Mapping[str, Any]], "bool | None"]
+
+
+def exact_test(rule_statement: Any) -> Decide | None:
+    """The rule's expression answered without rule-engine, where every node of it is one of: ``and``, ``or``,
+    ``not``, a boolean symbol, ``sym == / != "lit"`` and ``sym == / != null`` (a string symbol, or ``(sym ??
+    "default")``), ``sym =~ / =~~ "re"``, ``"lit" in sym`` (an array symbol), ``sym in ["a", "b"]`` and a number
+    symbol compared with a number literal (or ``null``); an ``and`` / ``or`` whose right side is of another shape
+    is answered where its left side decides alone.  None for any other expression.  The answer is rule-engine's (its comparisons are of values of the same type, a null
+    regex operand does not match, ``and``/``or`` stop at the left side where it decides); on a value of a kind
+    rule-engine would refuse or coerce (not the symbol's declared type), it answers None: the rule is evaluated."""
+    try:
+        return _exact(rule_statement.expression)
+    except Exception:  # an AST shape we did not foresee: evaluated in full
+        return None
+
+
+def _exact(e: Any) -> Decide | None:
+    from rule_engine import ast as A
+
+    if isinstance(e, A.LogicExpression) and e.type in ("and", "or"):
+        left, right = _exact(e.left), _exact(e.right)
+        if left is None:
+            return None
+        # a right side of another shape: answered where the left side decides alone (False for `and`, True for
+        # `or`: rule-engine does not evaluate the right side then), else by rule-engine
+        right = right or _undecided
+        return _exact_and(left, right) if e.type == "and" else _exact_or(left, right)
+    if isinstance(e, A.UnaryExpression) and e.type == "not":
+        inner = _exact(e.right)
+        return None if inner is None else _exact_not(inner)
+    if isinstance(e, A.SymbolExpression):
+        return _exact_truthy(e.name) if _is_context_symbol(e) and _declared(e, "BOOLEAN") else None
+    if isinstance(e, A.FuzzyComparisonExpression) and e.type in ("eq_fzs", "eq_fzm"):
+        if e.context.regex_flags != 0 or not isinstance(e.right, A.StringExpression):
+            return None
+        value = _string_value(e.left)
+        if value is None:
+            return None
+        return _exact_regex(value, regex_test(e.right.value, anchored=e.type == "eq_fzm"))
+    if isinstance(e, A.ComparisonExpression) and type(e) is A.ComparisonExpression and e.type in ("eq", "ne"):
+        for a, b in ((e.left, e.right), (e.right, e.left)):
+            value, lit = _string_value(a), _literal(b)
+            if value is not None and (isinstance(lit, str) or lit is _NULL):
+                return _exact_compare(value, lit if isinstance(lit, str) else None, e.type == "eq")
+            number = _number_value(a)
+            if number is not None and (isinstance(b, A.FloatExpression) or lit is _NULL):
+                return _exact_compare(number, b.value if isinstance(b, A.FloatExpression) else None, e.type == "eq")
+        return None
+    if type(e) is A.ArithmeticComparisonExpression and e.type in _ORDER:
+        # a number against a number literal, on either side (rule-engine compares the two as Decimals)
+        if isinstance(e.right, A.FloatExpression) and (number := _number_value(e.left)) is not None:
+            return _exact_order(number, e.right.value, _ORDER[e.type], left=True)
+        if isinstance(e.left, A.FloatExpression) and (number := _number_value(e.right)) is not None:
+            return _exact_order(number, e.left.value, _ORDER[e.type], left=False)
+        return None
+    if isinstance(e, A.ContainsExpression):
+        container, member = e.container, e.member
+        if _is_context_symbol(container) and _declared(container, "ARRAY") and isinstance(member, A.StringExpression):
+            return _exact_member(container.name, member.value)
+        if isinstance(container, A.ArrayExpression) and all(isinstance(m, A.StringExpression) for m in container.value):
+            value = _string_value(member)
+            if value is not None:
+                return _exact_one_of(value, tuple(m.value for m in container.value))
+        return None
+    return None
+
+
+def _declared(e: Any, kind: str) -> bool:
+    """Whether the symbol is declared of the data type ``kind`` (or nullable of it; ARRAY: an array of strings)."""
+    from rule_engine.types import DataType
+
+    declared = DataType.NULLABLE.unwrap(e.result_type) if hasattr(DataType, "NULLABLE") else e.result_type
+    if kind == "ARRAY":  # an array of strings
+        return bool(DataType.is_type(declared, DataType.ARRAY) and declared.value_type == DataType.STRING)
+    return bool(declared == getattr(DataType, kind))
+
+
+#: a string value's getter: the value rule-engine compares, _UNDECIDED where it is not a string or null
+_UNDECIDED = object()
+
+
+def _string_value(e: Any) -> Callable[[Mapping[str, Any]], Any] | None:
+    from rule_engine import ast as A
+
+    if _is_context_symbol(e) and _declared(e, "STRING"):
+        name = e.name
+
+        def plain(c: Mapping[str, Any]) -> Any:
+            v = c.get(name)
+            return v if v is None or type(v) is str else _UNDECIDED
+
+        return plain
+    if (
+        isinstance(e, A.CoalesceExpression)
+        and _is_context_symbol(e.left)
+        and _declared(e.left, "STRING")
+        and isinstance(e.right, A.StringExpression)
+    ):
+        name, default = e.left.name, e.right.value
+
+        def coalesced(c: Mapping[str, Any]) -> Any:
+            v = c.get(name)
+            return default if v is None else v if type(v) is str else _UNDECIDED
+
+        return coalesced
+    return None
+
+
+_ORDER = {"gt": operator.gt, "ge": operator.ge, "lt": operator.lt, "le": operator.le}
+
+
+def _number_value(e: Any) -> Callable[[Mapping[str, Any]], Any] | None:
+    """A number's getter (a FLOAT symbol, or one coalesced with a number literal): the value as rule-engine
+    holds it (a Decimal), None for null, _UNDECIDED for any other kind of value (a bool, a NaN, a string)."""
+    from rule_engine import ast as A
+    from rule_engine.types import coerce_value
+
+    def number(v: Any) -> Any:
+        if (type(v) is int or type(v) is float) and v == v:  # (not a NaN, which rule-engine's Decimal refuses)
+            return coerce_value(v, verify_type=False)
+        return _UNDECIDED
+
+    if _is_context_symbol(e) and _declared(e, "FLOAT"):
+        name = e.name
+
+        def plain(c: Mapping[str, Any]) -> Any:
+            v = c.get(name)
+            return None if v is None else number(v)
+
+        return plain
+    if (
+        isinstance(e, A.CoalesceExpression)
+        and _is_context_symbol(e.left)
+        and _declared(e.left, "FLOAT")
+        and isinstance(e.right, A.FloatExpression)
+    ):
+        name, default = e.left.name, e.right.value
+
+        def coalesced(c: Mapping[str, Any]) -> Any:
+            v = c.get(name)
+            return default if v is None else number(v)
+
+        return coalesced
+    return None
+
+
+def _exact_order(value: Callable[[Mapping[str, Any]], Any], lit: Any, op: Any, *, left: bool) -> Decide:
+    def order(c: Mapping[str, Any]) -> bool | None:
+        v = value(c)
+        if v is _UNDECIDED or v is None:  # a null against a number: rule-engine raises (the rule says so)
+            return None
+        return bool(op(v, lit) if left else op(lit, v))
+
+    return order
+
+
+def _undecided(c: Mapping[str, Any]) -> bool | None:
+    return None
+
+
+def _exact_and(a: Decide, b: Decide) -> Decide:
+    def both(c: Mapping[str, Any]) -> bool | None:
+        left = a(c)
+        return left if left is not True else b(c)
+
+    return both
+
+
+def _exact_or(a: Decide, b: Decide) -> Decide:
+    def either(c: Mapping[str, Any]) -> bool | None:
+        left = a(c)
+        return left if left is not False else b(c)
+
+    return either
+
+
+def _exact_not(a: Decide) -> Decide:
+    def negated(c: Mapping[str, Any]) -> bool | None:
+        v = a(c)
+        return None if v is None else not v
+
+    return negated
+
+
+def _exact_truthy(name: str) -> Decide:
+    def truthy(c: Mapping[str, Any]) -> bool | None:
+        v = c.get(name)
+        return v if type(v) is bool else False if v is None else None
+
+    return truthy
+
+
+def _exact_regex(value: Callable[[Mapping[str, Any]], Any], test: Callable[[str], bool]) -> Decide:
+    def fuzzy(c: Mapping[str, Any]) -> bool | None:
+        v = value(c)
+        return None if v is _UNDECIDED else False if v is None else bool(test(v))
+
+    return fuzzy
+
+
+def _exact_compare(value: Callable[[Mapping[str, Any]], Any], lit: Any, eq: bool) -> Decide:
+    def compare(c: Mapping[str, Any]) -> bool | None:
+        v = value(c)
+        if v is _UNDECIDED:
+            return None
+        # a string (or a Decimal) or None against a literal of that kind or null: rule-engine's values of two
+        # types are never equal
+        return (type(v) is type(lit) and v == lit) is eq
+
+    return compare
+
+
+def _exact_member(name: str, lit: str) -> Decide:
+    def member(c: Mapping[str, Any]) -> bool | None:
+        v = c.get(name)
+        if (type(v) is tuple or type(v) is list) and all(type(x) is str for x in v):
+            return lit in v
+        return None
+
+    return member
+
+
+def _exact_one_of(value: Callable[[Mapping[str, Any]], Any], allowed: tuple[str, ...]) -> Decide:
+    def one_of(c: Mapping[str, Any]) -> bool | None:
+        v = value(c)
+        return None if v is _UNDECIDED else v in allowed
+
+    return one_of

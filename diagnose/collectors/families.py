@@ -170,9 +170,17 @@ def shape_facts(text: str) -> tuple[float | None, bool]:
 
 #: a name a repro script prints its input's size under: a batch, a count of rows, tokens, queries
 _SIZE_NAME = re.compile(r"[NMB]|batch(?:_size)?|bs|numel|seq_?len|num_[a-z]+|n_[a-z]+|nq")
-#: ``N = 131072``, ``batch_size: 65536``, ``num_tokens=4096`` (not ``GB: 12``, ``x.N = 3``)
+#: ``N = 131072``, ``batch_size: 65536``, ``num_tokens=4096`` (not ``GB: 12``, ``x.N = 3``):
+#: ``(?<![\w.-])([NMB]|batch(?:_size)?|bs|numel|seq_?len|num_[a-z]+|n_[a-z]+|nq)\s*[=:]\s*(\d{1,15})(?![\w.])``, each
+#: name's lookbehind (no word character, dot or hyphen before it) written after its first letter: the same matches, and
+#: with every branch led by a letter ``re`` looks for those letters alone instead of trying the names everywhere
 _NAMED_SIZE = re.compile(
-    r"(?<![\w.-])([NMB]|batch(?:_size)?|bs|numel|seq_?len|num_[a-z]+|n_[a-z]+|nq)\s*[=:]\s*(\d{1,15})(?![\w.])"
+    "("
+    + "|".join(
+        f"{name[0]}(?<![\\w.-]{name[0]}){name[1:]}"
+        for name in ("N", "M", "B", "batch(?:_size)?", "bs", "numel", "seq_?len", "num_[a-z]+", "n_[a-z]+", "nq")
+    )
+    + r")\s*[=:]\s*(\d{1,15})(?![\w.])"
 )
 #: Python's ``print("i, N", i, N)``: a line of names, then as many integers
 _PRINT_ROW = re.compile(

@@ -132,12 +132,46 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from diagnose.regex_anchor import StartSearch, lowered, start_find
 
 #: the part of a log the words are looked for in
 SCAN = 200_000
+
+#: every lower-cased word a fact below tests the lowered log for (``_words``): found in one pass over it
+_LOW_WORDS: set[str] = set()
+_LOW_AUTOMATON: list[Any] = []
+_LAST_LOW: tuple[str, frozenset[str]] = ("", frozenset())
+
+
+def _words(*words: str) -> frozenset[str]:
+    """``words`` (lower-cased, non-empty), filed for :func:`_holds`."""
+    own = frozenset(words)
+    _LOW_WORDS.update(own)
+    _LOW_AUTOMATON.clear()
+    return own
+
+
+def _holds(low: str, words: frozenset[str]) -> bool:
+    """``any(w in low for w in words)`` for words filed by :func:`_words`: the words of every fact are found in
+    one pass over the lowered log (pyahocorasick, every occurrence reported), kept for the last log."""
+    global _LAST_LOW
+    last = _LAST_LOW
+    if last[0] is not low:
+        if not _LOW_AUTOMATON:
+            import ahocorasick
+
+            auto = ahocorasick.Automaton()
+            for word in _LOW_WORDS:
+                auto.add_word(word, word)
+            auto.make_automaton()
+            _LOW_AUTOMATON.append(auto)
+        found = frozenset(word for _, word in _LOW_AUTOMATON[0].iter(low)) if low else frozenset()
+        last = _LAST_LOW = (low, found)
+    return not words.isdisjoint(last[1])
+
 
 # a TPU named by what only runs on one: Mosaic's TPU compiler, libtpu, Pallas' TPU backend (`pltpu`,
 # `pallas.tpu`, "Pallas TPU"), a TPU device, core, kernel or generation ("TPU v5e", `TpuDevice`, TPU_0)
@@ -197,10 +231,10 @@ _KERNEL_COMPILERS = (
 #: per compiler, the lower-cased words one of which every match of its pattern holds: a log without them is
 #: not searched with the pattern (most logs name none of these compilers)
 _KERNEL_COMPILER_WORDS = (
-    ("inductor", "_dynamo", "torch.compile"),
-    ("triton",),
-    ("xla", "jax"),
-    (".jl", "kernelabstractions", "julia", "(code ", "cuda.cu"),
+    _words("inductor", "_dynamo", "torch.compile"),
+    _words("triton"),
+    _words("xla", "jax"),
+    _words(".jl", "kernelabstractions", "julia", "(code ", "cuda.cu"),
 )
 
 
@@ -214,7 +248,7 @@ def kernel_compiler(text: str) -> str | None:
     head = text[:SCAN]
     low = lowered(head)
     for (name, search), words in zip(_KERNEL_COMPILER_SEARCHES, _KERNEL_COMPILER_WORDS, strict=True):
-        if any(w in low for w in words) and search(head):
+        if _holds(low, words) and search(head):
             return name
     return None
 
@@ -223,7 +257,7 @@ def kernel_compiler(text: str) -> str | None:
 # argument, `.cuda(1)`), more than one visible device, or a distributed run: the patterns, each with the lower-cased words one of which its every match holds: a log is searched
 #: only with the alternatives whose words it holds (most hold "device" alone)
 _MULTI_GPU_PARTS = tuple(
-    (words, StartSearch(re.compile(rx)))
+    (_words(*words), StartSearch(re.compile(rx)))
     for words, rx in (
         (("cuda:", "gpu:"), r"(?i)\b(?:cuda|gpu):\s?0*[1-9]\d?(?![.\d])\b"),
         (("device",), r"(?i)\bdevice(?:_id|_index|_ids)?\s*[=:]\s*\[?0*[1-9]\d?\b"),
@@ -241,7 +275,7 @@ def multi_gpu(text: str) -> bool:
     """Whether the log shows more than one GPU at work: a device ordinal above 0, or a distributed run."""
     head = text[:SCAN]
     low = lowered(head)
-    return any(any(w in low for w in words) and search(head) for words, search in _MULTI_GPU_PARTS)
+    return any(_holds(low, words) and search(head) for words, search in _MULTI_GPU_PARTS)
 
 
 # a toolkit release: "CUDA 11.4", "CUDA Toolkit 12.1", "cuda-11.4" / "cuda_11.4" (a path, nvcc's build string),
@@ -337,7 +371,7 @@ _LOOSE = r"(?:v?\d+\.\d+(?:\.\d+)*" + _TAG + "|" + _HASH + ")"
 # parentheses
 _NAME = r"\s+(?:[\w:./@+-]+\s+){0,4}?\(?("
 #: words one of which every regression pattern needs (a cheap test before the patterns search the log)
-_REGRESSION_WORDS = (
+_REGRESSION_WORDS = _words(
     "after",
     "since",
     "introduced",
@@ -375,7 +409,7 @@ def regression_at(text: str) -> str | None:
     """The release or commit the log names as the one the failure began with, else None."""
     head = text[:SCAN]
     low = lowered(head)
-    if not any(w in low for w in _REGRESSION_WORDS):
+    if not _holds(low, _REGRESSION_WORDS):
         return None
     found = [m for m in (find(head) for find in _regression_finds()) if m]
     return min(found, key=lambda m: m.start()).group(1) if found else None
@@ -424,6 +458,9 @@ _CONDA_ENV = re.compile(
 )
 
 
+_CONDA_WORDS = _words("conda", "miniforge", "mambaforge", "micromamba")
+
+
 def conda_build_prefix(text: str) -> str | None:
     """A conda-build build or host prefix the log shows (a path a conda package kept from its build), else None.
 
@@ -450,7 +487,7 @@ def conda_env(text: str) -> str | None:
     """
     head = text[:SCAN]
     low = lowered(head)
-    if not any(w in low for w in ("conda", "miniforge", "mambaforge", "micromamba")):
+    if not _holds(low, _CONDA_WORDS):
         return None
     m = _CONDA_ENV.search(head)
     return m[0] if m else None
@@ -524,14 +561,24 @@ def last_kernel(text: str) -> str | None:
 # a count of zero printed for an input: "(0 vertices, 0 edges)", "loaded 0 images", "num_points: 0", "Size([0, 3])"
 _NOUNS = r"(?:vertices|vertexes|nodes|edges|elements|points|rows|samples|images|frames|items|boxes|triangles|faces|tokens|particles|atoms|records)"
 _NOUN_WORDS = tuple(_NOUNS[3:-1].split("|"))
-#: its forms, each with the lower-cased words one of which its every match holds
+#: its forms, each with the lower-cased words one of which its every match holds, and the longer ones one of which
+#: every match holds in a log of ASCII characters alone (whose lowered text is, letter for letter, what a match of
+#: the case-folded pattern reads)
 _EMPTY_INPUT_FORMS = tuple(
-    (words, re.compile(rx))
-    for words, rx in (
-        (("(0 ",), rf"(?i)\(0 {_NOUNS}(?:, 0 {_NOUNS})*\)"),
-        ((" 0 ",), rf"(?i)\b(?:loaded|read|found|got|with) 0 {_NOUNS}\b"),
-        (_NOUN_WORDS, rf"(?i)\b(?:num|n)_?{_NOUNS}\s*[:=]\s*0\b(?!\.)"),
-        (("size([0",), r"(?i)\btorch\.Size\(\[0\b"),
+    (_words(*words), _words(*ascii_words), re.compile(rx))
+    for words, ascii_words, rx in (
+        (("(0 ",), ("(0 ",), rf"(?i)\(0 {_NOUNS}(?:, 0 {_NOUNS})*\)"),
+        (
+            (" 0 ",),
+            tuple(f"{verb} 0 " for verb in ("loaded", "read", "found", "got", "with")),
+            rf"(?i)\b(?:loaded|read|found|got|with) 0 {_NOUNS}\b",
+        ),
+        (
+            _NOUN_WORDS,
+            tuple(head + noun for head in ("num_", "num", "n_", "n") for noun in _NOUN_WORDS),
+            rf"(?i)\b(?:num|n)_?{_NOUNS}\s*[:=]\s*0\b(?!\.)",
+        ),
+        (("size([0",), ("size([0",), r"(?i)\btorch\.Size\(\[0\b"),
     )
 )
 
@@ -540,10 +587,11 @@ def empty_input(text: str) -> str | None:
     """A line the program printed with a zero count for its input (the whole line), else None."""
     head = text[:SCAN]
     low = lowered(head)
+    is_ascii = head.isascii()  # which of a form's words its matches need
     starts = [
         m.start()
-        for words, rx in _EMPTY_INPUT_FORMS
-        if any(w in low for w in words)
+        for words, ascii_words, rx in _EMPTY_INPUT_FORMS
+        if _holds(low, ascii_words if is_ascii else words)
         for m in (rx.search(head),)
         if m is not None
     ]
@@ -570,9 +618,7 @@ def project_source(text: str) -> str | None:
     head = text[:SCAN]
     if ".cu" not in head:
         return None
-    for line in head.splitlines()[:400]:
-        if ".cu" not in line:
-            continue
+    for line in _cu_lines(head):
         for m in _CU_FILE.finditer(line):
             path = m.group(1)
             if _NOT_OWN.search(path):
@@ -580,6 +626,31 @@ def project_source(text: str) -> str | None:
             if _ERROR_WORDS.search(line) or _ERROR_WORDS.search(_next_line(head, line)):
                 return path
     return None
+
+
+#: the line breaks of str.splitlines but the newline
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _cu_lines(head: str) -> Iterator[str]:
+    """The lines of ``head.splitlines()[:400]`` that hold ".cu", in order: where newlines alone break the lines,
+    found from each ".cu" instead of splitting the whole log."""
+    if _OTHER_BREAKS.search(head):
+        yield from (line for line in head.splitlines()[:400] if ".cu" in line)
+        return
+    index = counted = 0  # the line's index; the newlines counted up to
+    pos = head.find(".cu")
+    while pos >= 0:
+        start = head.rfind("\n", 0, pos) + 1
+        index += head.count("\n", counted, start)
+        counted = start
+        if index >= 400:
+            return
+        end = head.find("\n", pos)
+        if end < 0:
+            end = len(head)
+        yield head[start:end]
+        pos = head.find(".cu", end)
 
 
 def _next_line(head: str, line: str) -> str:
@@ -596,7 +667,7 @@ _INTERMITTENT = re.compile(
 
 
 #: the lower-cased words one of which every match of :data:`_INTERMITTENT` holds
-_INTERMITTENT_WORDS = (
+_INTERMITTENT_WORDS = _words(
     "intermittent",
     "sporadic",
     "random",
@@ -612,4 +683,4 @@ def intermittent(text: str) -> bool:
     """Whether the log says the failure comes and goes."""
     head = text[:SCAN]
     low = lowered(head)
-    return any(w in low for w in _INTERMITTENT_WORDS) and _INTERMITTENT.search(head) is not None
+    return _holds(low, _INTERMITTENT_WORDS) and _INTERMITTENT.search(head) is not None

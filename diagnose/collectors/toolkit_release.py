@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -62,7 +63,9 @@ def toolkit_release(text: str) -> str | None:
 
 @cache
 def _table() -> dict[str, tuple[str | None, str | None]]:
-    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    # libyaml's loader where PyYAML has it (the same data, read many times faster), else PyYAML's own
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(DATA.read_text(encoding="utf-8"), Loader=loader)
     return {str(k): (v.get("first"), v.get("removed")) for k, v in data["archs"].items()}
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from diagnose.classify import evidence_for
 from diagnose.inputs import read_inputs
-from diagnose.prefilter import compile_precheck
+from diagnose.prefilter import compile_precheck, exact_test
 from diagnose.rules import compile_expression, default_rules
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "corpus"
@@ -157,3 +157,65 @@ def test_the_matcher_index_leaves_out_only_rules_whose_precheck_fails() -> None:
                 assert not rule.precheck(ctx), (rule.id, rec.id)
         assert matcher.diagnose(ev) == plain.diagnose(ev), rec.id
     assert left_out > len(records) * 100  # the point: most gated rules are never called
+
+
+def test_exact_test_answers_as_rule_engine() -> None:
+    """Where a rule's exact test answers, its answer is rule-engine's, on every record of the corpus."""
+    rules = default_rules()
+    records = [r for r in read_inputs([str(CORPUS)]) if r.error is None]
+    records += [r for r in read_inputs([str(FIXTURES)]) if r.error is None and not r.origin.endswith(".yaml")]
+    tests = [(rule, exact_test(rule.compiled.statement)) for rule in rules if hasattr(rule.compiled, "statement")]
+    tests = [(rule, test) for rule, test in tests if test is not None]
+    assert len(tests) > 100
+    decided = 0
+    for rec in records:
+        ctx = evidence_for(rec).context()
+        for rule, test in tests:
+            got = test(ctx)
+            if got is not None:
+                decided += 1
+                assert got == bool(rule.compiled.matches(ctx)), (rule.id, rec.id)
+    assert decided > len(records) * len(tests) // 2
+
+
+def test_exact_test_shapes() -> None:
+    ctx = {
+        "cuda_error": "cudaErrorIllegalAddress",
+        "triton_message": None,
+        "env_issues": ("xid",),
+        "exit_timed_out": False,
+        "log_text": "boom",
+    }
+
+    def exact(expr: str):
+        return exact_test(compile_expression(expr).statement)
+
+    assert exact('cuda_error == "cudaErrorIllegalAddress" and not exit_timed_out')(ctx) is True
+    assert exact('cuda_error in ["x", "y"] or "xid" in env_issues')(ctx) is True
+    assert exact("triton_message == null")(ctx) is True
+    assert exact('triton_message != "x"')(ctx) is True  # null differs from any string
+    assert exact('(triton_message ?? "none") =~ "no"')(ctx) is True
+    assert exact('triton_message =~~ "x"')(ctx) is False  # a null operand does not match
+    assert exact('log_text =~ "oom"')(ctx) is False
+    # a value of a kind rule-engine would refuse: not answered (rule-engine evaluates the rule, and says so)
+    assert exact('cuda_error == "x"')({"cuda_error": 700}) is None
+    assert exact('"xid" in env_issues')({"env_issues": None}) is None
+    assert exact("exit_timed_out")({"exit_timed_out": 1}) is None
+    # `and` stops at a left side that decides False, as rule-engine's does
+    assert exact('exit_timed_out and cuda_error == "x"')({"exit_timed_out": False, "cuda_error": 700}) is False
+    # a number against a number literal: compared as rule-engine's Decimals (0.1 <= 0.1, not the float's binary value)
+    assert exact("(oom_total_bytes ?? 0) > 3")({"oom_total_bytes": None}) is False
+    assert exact("(oom_total_bytes ?? 0) > 3")({"oom_total_bytes": 4}) is True
+    assert exact("3 < oom_total_bytes")({"oom_total_bytes": 3.5}) is True
+    assert exact("oom_total_bytes <= 0.1")({"oom_total_bytes": 0.1}) is True
+    assert exact("oom_total_bytes == 0")({"oom_total_bytes": None}) is False
+    # a null, a NaN or a bool in an ordered comparison: rule-engine raises, so it evaluates the rule
+    assert exact("oom_total_bytes > 3")({"oom_total_bytes": None}) is None
+    assert exact("oom_total_bytes > 3")({"oom_total_bytes": float("nan")}) is None
+    # arithmetic and functions: no exact test; beside one, the left side of an `and` / `or` that decides alone
+    assert exact("(oom_total_bytes ?? 0) >= 0.8 * (oom_requested_bytes ?? 0)") is None
+    assert exact('$abs(oom_total_bytes ?? 0) > 3 and cuda_error == "x"') is None
+    partial = exact('cuda_error == "x" and $abs(oom_total_bytes ?? 0) > 3')
+    assert partial({"cuda_error": "y"}) is False and partial({"cuda_error": "x", "oom_total_bytes": 4}) is None
+    partial = exact('cuda_error == "x" or $abs(oom_total_bytes ?? 0) > 3')
+    assert partial({"cuda_error": "x"}) is True and partial({"cuda_error": "y", "oom_total_bytes": 4}) is None
