@@ -73,7 +73,7 @@ def prepare(spec: Spec) -> None:
     if spec.emulate_cuda:
         from harness import emulate
 
-        emulate.install(spec.target_gpu)
+        emulate.install(spec.target_gpu, cuda_available=not spec.uses_triton)
     if spec.stub_extensions:
         from harness import extension_stub
 

@@ -3,7 +3,8 @@
 Most real Triton submissions follow KernelBench's example: they assert ``x.is_cuda`` and make or
 move their tensors with ``.cuda()`` / ``device="cuda"``, and so do many references (GPU MODE's
 ``generate_input`` makes its inputs with ``device="cuda"``).  On CPU they would die before the
-kernel runs.  When the parent asks for it (``emulate_cuda`` in the spec: no GPU, a Triton target),
+kernel runs.  When the parent asks for it (``emulate_cuda`` in the spec: no GPU; a Triton, plain PyTorch or
+``load_inline`` target),
 the children install this emulation before the user's code is imported:
 
 - ``Tensor.is_cuda`` reports True for CPU tensors;
@@ -20,9 +21,14 @@ the children install this emulation before the user's code is imported:
 - ``triton.language.extra.libdevice`` functions, empty stubs under the interpreter, compute their
   numpy equivalents (:mod:`harness.triton_libdevice`).
 
-``torch.cuda.is_available()`` stays False and ``x.device`` says ``cpu``: code that asks those
-questions gets the truth.  What was emulated is counted (:data:`USED`) and the children report it,
-so the report says the run relied on it.
+- CUDA streams and events do nothing, and a CUDA graph is refused in torch's words for a CPU build
+  (:mod:`harness.emulate_streams`).
+
+``x.device`` says ``cpu``.  For a Triton target ``torch.cuda.is_available()`` stays False: code that asks
+gets the truth.  For a plain PyTorch or ``load_inline`` target (``cuda_available``) it says True, as on the
+GPU the harness runs on: a submission that creates its streams when CUDA is available and enters them when
+``x.is_cuda`` would otherwise meet a state no machine has (tensors on CUDA, CUDA unavailable).  What was
+emulated is counted (:data:`USED`) and the children report it, so the report says the run relied on it.
 """
 
 from __future__ import annotations
@@ -56,7 +62,7 @@ def _cpu(device: Any) -> Any:
     return device
 
 
-def install(target_gpu: str | None = None) -> None:
+def install(target_gpu: str | None = None, cuda_available: bool = False) -> None:
     import torch
 
     if getattr(torch, "_kdiag_emulated", False):
@@ -106,6 +112,12 @@ def install(target_gpu: str | None = None) -> None:
     from harness import emulate_device
 
     emulate_device.install(target_gpu, _hit)
+    from harness import emulate_streams
+
+    emulate_streams.install(_hit)
+    if cuda_available:
+        setattr(torch.cuda, "is_available", lambda: True)  # noqa: B010
+        setattr(torch.cuda, "device_count", lambda: 1)  # noqa: B010
     from harness import triton_libdevice
 
     triton_libdevice.install(_hit)

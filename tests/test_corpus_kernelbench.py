@@ -133,3 +133,22 @@ def test_a_lazy_extension_the_forward_never_builds_does_not_stop_the_run(labelle
     assert (code, rep["verdict"]) == (0, "pass"), rep
     assert rep["checked"] and rep["checked"][0].startswith("compiles for sm_90"), rep["checked"]
     assert rep["cannot_run"] is None
+
+
+@pytest.mark.toolkit
+def test_a_build_that_fails_everywhere_and_is_caught_runs_the_fallback_a_gpu_runs(labelled) -> None:
+    # CUDA-L1's code: a module-level load_inline whose CUDA does not compile (with torch's headers here; on its
+    # H100 the bindings load_inline writes would not have either), inside try/except: the extension is None on any
+    # machine and the forward runs PyTorch's conv3d, which the harness measured as a pass
+    code, rep, _ = labelled("real_cl1h_l2_08_conv3d_div_module_inline")
+    assert (code, rep["verdict"]) == (0, "pass"), rep
+    assert any("cannot be built or loaded on any machine" in n and "never the CUDA kernel" in n for n in rep["notes"])
+    assert rep["checked"][0].startswith("does not build for sm_90: source0_load_inline.cu("), rep["checked"]
+
+
+def test_streams_made_when_cuda_is_available_run_under_the_emulation(labelled) -> None:
+    # CUDA-L1's code makes a torch.cuda.Stream in __init__ when CUDA is available and enters it when x.is_cuda: the
+    # emulation says both, and its streams do nothing (the CPU runs everything in order)
+    code, rep, _ = labelled("real_cl1h_l2_05_convtranspose_bias_tanh")
+    assert (code, rep["verdict"]) == (0, "pass"), rep
+    assert any(n.startswith("CUDA emulated on the CPU") and "torch.cuda.Stream" in n for n in rep["notes"])

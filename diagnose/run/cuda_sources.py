@@ -243,7 +243,10 @@ def extract_text(text: str, folder: Path | None = None) -> Found:
                 sources.append(
                     Source(name, "cuda", body, node.lineno, f"load_inline cuda_sources (line {node.lineno})")
                 )
-            if cpp and any(c.strip() for c in cpp):
+            functions = _functions(res, node) if cuda and any(c.strip() for c in cuda) else None
+            # load_inline writes main.cpp from the C++ sources and the bindings for ``functions``, also when the
+            # C++ sources are empty: then the bindings name functions main.cpp never declares
+            if (cpp and any(c.strip() for c in cpp)) or (cpp is not None and functions):
                 body = LOAD_INLINE_CPP_PREFIX + "\n".join(cpp)
                 functions = _functions(res, node)
                 if functions:

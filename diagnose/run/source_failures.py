@@ -39,14 +39,16 @@ def _no_module(ctx: RunContext, check: CC.Check, text: str) -> RunResult | None:
     if found is None:
         return None
     files = ", ".join(found.files)
-    log = (f"{check.log.rstrip()}\nthe sources compile; none defines PYBIND11_MODULE, so the library load() builds "
+    api = found.api
+    log = (f"{check.log.rstrip()}\nthe sources compile; none defines PYBIND11_MODULE, so the library {api}() builds "
            f"(line {found.line}) has no module to import:\nImportError: dynamic module does not define module export "
            f"function (PyInit_{found.name})\n")  # fmt: skip
-    read = f"the sources load() builds ({files}) searched for the PYBIND11_MODULE it imports (read, not built)"
-    verb = "defines" if len(found.files) == 1 else "define"
-    note = (f"line {found.line}: load(name={found.name!r}) builds {files}, which {verb} no PYBIND11_MODULE: importing "
-            f"it fails with 'dynamic module does not define module export function (PyInit_{found.name})', on any "
-            "machine")  # fmt: skip
+    read = f"the sources {api}() builds ({files}) searched for the PYBIND11_MODULE it imports (read, not built)"
+    verb = "defines" if len(found.files) == 1 and api == "load" else "define"
+    given = " and no functions" if api == "load_inline" else ""
+    note = (f"line {found.line}: {api}(name={found.name!r}{given}) builds {files}, which {verb} no PYBIND11_MODULE: "
+            f"importing it fails with 'dynamic module does not define module export function (PyInit_{found.name})', "
+            "on any machine")  # fmt: skip
     return _fail(ctx, check, log, read, note)
 
 

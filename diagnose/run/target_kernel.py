@@ -4,6 +4,7 @@ the kernel child on the same inputs, and the parent compares (:mod:`diagnose.run
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 from collections.abc import Mapping
@@ -314,14 +315,18 @@ def run_kernel_target(ctx: RunContext) -> RunResult:
     if bad_call is not None:
         return bad_call
     check = _compile_check(ctx)
-    if check is not None and check.ok and not ctx.gpu and ctx.target.path is not None:
-        unlinked = _unlinked(ctx, check) or SF.after_clean_compile(ctx, check)
-        if unlinked is not None:
-            return unlinked
-    if check is not None and check.ok and not ctx.gpu:
-        ran = _run_without_extension(ctx, check)
-        if ran is not None:
-            return ran
+    if check is not None and not ctx.gpu:
+        mark = (len(ctx.log.notes), len(ctx.log.rungs))
+        broken = None
+        if check.ok and ctx.target.path is not None:
+            broken = _unlinked(ctx, check) or SF.after_clean_compile(ctx, check)
+        if check.ok and broken is None:
+            ran = _run_without_extension(ctx, check)
+            if ran is not None:
+                return ran
+        elif broken is not None or check.failed is not None:
+            failed = broken or _compiled(ctx, check)
+            return _run_past_failed_build(ctx, check, failed, mark) or failed
     if check is not None and (check.failed is not None or (check.ok and not ctx.gpu)):
         return _compiled(ctx, check)
     checked = (check.summary(),) if check is not None and check.ok else ()
@@ -358,6 +363,105 @@ def _run_without_extension(ctx: RunContext, check: CC.Check) -> RunResult | None
         "harness's inputs never reach), so the submission ran on the CPU as it would on a GPU"
     )
     return dataclasses.replace(res, checked=(check.summary(),), notes=tuple(ctx.log.notes))
+
+
+def _unguarded_import_build(text: str) -> bool:
+    """A load_inline / load call the module's import runs outside any try block: when the build fails, so does
+    the import, whatever the submission does later.
+
+    >>> _unguarded_import_build("m = load_inline(name='m', cpp_sources='', cuda_sources='')")
+    True
+    >>> _unguarded_import_build("try:\\n    m = load_inline('m', '', '')\\nexcept Exception:\\n    m = None")
+    False
+    >>> _unguarded_import_build("def f():\\n    return load('m', ['k.cu'])")
+    False
+    """
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+
+    def runs(stmts: list[ast.stmt]) -> bool:
+        for st in stmts:
+            if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef | ast.Try):
+                continue  # a function's body runs later; a try's failure is the submission's to catch
+            if isinstance(st, ast.ClassDef):
+                if runs(st.body):
+                    return True
+                continue
+            if isinstance(st, ast.If | ast.For | ast.While | ast.With):
+                if runs([*st.body, *st.orelse] if not isinstance(st, ast.With) else st.body):
+                    return True
+                continue
+            if any(isinstance(n, ast.Call) and S._call_name(n) in ("load_inline", "load") for n in ast.walk(st)):
+                return True
+        return False
+
+    return runs(tree.body)
+
+
+def _first_error(log: str) -> str:
+    """The first error line of a compiler's log, its file named by its base name."""
+    line = next((x.strip() for x in log.splitlines() if re.search(r"\berror\b", x)), "")
+    return re.sub(r"^\S*/", "", line)[:200]
+
+
+def _run_past_failed_build(
+    ctx: RunContext, check: CC.Check, failed: RunResult, mark: tuple[int, int]
+) -> RunResult | None:
+    """No GPU, and the submission's extension cannot build (or load) on any machine: a GPU run meets the same
+    failure when the submission calls load_inline / load.  Run on the CPU with those calls refused
+    (harness/extension_stub.py), as the build fails there: a submission that catches the failure and runs its
+    PyTorch path (the try/except fallback model-generated KernelBench code often has), or that never builds it, runs
+    here what a GPU runs, and its verdict stands, with a note saying the extension never ran.  Otherwise
+    (``None``) the build's failure is the answer."""
+    t = ctx.target
+    if t.path is None or t.kind not in ("kernelbench", "gpumode") or t.uses_triton or failed.verdict != "fail":
+        return None
+    found = S.extract(t.path)
+    if any(s.api not in ("load_inline", "load") for s in found.sources):
+        return None
+    text = t.path.read_text(encoding="utf-8", errors="replace")
+    if _DEVICE_TEST.search(text) or _unguarded_import_build(text):
+        return None  # a branch on the device's type (the emulation keeps tensors on the CPU), or an import that fails
+    notes, rungs = len(ctx.log.notes), len(ctx.log.rungs)
+    res = NR.as_no_result(_run_fitted(dataclasses.replace(ctx, stub_extensions=True)), ctx.log.snapshot, gpu=False)
+    asked = any(ctx.rd.rglob(ES_CALLS_FILE))
+    own_failure = res.verdict == "fail" and res.diagnosis is not None and res.diagnosis.category == "kernel-logic"
+    if not (res.verdict in ("pass", "no-result") or (own_failure and not asked)):
+        del ctx.log.notes[notes:]
+        del ctx.log.rungs[rungs:]
+        return None
+    added = ctx.log.notes[mark[0] : notes]
+    if check.failed is not None:
+        why = _first_error(check.log)
+    else:  # read from the source: the failure's own note (a module without PyInit_), or symbols that do not link
+        why = added[-1] if added else "the functions it binds do not link"
+    del ctx.log.notes[mark[0] : notes]
+    del ctx.log.rungs[mark[1] : rungs]
+    cuda_ok = bool(check.cuda) and all(c.ok for c in check.cuda)
+    bindings = check.failed is not None and check.failed.source.lang == "cpp"
+    where = "its bindings do not compile" if bindings else "its extension does not build or load"
+    checked = f"{check.summary()}; {where}: {why}" if cuda_ok else f"does not build for {check.arch}: {why}"
+    if asked and res.verdict == "no-result":
+        ctx.log.note(
+            f"its extension cannot be built or loaded on any machine ({why}); the submission catches that failure "
+            "and goes on without it, on a path that needs a GPU here: the harness measures that path, never the "
+            "CUDA kernel"
+        )
+    elif asked:
+        ctx.log.note(
+            f"its extension cannot be built or loaded on any machine ({why}); the submission catches that failure "
+            "and runs without it, so what ran here (its PyTorch path) is what a GPU runs: the harness measures "
+            "that path, never the CUDA kernel"
+        )
+    else:
+        ctx.log.note(
+            f"its extension cannot be built or loaded ({why}), and the forward never builds it (the load_inline / "
+            "load call sits in a function the harness's inputs never reach), so the submission ran on the CPU as "
+            "it would on a GPU"
+        )
+    return dataclasses.replace(res, checked=(checked,), notes=tuple(ctx.log.notes))
 
 
 #: under Triton's interpreter, a problem kdiag fitted to its input budget gets this long first (a kernel

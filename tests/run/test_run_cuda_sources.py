@@ -294,13 +294,85 @@ def test_a_build_is_at_import_unless_every_call_sits_in_a_function(tmp_path: Pat
     assert S.built_at_import(sub) is True
 
 
+LAZY_BUILD = '''
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+CUDA = """
+#include <torch/extension.h>
+__global__ void twice_kernel(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i];
+}
+torch::Tensor twice(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    int n = x.numel();
+    twice_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+    return y;
+}
+"""
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        if x.is_cuda and torch.cuda.is_available():
+            ext = load_inline(name="twice", cpp_sources="torch::Tensor twice(torch::Tensor x);",
+                              cuda_sources=CUDA, functions=["twice"])
+            return ext.twice(x)
+        return x * 2
+
+
+def get_inputs():
+    return [torch.randn(64)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+LAZY_REFERENCE = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+def get_inputs():
+    return [torch.randn(64)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
 @pytest.mark.toolkit
 def test_a_lazy_extension_the_forward_does_build_leaves_the_compile_check_as_the_answer(
     tmp_path: Path, kdiag_run
 ) -> None:
-    # corpus/kernelbench/real_cl1_l1_19_relu_inplace without its fast path: the forward now asks for a GPU first
-    # (x.is_cuda, torch.cuda.is_available()), which the run says there is, and builds the extension: no-result, as
-    # a GPU run would take that path (a CPU fallback kdiag took instead would have been called a pass)
+    # the forward asks for a GPU first (x.is_cuda, torch.cuda.is_available()), which the run says there is, and
+    # builds an extension that compiles: no-result, as a GPU run would take that path (a CPU fallback kdiag took
+    # instead would have been called a pass)
+    sub, ref = tmp_path / "submission.py", tmp_path / "reference.py"
+    sub.write_text(LAZY_BUILD)
+    ref.write_text(LAZY_REFERENCE)
+    code, rep, err = kdiag_run(str(sub), "--reference", str(ref), "--probes", "none")
+    assert rep is not None, err
+    assert (code, rep["verdict"]) == (4, "no-result"), rep
+    assert any("builds its extension" in n for n in rep["notes"]), rep["notes"]
+
+
+@pytest.mark.toolkit
+def test_a_build_that_fails_everywhere_and_is_caught_leaves_the_fallback_as_the_answer(
+    tmp_path: Path, kdiag_run
+) -> None:
+    # corpus/kernelbench/real_cl1_l1_19_relu_inplace without its fast path: the forward builds its extension, whose
+    # bindings name an extern "C" kernel load_inline's main.cpp never declares (cpp_sources=""): the build fails on
+    # a GPU too, the submission catches it and returns torch.relu(x), which is what the harness measures there
     case = ROOT / "corpus" / "kernelbench" / "real_cl1_l1_19_relu_inplace"
     text = (case / "submission.py").read_text()
     fast = (
@@ -311,5 +383,7 @@ def test_a_lazy_extension_the_forward_does_build_leaves_the_compile_check_as_the
     sub.write_text(text.replace(fast, ""))
     code, rep, err = kdiag_run(str(sub), "--reference", str(case / "reference.py"), "--probes", "none")
     assert rep is not None, err
-    assert (code, rep["verdict"]) == (4, "no-result"), rep
-    assert any("builds its extension" in n for n in rep["notes"]), rep["notes"]
+    assert (code, rep["verdict"]) == (0, "pass"), rep
+    said = [n for n in rep["notes"] if "cannot be built or loaded on any machine" in n]
+    assert said and "optimized_relu_kernel" in said[0], rep["notes"]
+    assert "its bindings do not compile" in rep["checked"][0], rep["checked"]
