@@ -90,7 +90,9 @@ def test_a_bare_status_says_at_most_point_six() -> None:
     for text in (CONFIG_BARE, CONFIG_TORCH):
         d = diagnosis(text)
         assert d.findings and d.findings[0].confidence <= 0.6, (text, d.findings[0].confidence)
-        assert any("at most 0.60" in v for k, v in d.findings[0].facts if k == "confidence")
+        # the cap is said where it lowered the calibrated value (a calibration already below it needs no note)
+        capped = any("at most 0.60" in v for k, v in d.findings[0].facts if k == "confidence")
+        assert capped or d.findings[0].confidence < 0.6, d.findings[0].facts
     # an out-of-bounds header with no kernel or address: the kernel's index and an input past the kernel's
     # contract fit it alike, so kdiag abstains and names both owners
     for text in (SANITIZER_HEADER, SANITIZER_WRITE_HEADER):
