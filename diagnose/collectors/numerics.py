@@ -39,6 +39,8 @@ True
 >>> f = parse("Error! Matrix[1918976]=0.00000000, ref=13.65435410 error term is > 1.000000E-06")  # CUDA Samples
 >>> f.mismatch, f.shown_pairs, f.shown_zero_new, f.max_abs
 (True, 1, 1, 13.6543541)
+>>> parse("ERROR - results miscompared.\\nID,M,N,K,SplitK-Slices,Parallel-SplitK,Runtime").mismatch  # CUTLASS examples
+True
 >>> parse("All results match for block_size=512.\\n\\nMismatch of dbias at 0: CPU_ref: 1.125 vs GPU: 3.5").passed_block_size
 512
 
@@ -75,6 +77,7 @@ _HINTS = (
     " did not match ",
     "CPU_ref: ",
     "error term is > ",
+    "results miscompared",
 )
 _MISMATCH_HEADS = (
     "Tensor-likes are not close!",
@@ -89,6 +92,9 @@ _MISMATCH_HEADS = (
     "Mismatched elements:",
     # GPU MODE's check_implementation (problems' utils.py: match_reference), in popcorn's test.N.error
     "custom implementation doesn't match reference",
+    # CUTLASS's examples, after their host reference check (cutlass::reference::host::TensorEquals) fails:
+    # ``std::cout << "ERROR - results miscompared.\n";``
+    "ERROR - results miscompared",
 )
 _ELEMENTS = re.compile(r"Mismatched elements: (\d+) / (\d+)")
 _OLD_TORCH = re.compile(
