@@ -64,6 +64,9 @@ class LogFacts(Facts):
     empty_input: str | None = None  # a line printing a zero count for the input: "(0 vertices, 0 edges)" (log_words)
     project_source: str | None = None  # a CUDA source of the program's own an error line names (log_words)
     intermittent: bool = False  # the log says the failure comes and goes (collectors.log_words)
+    # a framework's shape check that refused an element count past int64: TensorFlow's "Encountered overflow when
+    # multiplying 56541365074252 with 125091515651, result: -1" -> "56541365074252 with 125091515651" (log_words)
+    shape_overflow: str | None = None
 
 
 # --- Python tracebacks --------------------------------------------------------------
@@ -472,6 +475,7 @@ class NumericsFacts(Facts):
     # received expected"), and how many of them are NaN/Inf in the output where the reference is finite
     shown_pairs: int = 0
     shown_nonfinite_new: int = 0
+    shown_zero_new: int = 0  # ... and how many are exactly 0 in the output where the reference is a nonzero number
     # a launch configuration of the same sweep whose check passed before this mismatch ("All results match for
     # block_size=512."): the failure depends on the block size
     passed_block_size: int | None = None

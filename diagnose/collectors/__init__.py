@@ -127,5 +127,6 @@ def collect(
         empty_input=log_words.empty_input(bounded),
         project_source=log_words.project_source(bounded),
         intermittent=log_words.intermittent(bounded),
+        shape_overflow=log_words.shape_overflow(bounded),
     )
     return Evidence(id=id, origin=origin, log=log, **found)

@@ -41,7 +41,8 @@ Tags in ``EnvFacts.issues`` (rule symbol ``env_issues``), in order of first appe
 ``missing-module``             ``ModuleNotFoundError: No module named 'triton'`` (→ ``missing_module``)
 ``import-mismatch``            ``ImportError: cannot import name 'X' from 'Y'`` (→ ``import_name``,
                                ``import_from``)
-``abi-mismatch``               ``undefined symbol: X`` (→ ``undefined_symbol``)
+``abi-mismatch``               ``undefined symbol: X``, ``symbol X version L not defined in file L with link time
+                               reference`` (→ ``undefined_symbol``)
 ``cuda-toolkit-torch-mismatch`` ``The detected CUDA version (X) mismatches the version that was used to compile PyTorch (Y)``
 ``cuda-home-not-set``          ``CUDA_HOME environment variable is not set``
 ``nvcc-not-found``             ``nvcc: not found``, ``nvcc: command not found``,
@@ -151,6 +152,7 @@ _OTHER_NEEDLES = (
     "cannot import name",
     "undefined symbol",
     "undefined\n",
+    "with link time reference",
     "mismatches the version that was used to compile",
     "Permission denied",
     "Insufficient Permissions",
@@ -178,6 +180,12 @@ _CUDA_MISMATCH = re.compile(
 )
 # glibc's versioned form is "undefined symbol: NAME, version LIB" (elf/dl-lookup.c): the name ends at the comma
 _UNDEF = re.compile(r"undefined\s+symbol: ?([^\s,]+)")
+# its other versioned-symbol error (elf/dl-lookup.c, a "relocation error"): "symbol NAME version LIB not defined in
+# file LIB with link time reference" (older releases put a comma after NAME): the file was linked against a copy of
+# LIB whose version node has NAME, and the copy loaded does not, the same skew as "undefined symbol"
+_UNDEF_VERSIONED = re.compile(
+    r"\bsymbol ([^\s,]+),? version (\S+) not defined in file (\S+?):? with link time reference"
+)
 _PERM = re.compile(r"/dev/nvidia[\w-]*\S*: Permission denied|Permission denied[^\n]{0,80}/dev/nvidia")
 _CVD = re.compile(r"CUDA_VISIBLE_DEVICES\s*[=:]\s*(?:\"\"|''|-1\b|none\b|NoDevFiles\b|$)", re.MULTILINE | re.IGNORECASE)
 _MIG = re.compile(r"\bMIG-(?:GPU-)?[0-9a-fA-F]{8}-|\bMIG mode\b|\bMIG devices:|GPU-I:\d+")
@@ -415,6 +423,11 @@ def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
             tag("import-mismatch", m.start())
     if "undefined symbol" in text or ("undefined\n" in text and "symbol:" in text):
         m = _UNDEF.search(text)
+        if m:
+            kw["undefined_symbol"] = m.group(1)
+            tag("abi-mismatch", m.start())
+    if "undefined_symbol" not in kw and "with link time reference" in text:
+        m = _UNDEF_VERSIONED.search(text)
         if m:
             kw["undefined_symbol"] = m.group(1)
             tag("abi-mismatch", m.start())

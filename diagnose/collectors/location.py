@@ -118,9 +118,17 @@ _KERNEL_LIBS: tuple[tuple[re.Pattern[str], str, str, tuple[str, ...]], ...] = (
         "nnabla",
         ("nbla", "nnabla"),
     ),
-    (re.compile(r"\bcudf::"), "library", "cuDF", ("cudf::",)),
-    (re.compile(r"\bcuvs::"), "library", "cuVS", ("cuvs::",)),
-    (re.compile(r"\braft::"), "library", "RAFT", ("raft::",)),
+    # RAPIDS: the C++ namespace as printed or Itanium-mangled in a native frame ("_ZN4raft7spatial..."), the
+    # library's shared object, and RAFT's headers as a build fetches them ("_deps/raft-src/cpp/include/raft/")
+    (re.compile(r"\bcudf::|\b_ZN4cudf\d|\blibcudf\w*\.so"), "library", "cuDF", ("cudf",)),
+    (re.compile(r"\bcuvs::|\b_ZN4cuvs\d|\blibcuvs\w*\.so"), "library", "cuVS", ("cuvs",)),
+    (
+        re.compile(r"\braft::|\b_ZN4raft\d|\blibraft\w*\.so|[/\\]raft-src[/\\]|[/\\]include[/\\]raft[/\\]\S+\.cuh\b"),
+        "library",
+        "RAFT",
+        ("raft",),
+    ),
+    (re.compile(r"\blibcuml(?:\+\+)?\.so|\b_ZN2ML\d"), "library", "cuML", ("libcuml", "_ZN2ML")),
     (re.compile(r"\bcutlass::|\bcutlass_\w*kernel"), "library", "CUTLASS", ("cutlass",)),
     (
         re.compile(r"\bsm\d+_xmma_(?:fprop|dgrad|wgrad|conv)\w*|\bcudnn::|\bimplicit_convolve_sgemm|\blibcudnn\w*\.so"),

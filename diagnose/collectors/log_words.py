@@ -51,6 +51,10 @@ Facts that change the check kdiag gives, not the owner it names:
 - ``intermittent``: the log says the failure comes and goes ("intermittently", "randomly", "sometimes fails",
   "not every time", "non-deterministic").  A fault that comes and goes on the same input is looked for first as a
   race.
+- ``shape_overflow``: a framework's shape check refused an element count past int64 (TensorFlow's TensorShape,
+  tensorflow/core/framework/tensor_shape.cc: "Encountered overflow when multiplying X with Y, result: -1",
+  "Encountered overflow when multiplying shape dimensions", "Shape [...] results in overflow when computing number
+  of elements"): the two factors, the shape, or the words, as printed.
 >>> tpu("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Not implemented")
 True
 >>> tpu("Pallas TPU reduce kernel generalization gives wrong numerical results?")
@@ -123,6 +127,12 @@ True
 >>> project_source("error at /usr/local/cuda/include/cub/device/dispatch.cuh:12: an illegal memory access") is None
 True
 >>> project_source("illegal memory access at /pytorch/aten/src/THC/generic/THCTensorCopy.cu:70") is None
+True
+>>> shape_overflow("Encountered overflow when multiplying 56541365074252 with 125091515651, result: -1")
+'56541365074252 with 125091515651'
+>>> shape_overflow("Shape [1,4,10,2147483647,2147483647] results in overflow when computing number of elements")
+'[1,4,10,2147483647,2147483647]'
+>>> shape_overflow("overflow when multiplying two numbers") is None
 True
 >>> intermittent("the run fails randomly after a few hundred steps"), intermittent("error 700 at step 5")
 (True, False)
@@ -684,3 +694,19 @@ def intermittent(text: str) -> bool:
     head = text[:SCAN]
     low = lowered(head)
     return _holds(low, _INTERMITTENT_WORDS) and _INTERMITTENT.search(head) is not None
+
+
+# TensorFlow's TensorShape checks (tensorflow/core/framework/tensor_shape.cc: AddDimWithStatus, InitDims,
+# RecomputeNumElements), every product of dimensions through MultiplyWithoutOverflow
+_SHAPE_OVERFLOW = re.compile(
+    r"Encountered overflow when multiplying (-?\d+ with -?\d+|shape dimensions)"
+    r"|Shape (\[[\d,\s-]*\]) results in overflow when computing number of elements"
+)
+
+
+def shape_overflow(text: str) -> str | None:
+    """What a framework's shape check found past int64: the two factors, the shape, or its words."""
+    if "overflow when" not in text:
+        return None
+    m = _SHAPE_OVERFLOW.search(text[:SCAN])
+    return (m.group(1) or m.group(2)) if m else None

@@ -36,6 +36,11 @@ True
 >>> f = parse("Mismatch of dweight at 0: CPU_ref: 8.187102 vs GPU: 4.125000")  # llm.c: expected, then received
 >>> f.mismatch, f.shown_pairs, f.passed_block_size
 (True, 1, None)
+>>> f = parse("Error! Matrix[1918976]=0.00000000, ref=13.65435410 error term is > 1.000000E-06")  # CUDA Samples
+>>> f.mismatch, f.shown_pairs, f.shown_zero_new, f.max_abs
+(True, 1, 1, 13.6543541)
+>>> parse("ERROR - results miscompared.\\nID,M,N,K,SplitK-Slices,Parallel-SplitK,Runtime").mismatch  # CUTLASS examples
+True
 >>> parse("All results match for block_size=512.\\n\\nMismatch of dbias at 0: CPU_ref: 1.125 vs GPU: 3.5").passed_block_size
 512
 
@@ -71,6 +76,8 @@ _HINTS = (
     "doesn't match reference",
     " did not match ",
     "CPU_ref: ",
+    "error term is > ",
+    "results miscompared",
 )
 _MISMATCH_HEADS = (
     "Tensor-likes are not close!",
@@ -85,6 +92,9 @@ _MISMATCH_HEADS = (
     "Mismatched elements:",
     # GPU MODE's check_implementation (problems' utils.py: match_reference), in popcorn's test.N.error
     "custom implementation doesn't match reference",
+    # CUTLASS's examples, after their host reference check (cutlass::reference::host::TensorEquals) fails:
+    # ``std::cout << "ERROR - results miscompared.\n";``
+    "ERROR - results miscompared",
 )
 _ELEMENTS = re.compile(r"Mismatched elements: (\d+) / (\d+)")
 _OLD_TORCH = re.compile(
@@ -115,6 +125,12 @@ _PAIR = re.compile(r"ERROR (?:AT|at) \(([\d, ]*)\): (?:received=)?" + _NUM + r",
 #: for block_size=%d.`` after each block size that validate_result passed, and exit at the first that fails)
 _PASSED_BLOCK_SIZE = re.compile(r"\bresults? match(?:es)? for block_?size\s*[=:]?\s*(\d+)", re.I)
 _CPU_REF_PAIR = re.compile(r"Mismatch of \S+ at \d+: CPU_ref: " + _NUM + r" vs GPU: " + _NUM)
+#: the CUDA Samples' matrixMul check (``printf("Error! Matrix[%05d]=%.8f, ref=%.8f error term is > %E\\n", i, h_C[i],
+#: ..., eps)``) and the hand-written GEMMs that copy it (``Matrix[%05d] = %.8f, ref = %.8f``, a ``row=%d,col=%d,``
+#: before it, "Error - too big inaccuracy!"): the device's value, then the reference's, past the tolerance
+_MATRIX_REF_PAIR = re.compile(
+    r"\bMatrix\[\s*\d+\s*\]\s*=\s*" + _NUM + r",\s*ref\s*=\s*" + _NUM + r"\s+error term is > " + _NUM
+)
 
 
 def _num(s: str) -> float | None:
@@ -167,7 +183,7 @@ def parse(text: str) -> NumericsFacts | None:
     mismatched = total = None
     max_abs = max_rel = None
     lines: list[int] = []
-    shown = shown_new = 0
+    shown = shown_new = shown_zero = 0
     for ln, line in enumerate(text.splitlines(), 1):
         if len(line) > 100000 or (
             not any(h in line for h in _HINTS) and "difference" not in line and "ERROR " not in line
@@ -217,6 +233,7 @@ def parse(text: str) -> NumericsFacts | None:
                     continue
                 shown += 1
                 shown_new += not math.isfinite(got) and math.isfinite(want)
+                shown_zero += got == 0 and math.isfinite(want) and want != 0
         if "CPU_ref: " in line:
             for m in _CPU_REF_PAIR.finditer(line):
                 want, got = _num(m[1]), _num(m[2])
@@ -225,6 +242,17 @@ def parse(text: str) -> NumericsFacts | None:
                 mismatch = hit = True
                 shown += 1
                 shown_new += not math.isfinite(got) and math.isfinite(want)
+                shown_zero += got == 0 and math.isfinite(want) and want != 0
+        if "error term is > " in line:
+            for m in _MATRIX_REF_PAIR.finditer(line):
+                got, want = _num(m[1]), _num(m[2])
+                if got is None or want is None:
+                    continue
+                mismatch = hit = True
+                shown += 1
+                shown_new += not math.isfinite(got) and math.isfinite(want)
+                shown_zero += got == 0 and math.isfinite(want) and want != 0
+                max_abs = _bigger(max_abs, abs(got - want))
         if hit:
             lines.append(ln)
     if not lines:
@@ -244,4 +272,5 @@ def parse(text: str) -> NumericsFacts | None:
         dtype_mismatch=dtype,
         shown_pairs=shown,
         shown_nonfinite_new=shown_new,
+        shown_zero_new=shown_zero,
     )

@@ -352,3 +352,18 @@ def test_a_versioned_undefined_symbol_is_named_without_its_version() -> None:
     # glibc's "undefined symbol: NAME, version LIB", as quoted in NVIDIA/cutlass#2079 (nvcc 12.6, driver 12.4)
     f = parse("undefined symbol: cudaGetDriverEntryPointByVersion, version libcudart.so.12\n")
     assert f is not None and f.undefined_symbol == "cudaGetDriverEntryPointByVersion"
+
+
+def test_the_versioned_relocation_error_names_the_symbol() -> None:
+    # glibc's other versioned-symbol error (elf/dl-lookup.c: "symbol %s version %s not defined in file %s with link
+    # time reference%s"; older releases put a comma after the name), as quoted in deepmodeling/deepmd-kit#2241
+    f = parse(
+        "OSError: /envs/tf/lib/python3.10/site-packages/nvidia/cublas/lib/libcublas.so.11: symbol"
+        " cublasLtHSHMatmulAlgoInit, version libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time"
+        " reference\n"
+    )
+    assert f is not None and "abi-mismatch" in f.issues and f.undefined_symbol == "cublasLtHSHMatmulAlgoInit"
+    f = parse(
+        "symbol cublasLtHSHMatmulAlgoInit version libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time reference\n"
+    )
+    assert f is not None and f.undefined_symbol == "cublasLtHSHMatmulAlgoInit"

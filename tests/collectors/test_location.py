@@ -114,3 +114,10 @@ def test_nothing_to_say_and_odd_input() -> None:
     location.parse("\x00\xff" * 1000 + 'File "')  # binary junk: says less, never raises
     odd = location.parse("=========     at +0x0\n" * 3 + "Host Frame: [0x1]")
     assert odd is None or odd.kind in ("user", "library", "generated", "toolchain")
+
+
+def test_raft_in_a_native_frame_and_a_fetched_source_tree() -> None:
+    # holdout29 h29a-cuml-dbscan-eps-nbhd-grid-y: RAFT's header under CMake's _deps/raft-src, its function
+    # Itanium-mangled in a libcuml++.so frame
+    f = location.parse(_corpus_log("holdout29/issues.yaml", "h29a-cuml-dbscan-eps-nbhd-grid-y"))
+    assert f is not None and (f.kind, f.library) == ("library", "RAFT")
