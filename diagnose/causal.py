@@ -47,6 +47,7 @@ IMAGE_LOAD = frozenset(
         "cudart-ptx-jit-failed",
         "cuda-no-kernel-image",
         "cuda-invalid-device-function",
+        "cuda-kernel-image-invalid-runtime-compiled",
     }
 )
 #: failures to create a context on a device that is there

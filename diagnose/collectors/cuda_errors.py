@@ -347,10 +347,15 @@ _CHECK_VS = re.compile(
 #: the ``CHECK(status)`` macro of TensorRT's samples and the projects built on them, ``"Cuda failure: " << ret``;
 #: and the driver API's ``CUresult`` after "CU error", which ``CU_CHECK`` macros print bare (ArrayFire before 3.7,
 #: ``src/backend/cuda/jit.cpp``: ``"CU Error (%d)\n"``; driver-API programs: ``"CU error %d at %s:%d\n"``), read
-#: as a driver code
+#: as a driver code; and a driver-API wrapper's fallback when its name lookup (a table of its own, or
+#: ``cuGetErrorName``) does not know the code, followed by the ``CUresult`` in parentheses: OpenMM's CUDA platform
+#: (platforms/cuda/src/CudaContext.cpp, ``CHECK_RESULT``: ``prefix << ": " << getErrorString(result) << " (" <<
+#: result << ")"``, whose older table ended in "Invalid error code") and CU wrappers' ``"invalid error code"``; only
+#: a three-digit code, which is no status of a non-CUDA library's small enum
 _CUDA_NUMBER = re.compile(
     r"\bCUDA (?:runtime |driver )?error(?: code)?[:=]?\s*\(?(?P<code>\d{1,3})\b(?!\.\d)"
     r"|\bCU error (?:\((?P<cu>\d{1,3})\)|(?P<cu2>\d{1,3})\b(?!\.\d))"
+    r"|\binvalid error code \((?P<cu3>[1-9]\d{2})\)"
     r"|\bCUDA (?:initialization )?failure(?: with error)?:?\s*(?P<code3>\d{1,3})(?=\.(?!\d)|\)|\s*$)"
     r"|\b(?P<call>(?:cuda|cu)[A-Z]\w*)(?:\([^()]*\))?\s+(?:returned|failed with (?:error )?(?:code )?)\s*"
     r"\(?(?P<code2>\d{1,3})\b(?!\.\d)",
@@ -395,7 +400,7 @@ def _numeric_hits(line: str, add: _Add) -> bool:
                         return True
     m = _cuda_number()(line)
     if m:
-        cu = m["cu"] or m["cu2"]
+        cu = m["cu"] or m["cu2"] or m["cu3"]
         code = int(m["code"] or m["code2"] or m["code3"] or cu)
         call = m["call"] or _api_call(line)
         name = name_for_message(line)

@@ -34,6 +34,14 @@ from diagnose.collectors.cuda_errors import parse
         # the "CU error %d at %s:%d\n" of hand-written CU_CHECK macros: 209 is the driver's
         # CUDA_ERROR_NO_BINARY_FOR_GPU (the runtime's 209 is the same error)
         ("CU error 209 at main.cu:40", "cudaErrorNoKernelImageForDevice", "raw", None),
+        # corpus/holdout29 (openmm/openmm#719): OpenMM's CHECK_RESULT prints its name lookup's fallback and the
+        # CUresult in parentheses; 700 is the driver's CUDA_ERROR_ILLEGAL_ADDRESS
+        (
+            "Exception: Error downloading array energyBuffer: Invalid error code (700)",
+            "cudaErrorIllegalAddress",
+            "raw",
+            None,
+        ),
     ],
 )
 def test_numeric_statuses_are_decoded(line: str, error: str, form: str, api_call: str | None) -> None:
@@ -62,6 +70,7 @@ def test_the_message_wins_over_an_old_number() -> None:
         "Using CUDA version 12.1",  # a version is no status
         "CUDA error 11.8",  # a version after the words, not a code
         "Check failed: x == y (3 vs. 4)",  # a glog check that is not about a CUDA status
+        "Invalid error code (2)",  # a small enum's fallback: no CUresult of three digits
     ],
 )
 def test_numbers_that_are_not_statuses(line: str) -> None:
