@@ -24,6 +24,16 @@ TRITON_SHARED_OOB = (
 BATCH_NORM = corpus_log("holdout8", "torch-batch-norm-backward-empty-invstd-null-read")  # a bare __global__ header
 IKLLAMA = corpus_log("holdout29", "h29a-ikllama-mla-fa-smem-turing")  # ikawrakow/ik_llama.cpp#2343
 CUDAJL_PARAMS = corpus_log("holdout29", "h29b-cudajl-broadcast-param-space")  # JuliaGPU/CUDA.jl#2119
+# ptxas 13.0.88 run here on the PTX nvcc 13.0.88 wrote for a kernel taking a struct by value, its parameter array
+# enlarged in the PTX (nvcc's front end refuses the larger struct itself): at PTX ISA 9.0, then at ISA 7.8 (first line)
+PTXAS13_PARAMS = (
+    "ptxas big40k.ptx, line 36; error   : Entry function '_Z1k3BigPf' uses too much parameter space (0x9c48 bytes,"
+    " 0x7ffc max).\nptxas fatal   : Ptx assembly aborted due to errors\n"
+)
+PTXAS13_OLD_ISA_PARAMS = (
+    "ptxas big78.ptx, line 36; error   : Entry function '_Z1k3BigPf' uses too much parameter space (0x1f48 bytes,"
+    " 0x1100 max).\nptxas fatal   : Ptx assembly aborted due to errors\n"
+)
 FLASHLIGHT = corpus_log("holdout29", "h29a-flashlight-cuda11-compute30")  # flashlight/flashlight#213
 AMREX = corpus_log("holdout29", "h29a-amrex-reduce-add-racecheck")  # AMReX-Astro/Castro#679
 CUDAJL_LDG = corpus_log("holdout29", "h29a-cudajl-const-ldg-misaligned")  # JuliaGPU/CUDA.jl#548
@@ -61,11 +71,17 @@ def test_a_refused_max_dynamic_smem_opt_in_is_over_this_gpus_limit() -> None:
     assert "64 KiB on sm_75" in d.best.why
 
 
-def test_the_param_space_fix_does_not_offer_a_newer_toolkit_past_its_limit() -> None:
-    f = finding_of(CUDAJL_PARAMS, "ptxas-too-much-local-or-global-data")
+@pytest.mark.parametrize("text", [CUDAJL_PARAMS, PTXAS13_PARAMS])
+def test_the_param_space_fix_does_not_offer_a_newer_toolkit_past_its_limit(text: str) -> None:
+    f = finding_of(text, "ptxas-too-much-local-or-global-data")
     assert "32,764 bytes" in f.why and "from CUDA 12.1 on Volta" in f.why
-    assert "0x7ffc, the build already has the larger parameter limit" in f.fix
-    assert "for parameters over 4 KiB use CUDA 12.1+" not in f.fix
+    assert "no newer toolkit helps" in f.fix and "building with CUDA 12.1+" not in f.fix
+
+
+def test_the_param_space_fix_offers_the_raised_limit_under_the_old_one() -> None:
+    f = finding_of(PTXAS13_OLD_ISA_PARAMS, "ptxas-too-much-local-or-global-data")
+    assert "(4,352 bytes)" in f.fix and "building with CUDA 12.1+ (PTX ISA 8.1) raises it" in f.fix
+    assert "no newer toolkit helps" not in f.fix
 
 
 def test_a_dropped_arch_names_the_release_that_removed_it() -> None:
