@@ -203,6 +203,9 @@ class CompilerFacts(Facts):
     target_arch: str | None = None  # "sm_80" from "not supported on .target 'sm_80'"
     smem_bytes: float | None = None  # "uses too much shared data (0x... bytes, 0xc000 max)"
     smem_limit_bytes: float | None = None
+    param_bytes: float | None = None  # "uses too much parameter space (0x9c48 bytes, 0x7ffc max)"
+    param_limit_bytes: float | None = None
+    param_limit_raised: bool = False  # the limit is already 32,764 bytes (PTX ISA 8.1 / CUDA 12.1, Volta and newer)
     registers: int | None = None  # max over functions in ptxas -v output
     spill_stores: int = 0  # bytes, summed over functions
     spill_loads: int = 0

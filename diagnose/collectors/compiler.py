@@ -16,6 +16,9 @@ What is read:
 - ptxas (also Triton's ``ptxas-blackwell``): errors with their PTX file and line, ``fatal``
   (``ptxas_fatal``; ``Value 'sm_89' is not defined for option 'gpu-name'`` → ``unknown_arch``),
   ``uses too much shared data (0x10004 bytes, 0xc000 max)`` (``smem_bytes``, ``smem_limit_bytes``),
+  ``uses too much parameter space (0x9c48 bytes, 0x7ffc max)`` (``param_bytes``, ``param_limit_bytes``, and
+  ``param_limit_raised`` when the limit is already the 32,764 bytes of PTX ISA 8.1 / CUDA 12.1 on Volta and newer;
+  read anywhere in the log, since a JIT's wrapper may print the message without ptxas's prefix),
   ``Instruction 'wgmma.fence' not supported on .target 'sm_80'`` (``unsupported_feature``,
   ``target_arch``), and the ``-v`` figures: ``Used N registers`` (max over functions) and
   ``N bytes stack frame, N bytes spill stores, N bytes spill loads`` (spills summed, stack max);
@@ -90,6 +93,9 @@ _PTXAS = re.compile(
 _SPILLS = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 _REGS = re.compile(r"Used (\d+) registers")
 _SMEM = re.compile(r"uses too much shared data \((0x[0-9a-fA-F]+|\d+) bytes, (0x[0-9a-fA-F]+|\d+) max\)")
+_PARAM = re.compile(r"uses too much parameter space \((0x[0-9a-fA-F]+|\d+) bytes, (0x[0-9a-fA-F]+|\d+) max\)")
+#: the kernel-parameter limit of PTX ISA 8.1 (CUDA 12.1) on Volta and newer, the largest any toolkit has
+_PARAM_LIMIT_RAISED = 0x7FFC
 _NOT_ON_TARGET = re.compile(r"'([^']+)' not supported on \.target '?(\w+)'?")
 _REQUIRES_TARGET = re.compile(r"(?:Feature|Instruction|Modifier) '([^']+)' requires \.target")
 # nvcc's front end on a source feature the arch being compiled for lacks:
@@ -400,7 +406,24 @@ def parse(text: str) -> CompilerFacts | None:
         **_arch_releases(text, details),
         **details,
         **_cause(text, errors),
+        **_param_space(text),
     )
+
+
+def _param_space(text: str) -> dict[str, Any]:
+    """ptxas's kernel-parameter figures: the bytes a kernel's parameters need, the limit, and whether that limit is
+    already the largest (so a newer toolkit cannot help).
+
+    >>> _param_space("error   : Entry function '_Z1k3BigPf' uses too much parameter space (0x9c48 bytes, 0x7ffc max).")
+    {'param_bytes': 40008.0, 'param_limit_bytes': 32764.0, 'param_limit_raised': True}
+    >>> _param_space("uses too much parameter space (0x1f48 bytes, 0x1100 max).")["param_limit_raised"]
+    False
+    """
+    hit = _PARAM.search(text) if "parameter space" in text else None
+    if hit is None:
+        return {}
+    need, limit = _num(hit.group(1)), _num(hit.group(2))
+    return {"param_bytes": need, "param_limit_bytes": limit, "param_limit_raised": limit >= _PARAM_LIMIT_RAISED}
 
 
 #: glibc's own string.h inlines (``__mempcpy_inline``, glibc 2.23+) call memcpy, which the host pass of nvcc before
