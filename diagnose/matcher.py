@@ -160,7 +160,8 @@ class _Deferred(Finding):
         try:
             text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
             facts = text.facts + ((("confidence", moved),) if moved else ()) + added
-            cited = cite(rule, evidence)
+            # the cited lines read alone before (an output reads them first) are the same: not cited again
+            cited = self.__dict__["evidence"] if "evidence" in self.__dict__ else cite(rule, evidence)
             made = dict(evidence=cited, what=text.what, why=text.why, fix=text.fix, caveats=text.caveats, facts=facts)
         except Exception as exc:  # read by an output, long after the matcher: say so there, lose nothing else
             why = f"{type(exc).__name__}: {exc}"
