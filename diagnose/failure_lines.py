@@ -152,10 +152,12 @@ def _selected(indices: frozenset[int], line: str) -> bool:
 #: on a line that matched, these say it is healthy after all
 _HEALTHY_LINE = re.compile(
     r"""
-      # 0 errors, 0 failed; not an instance numbered 0 that failed ("Execution of replica 0 failed: ...")
-      (?<!replica\ )(?<!device\ )(?<!rank\ )(?<!gpu\ )(?<!task\ )(?<!worker\ )(?<!node\ )(?<!process\ )
+      # 0 errors, 0 failed; not an instance numbered 0 that failed ("Execution of replica 0 failed: ...").  The
+      # look-behinds follow "a 0 starts here" (the same place, so the same test): at most places of a line the
+      # one test fails, and the fourteen are not tried
+      \b(?=0\s)(?<!replica\ )(?<!device\ )(?<!rank\ )(?<!gpu\ )(?<!task\ )(?<!worker\ )(?<!node\ )(?<!process\ )
       (?<!thread\ )(?<!ordinal\ )(?<!partition\ )(?<!shard\ )(?<!stream\ )(?<![:\#])
-      \b0\s+(?:errors?|failed|failures|hazards)\b
+      0\s+(?:errors?|failed|failures|hazards)\b
     | \b(?:errors?|failures|failed)\s*[:=]\s*0\b(?!\.\d*[1-9])          # errors: 0, failed=0
     | \berror_count\s*[:=]\s*0\b
     | \bno\ errors?\b | \bwithout\ errors?\b | \b(?:none|nothing)\ failed\b

@@ -34,9 +34,10 @@ from typing import Any
 from diagnose import causal
 from diagnose.confidence import assess, ruled_out
 from diagnose.evidence import SOURCES, Evidence, _empty_context, fact_symbols, symbol_source
-from diagnose.prefilter import exact_test
+from diagnose.prefilter import exact_from_plan, exact_test, kept_plans
 from diagnose.regex_anchor import kept_literals
 from diagnose.regex_literals import compiled
+from diagnose.ruleexpr import LazyExpression
 from diagnose.rules import FamilyCondition, Rule, RuleSet
 
 #: confidences are calibrated (diagnose.calibration): how often such an answer was right on the labelled
@@ -159,7 +160,8 @@ class _Deferred(Finding):
         try:
             text = explain_finding(rule, evidence, context)  # the rule's text with this input's values
             facts = text.facts + ((("confidence", moved),) if moved else ()) + added
-            cited = cite(rule, evidence)
+            # the cited lines read alone before (an output reads them first) are the same: not cited again
+            cited = self.__dict__["evidence"] if "evidence" in self.__dict__ else cite(rule, evidence)
             made = dict(evidence=cited, what=text.what, why=text.why, fix=text.fix, caveats=text.caveats, facts=facts)
         except Exception as exc:  # read by an output, long after the matcher: say so there, lose nothing else
             why = f"{type(exc).__name__}: {exc}"
@@ -469,8 +471,13 @@ def _decider(compiled: Any) -> Any:
     hit = _DECIDERS.get(id(compiled))
     if hit is None or hit[0] is not compiled:
         try:
-            statement = getattr(compiled, "statement", None)
-            decide = exact_test(statement) if statement is not None else None
+            # from the plan the rule cache kept with the expression (no parse), else from its statement
+            kept = kept_plans(compiled.text) if isinstance(compiled, LazyExpression) else None
+            if kept is not None:
+                decide = exact_from_plan(kept[1])
+            else:
+                statement = getattr(compiled, "statement", None)
+                decide = exact_test(statement) if statement is not None else None
         except Exception:  # evaluated as it always was, which reports what is wrong
             decide = None
         if len(_DECIDERS) >= 1 << 15:  # rule bases loaded again and again (tests): the old ones' go

@@ -21,6 +21,7 @@ answer (the tests compare both paths over the whole corpus).
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -32,13 +33,52 @@ Check = Callable[[Mapping[str, Any]], bool]
 
 def compile_precheck(rule_statement: Any) -> Check | None:
     """A necessary condition of the rule's expression, or None when none can be derived."""
+    return precheck_from_plan(precheck_plan(rule_statement))
+
+
+def precheck_plan(rule_statement: Any) -> Plan | None:
+    """:func:`compile_precheck`'s pre-check as data (nested tuples of strings and literals: what the rule cache
+    keeps, so that a rule read back needs no parse for it); None when none can be derived."""
     try:
         return _node(rule_statement.expression)
     except Exception:  # an AST shape we did not foresee: no pre-check, full evaluation
         return None
 
 
-def _node(e: Any) -> Check | None:
+def precheck_from_plan(plan: Plan | None) -> Check | None:
+    """The pre-check a :func:`precheck_plan` describes (None for None, or a plan it cannot build)."""
+    if plan is None:
+        return None
+    try:
+        return _check(plan)
+    except Exception:  # as compile_precheck always did: no pre-check, full evaluation
+        return None
+
+
+#: a pre-check or an exact test as data: ``(op, ...)``, its operands plans, names and literals
+Plan = tuple[Any, ...]
+
+#: the plans of the expressions of the rule base read back from the rule cache, by expression text:
+#: (pre-check plan, exact test plan), each None where there is none
+_KEPT: dict[str, tuple[Plan | None, Plan | None]] = {}
+
+
+def expression_plans(statements: Any) -> dict[str, tuple[Plan | None, Plan | None]]:
+    """(pre-check plan, exact test plan) of each (expression text, rule-engine statement) of ``statements``."""
+    return {text: (precheck_plan(st), exact_plan(st)) for text, st in statements}
+
+
+def remember_expression_plans(plans: dict[str, tuple[Plan | None, Plan | None]]) -> None:
+    """Keep the plans the rule cache read back (:func:`expression_plans` of the rule base it stored)."""
+    _KEPT.update(plans)
+
+
+def kept_plans(text: Any) -> tuple[Plan | None, Plan | None] | None:
+    """The plans kept for an expression's text, or None when none were kept (derive them from its statement)."""
+    return _KEPT.get(text) if isinstance(text, str) else None
+
+
+def _node(e: Any) -> Plan | None:
     from rule_engine import ast as A
     from rule_engine.types import DataType
 
@@ -46,40 +86,67 @@ def _node(e: Any) -> Check | None:
         left, right = _node(e.left), _node(e.right)
         if e.type == "and":
             if left and right:
-                return _all_of(left, right)
+                return ("and", left, right)
             return left or right
         if e.type == "or" and left and right:
-            return _any_of(left, right)
+            return ("or", left, right)
         return None
     if isinstance(e, A.SymbolExpression) and e.scope is None and e.result_type == DataType.BOOLEAN:
-        return _truthy(e.name)
+        return ("truthy", e.name)
     if isinstance(e, A.ComparisonExpression) and e.type in ("eq", "ne"):
         value, lit = _value_lit(e.left, e.right)
         if value is None:
             return None
         if isinstance(lit, str):
-            return _equals(value, lit) if e.type == "eq" else _differs(value, lit)
+            return ("eq" if e.type == "eq" else "ne", value, lit)
         if lit is _NULL:
-            return _is_null(value) if e.type == "eq" else _not_null(value)
+            return ("null" if e.type == "eq" else "set", value)
         return None
     if isinstance(e, A.FuzzyComparisonExpression) and e.type in ("eq_fzs", "eq_fzm"):
         value, lit = _value_lit(e.left, e.right)
         if value is None or not isinstance(lit, str):
             return None
-        return _regex(value, regex_test(lit, anchored=e.type == "eq_fzm"))
+        return ("regex", value, lit, e.type == "eq_fzm")
     if isinstance(e, A.ContainsExpression):
         container, member = e.container, e.member
         if _is_context_symbol(container) and isinstance(member, A.StringExpression):
-            return _has_member(container.name, member.value)
+            return ("has", container.name, member.value)
         if _is_context_symbol(member) and isinstance(container, A.ArrayExpression):
             values = [m.value for m in container.value]
             if all(isinstance(m, A.StringExpression) for m in container.value):
-                allowed = frozenset(values)
-                return _one_of(member.name, allowed)
+                return ("one_of", member.name, frozenset(values))
         return None
     if isinstance(e, A.FunctionCallExpression):
         return _any_element(e)
     return None
+
+
+def _check(p: Plan) -> Check:
+    """The pre-check of a plan of :func:`_node`."""
+    op = p[0]
+    if op == "and":
+        return _all_of(_check(p[1]), _check(p[2]))
+    if op == "or":
+        return _any_of(_check(p[1]), _check(p[2]))
+    if op == "truthy":
+        return _truthy(p[1])
+    if op == "eq":
+        return _equals(_getter(p[1]), p[2])
+    if op == "ne":
+        return _differs(_getter(p[1]), p[2])
+    if op == "null":
+        return _is_null(_getter(p[1]))
+    if op == "set":
+        return _not_null(_getter(p[1]))
+    if op == "regex":
+        return _regex(_getter(p[1]), regex_test(p[2], anchored=p[3]))
+    if op == "has":
+        return _has_member(p[1], p[2])
+    if op == "one_of":
+        return _one_of(p[1], p[2])
+    if op == "any":
+        return _some(p[1], _element_test(p[2]))
+    raise ValueError(f"not a pre-check plan: {op!r}")
 
 
 # --- `$any([... for x in sym])`: a test on one element ------------------------------------------
@@ -87,7 +154,7 @@ def _node(e: Any) -> Check | None:
 Test = Callable[[Any], bool]
 
 
-def _any_element(e: Any) -> Check | None:
+def _any_element(e: Any) -> Plan | None:
     """``$any([R for x in sym])`` → some element of ``sym`` passes the element test derived from R."""
     from rule_engine import ast as A
 
@@ -102,15 +169,17 @@ def _any_element(e: Any) -> Check | None:
     test = _element(comp.result, comp.variable)
     if test is None:
         return None
-    name = comp.iterable.name
+    return ("any", comp.iterable.name, test)
 
+
+def _some(name: str, test: Test) -> Check:
     def some(c: Mapping[str, Any], n: str = name, t: Test = test) -> bool:
         return any(t(x) for x in c.get(n) or ())
 
     return some
 
 
-def _element(e: Any, var: str) -> Test | None:
+def _element(e: Any, var: str) -> Plan | None:
     """A necessary condition on the comprehension's element ``var`` for ``e`` to be true."""
     from rule_engine import ast as A
 
@@ -121,23 +190,39 @@ def _element(e: Any, var: str) -> Test | None:
         left, right = _element(e.left, var), _element(e.right, var)
         if e.type == "and":
             if left and right:
-                return lambda x: left(x) and right(x)
+                return ("and", left, right)
             return left or right
         if e.type == "or" and left and right:
-            return lambda x: left(x) or right(x)
+            return ("or", left, right)
         return None
     if isinstance(e, A.FuzzyComparisonExpression) and e.type in ("eq_fzs", "eq_fzm"):
         if is_var(e.left) and isinstance(e.right, A.StringExpression):
-            f = regex_test(e.right.value, anchored=e.type == "eq_fzm")
-            return lambda x: isinstance(x, str) and f(x)
+            return ("regex", e.right.value, e.type == "eq_fzm")
         return None
     if isinstance(e, A.ComparisonExpression) and e.type == "eq":
         for a, b in ((e.left, e.right), (e.right, e.left)):
             if is_var(a) and isinstance(b, A.StringExpression):
-                lit = b.value
-                return lambda x: x == lit
+                return ("eq", b.value)
         return None
     return None
+
+
+def _element_test(p: Plan) -> Test:
+    """The element test of a plan of :func:`_element`."""
+    op = p[0]
+    if op == "and":
+        left, right = _element_test(p[1]), _element_test(p[2])
+        return lambda x: left(x) and right(x)
+    if op == "or":
+        left, right = _element_test(p[1]), _element_test(p[2])
+        return lambda x: left(x) or right(x)
+    if op == "regex":
+        f = regex_test(p[1], anchored=p[2])
+        return lambda x: isinstance(x, str) and f(x)
+    if op == "eq":
+        lit = p[1]
+        return lambda x: x == lit
+    raise ValueError(f"not an element test's plan: {op!r}")
 
 
 # --- values and literals --------------------------------------------------------------------------
@@ -152,22 +237,31 @@ def _is_context_symbol(e: Any) -> bool:
     return isinstance(e, A.SymbolExpression) and e.scope is None
 
 
-def _value(e: Any) -> Value | None:
-    """A getter for ``sym`` or ``(sym ?? "default")``: the value rule-engine would compare."""
+def _value(e: Any) -> Plan | None:
+    """A getter's plan for ``sym`` or ``(sym ?? "default")``: the value rule-engine would compare."""
     from rule_engine import ast as A
 
     if _is_context_symbol(e):
-        name = e.name
-        return lambda c: c.get(name)
+        return ("sym", e.name)
     if isinstance(e, A.CoalesceExpression) and _is_context_symbol(e.left) and isinstance(e.right, A.StringExpression):
-        name, default = e.left.name, e.right.value
+        return ("coalesced", e.left.name, e.right.value)
+    return None
+
+
+def _getter(p: Plan) -> Value:
+    """The getter of a plan of :func:`_value`."""
+    if p[0] == "sym":
+        name = p[1]
+        return lambda c: c.get(name)
+    if p[0] == "coalesced":
+        name, default = p[1], p[2]
 
         def coalesced(c: Mapping[str, Any]) -> Any:
             v = c.get(name)
             return default if v is None else v
 
         return coalesced
-    return None
+    raise ValueError(f"not a value's plan: {p[0]!r}")
 
 
 def _literal(e: Any) -> Any:
@@ -180,7 +274,7 @@ def _literal(e: Any) -> Any:
     return None
 
 
-def _value_lit(a: Any, b: Any) -> tuple[Value | None, Any]:
+def _value_lit(a: Any, b: Any) -> tuple[Plan | None, Any]:
     """(getter, literal) of a comparison between a symbol (or a coalesced one) and a literal."""
     for x, y in ((a, b), (b, a)):
         value, lit = _value(x), _literal(y)
@@ -329,13 +423,29 @@ def exact_test(rule_statement: Any) -> Decide | None:
     is answered where its left side decides alone.  None for any other expression.  The answer is rule-engine's (its comparisons are of values of the same type, a null
     regex operand does not match, ``and``/``or`` stop at the left side where it decides); on a value of a kind
     rule-engine would refuse or coerce (not the symbol's declared type), it answers None: the rule is evaluated."""
+    return exact_from_plan(exact_plan(rule_statement))
+
+
+def exact_plan(rule_statement: Any) -> Plan | None:
+    """:func:`exact_test`'s test as data (what the rule cache keeps, as :func:`precheck_plan`); None for an
+    expression it does not answer."""
     try:
         return _exact(rule_statement.expression)
     except Exception:  # an AST shape we did not foresee: evaluated in full
         return None
 
 
-def _exact(e: Any) -> Decide | None:
+def exact_from_plan(plan: Plan | None) -> Decide | None:
+    """The exact test an :func:`exact_plan` describes (None for None, or a plan it cannot build)."""
+    if plan is None:
+        return None
+    try:
+        return _decide(plan)
+    except Exception:  # as exact_test always did: evaluated in full
+        return None
+
+
+def _exact(e: Any) -> Plan | None:
     from rule_engine import ast as A
 
     if isinstance(e, A.LogicExpression) and e.type in ("and", "or"):
@@ -344,46 +454,94 @@ def _exact(e: Any) -> Decide | None:
             return None
         # a right side of another shape: answered where the left side decides alone (False for `and`, True for
         # `or`: rule-engine does not evaluate the right side then), else by rule-engine
-        right = right or _undecided
-        return _exact_and(left, right) if e.type == "and" else _exact_or(left, right)
+        return (e.type, left, right or ("undecided",))
     if isinstance(e, A.UnaryExpression) and e.type == "not":
         inner = _exact(e.right)
-        return None if inner is None else _exact_not(inner)
+        return None if inner is None else ("not", inner)
     if isinstance(e, A.SymbolExpression):
-        return _exact_truthy(e.name) if _is_context_symbol(e) and _declared(e, "BOOLEAN") else None
+        return ("truthy", e.name) if _is_context_symbol(e) and _declared(e, "BOOLEAN") else None
     if isinstance(e, A.FuzzyComparisonExpression) and e.type in ("eq_fzs", "eq_fzm"):
         if e.context.regex_flags != 0 or not isinstance(e.right, A.StringExpression):
             return None
         value = _string_value(e.left)
         if value is None:
             return None
-        return _exact_regex(value, regex_test(e.right.value, anchored=e.type == "eq_fzm"))
+        return ("regex", value, e.right.value, e.type == "eq_fzm")
     if isinstance(e, A.ComparisonExpression) and type(e) is A.ComparisonExpression and e.type in ("eq", "ne"):
         for a, b in ((e.left, e.right), (e.right, e.left)):
             value, lit = _string_value(a), _literal(b)
             if value is not None and (isinstance(lit, str) or lit is _NULL):
-                return _exact_compare(value, lit if isinstance(lit, str) else None, e.type == "eq")
+                return ("compare", value, lit if isinstance(lit, str) else None, e.type == "eq")
             number = _number_value(a)
             if number is not None and (isinstance(b, A.FloatExpression) or lit is _NULL):
-                return _exact_compare(number, b.value if isinstance(b, A.FloatExpression) else None, e.type == "eq")
+                return (
+                    "compare",
+                    number,
+                    _kept_number(b.value) if isinstance(b, A.FloatExpression) else None,
+                    e.type == "eq",
+                )
         return None
     if type(e) is A.ArithmeticComparisonExpression and e.type in _ORDER:
         # a number against a number literal, on either side (rule-engine compares the two as Decimals)
         if isinstance(e.right, A.FloatExpression) and (number := _number_value(e.left)) is not None:
-            return _exact_order(number, e.right.value, _ORDER[e.type], left=True)
+            return ("order", number, _kept_number(e.right.value), e.type, True)
         if isinstance(e.left, A.FloatExpression) and (number := _number_value(e.right)) is not None:
-            return _exact_order(number, e.left.value, _ORDER[e.type], left=False)
+            return ("order", number, _kept_number(e.left.value), e.type, False)
         return None
     if isinstance(e, A.ContainsExpression):
         container, member = e.container, e.member
         if _is_context_symbol(container) and _declared(container, "ARRAY") and isinstance(member, A.StringExpression):
-            return _exact_member(container.name, member.value)
+            return ("member", container.name, member.value)
         if isinstance(container, A.ArrayExpression) and all(isinstance(m, A.StringExpression) for m in container.value):
             value = _string_value(member)
             if value is not None:
-                return _exact_one_of(value, tuple(m.value for m in container.value))
+                return ("one_of", value, tuple(m.value for m in container.value))
         return None
     return None
+
+
+def _decide(p: Plan) -> Decide:
+    """The exact test of a plan of :func:`_exact`."""
+    op = p[0]
+    if op == "and":
+        return _exact_and(_decide(p[1]), _decide(p[2]))
+    if op == "or":
+        return _exact_or(_decide(p[1]), _decide(p[2]))
+    if op == "undecided":
+        return _undecided
+    if op == "not":
+        return _exact_not(_decide(p[1]))
+    if op == "truthy":
+        return _exact_truthy(p[1])
+    if op == "regex":
+        return _exact_regex(_string_getter(p[1]), regex_test(p[2], anchored=p[3]))
+    if op == "compare":
+        value = p[1]
+        getter = _number_getter(value) if value[0] in ("number", "number_coalesced") else _string_getter(value)
+        return _exact_compare(getter, _number_of(p[2]), p[3])
+    if op == "order":
+        return _exact_order(_number_getter(p[1]), _number_of(p[2]), _ORDER[p[3]], left=p[4])
+    if op == "member":
+        return _exact_member(p[1], p[2])
+    if op == "one_of":
+        return _exact_one_of(_string_getter(p[1]), p[2])
+    raise ValueError(f"not an exact test's plan: {op!r}")
+
+
+def _kept_number(value: Any) -> Any:
+    """A number literal (rule-engine's Decimal) as a plan keeps it: its text (a Decimal is not among what the rule
+    cache reads back), read again by :func:`_number_of`."""
+    from decimal import Decimal
+
+    return ("decimal", str(value)) if isinstance(value, Decimal) else value
+
+
+def _number_of(lit: Any) -> Any:
+    if type(lit) is tuple and lit[0] == "decimal":
+        from decimal import Decimal
+
+        return Decimal(lit[1])
+    return lit
 
 
 def _declared(e: Any, kind: str) -> bool:
@@ -400,69 +558,99 @@ def _declared(e: Any, kind: str) -> bool:
 _UNDECIDED = object()
 
 
-def _string_value(e: Any) -> Callable[[Mapping[str, Any]], Any] | None:
+def _string_value(e: Any) -> Plan | None:
+    """A string value's getter, as a plan (:func:`_string_getter`)."""
     from rule_engine import ast as A
 
     if _is_context_symbol(e) and _declared(e, "STRING"):
-        name = e.name
-
-        def plain(c: Mapping[str, Any]) -> Any:
-            v = c.get(name)
-            return v if v is None or type(v) is str else _UNDECIDED
-
-        return plain
+        return ("string", e.name)
     if (
         isinstance(e, A.CoalesceExpression)
         and _is_context_symbol(e.left)
         and _declared(e.left, "STRING")
         and isinstance(e.right, A.StringExpression)
     ):
-        name, default = e.left.name, e.right.value
+        return ("string_coalesced", e.left.name, e.right.value)
+    return None
+
+
+def _string_getter(p: Plan) -> Callable[[Mapping[str, Any]], Any]:
+    if p[0] == "string":
+        name = p[1]
+
+        def plain(c: Mapping[str, Any]) -> Any:
+            v = c.get(name)
+            return v if v is None or type(v) is str else _UNDECIDED
+
+        return plain
+    if p[0] == "string_coalesced":
+        name, default = p[1], p[2]
 
         def coalesced(c: Mapping[str, Any]) -> Any:
             v = c.get(name)
             return default if v is None else v if type(v) is str else _UNDECIDED
 
         return coalesced
-    return None
+    raise ValueError(f"not a string value's plan: {p[0]!r}")
 
 
 _ORDER = {"gt": operator.gt, "ge": operator.ge, "lt": operator.lt, "le": operator.le}
 
 
-def _number_value(e: Any) -> Callable[[Mapping[str, Any]], Any] | None:
-    """A number's getter (a FLOAT symbol, or one coalesced with a number literal): the value as rule-engine
-    holds it (a Decimal), None for null, _UNDECIDED for any other kind of value (a bool, a NaN, a string)."""
+def _number_value(e: Any) -> Plan | None:
+    """A number's getter, as a plan (:func:`_number_getter`)."""
     from rule_engine import ast as A
-    from rule_engine.types import coerce_value
-
-    def number(v: Any) -> Any:
-        if (type(v) is int or type(v) is float) and v == v:  # (not a NaN, which rule-engine's Decimal refuses)
-            return coerce_value(v, verify_type=False)
-        return _UNDECIDED
 
     if _is_context_symbol(e) and _declared(e, "FLOAT"):
-        name = e.name
-
-        def plain(c: Mapping[str, Any]) -> Any:
-            v = c.get(name)
-            return None if v is None else number(v)
-
-        return plain
+        return ("number", e.name)
     if (
         isinstance(e, A.CoalesceExpression)
         and _is_context_symbol(e.left)
         and _declared(e.left, "FLOAT")
         and isinstance(e.right, A.FloatExpression)
     ):
-        name, default = e.left.name, e.right.value
+        return ("number_coalesced", e.left.name, _kept_number(e.right.value))
+    return None
+
+
+def _number_getter(p: Plan) -> Callable[[Mapping[str, Any]], Any]:
+    """A number's getter (a FLOAT symbol, or one coalesced with a number literal): the value as rule-engine
+    holds it (a Decimal), None for null, _UNDECIDED for any other kind of value (a bool, a NaN, a string)."""
+
+    def number(v: Any) -> Any:
+        if (type(v) is int or type(v) is float) and v == v:  # (not a NaN, which rule-engine's Decimal refuses)
+            return _coerce_value()(v, verify_type=False)
+        return _UNDECIDED
+
+    if p[0] == "number":
+        name = p[1]
+
+        def plain(c: Mapping[str, Any]) -> Any:
+            v = c.get(name)
+            return None if v is None else number(v)
+
+        return plain
+    if p[0] == "number_coalesced":
+        name, default = p[1], _number_of(p[2])
 
         def coalesced(c: Mapping[str, Any]) -> Any:
             v = c.get(name)
             return default if v is None else number(v)
 
         return coalesced
-    return None
+    raise ValueError(f"not a number's plan: {p[0]!r}")
+
+
+@functools.cache
+def _coerce_value() -> Callable[..., Any]:
+    """rule-engine's ``coerce_value``, imported when a number is first compared (a plan read back from the rule
+    cache is built without rule-engine), its parser tables read, not computed, as :mod:`diagnose.ruleexpr` has it."""
+    from diagnose import rule_engine_tables
+
+    rule_engine_tables.install()
+    from rule_engine.types import coerce_value
+
+    return coerce_value
 
 
 def _exact_order(value: Callable[[Mapping[str, Any]], Any], lit: Any, op: Any, *, left: bool) -> Decide:

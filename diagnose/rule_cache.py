@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 #: bumped when what is stored changes shape
-FORMAT = "kdiag-rule-cache-5"
+FORMAT = "kdiag-rule-cache-6"
 PACKAGE = Path(__file__).resolve().parent
 #: the code a loaded rule base depends on: every module of the package's top level and of its collectors
 #: (more than the loader needs, so that no module it reads is left out), and every data file
@@ -132,6 +132,7 @@ def store(key: str, ruleset: Any, catalogue: Any) -> bool:
                 catalogue,
                 *_pattern_tables(ruleset, catalogue),
                 kept_options(),  # the literals of the patterns the rules' pre-checks test, read at this load
+                _expression_plans(ruleset),
             )
         )
         directory.mkdir(parents=True, exist_ok=True)
@@ -203,7 +204,8 @@ def read(key: str) -> tuple[Any, Any] | None:
         collecting = gc.isenabled()
         gc.disable()  # many objects, none garbage: the collector's passes would only cost time
         try:
-            tag, stored_key, ruleset, catalogue, plans, codes, reads, options = _Unpickler(io.BytesIO(data)).load()
+            loaded = _Unpickler(io.BytesIO(data)).load()
+            tag, stored_key, ruleset, catalogue, plans, codes, reads, options, expressions = loaded
         finally:
             if collecting:
                 gc.enable()
@@ -220,12 +222,28 @@ def read(key: str) -> tuple[Any, Any] | None:
         from diagnose.regex_literals import remember_options
 
         remember_options(options)
+        from diagnose.prefilter import remember_expression_plans
+
+        remember_expression_plans(expressions)
         from diagnose.regex_code import remember
 
         remember(codes)
         return ruleset, catalogue
     except Exception:  # corrupt or of another shape: loaded from the files instead
         return None
+
+
+def _expression_plans(ruleset: Any) -> dict[str, Any]:
+    """The pre-check and exact test plans (:func:`diagnose.prefilter.expression_plans`) of the rules' expressions,
+    by their text: a rule read back is tried without its expression being parsed where they answer."""
+    from diagnose.prefilter import expression_plans
+
+    statements = []
+    for rule in ruleset.rules:
+        compiled = rule.compiled
+        if type(compiled).__module__.startswith("rule_engine."):  # (stored as its text: a LazyExpression)
+            statements.append((str(compiled.text), compiled.statement))
+    return expression_plans(statements)
 
 
 def _pattern_tables(

@@ -112,10 +112,14 @@ class LazyPrecheck:
     def __call__(self, context: Any) -> bool:
         check = self._check
         if check is None:
-            from diagnose.prefilter import compile_precheck
+            from diagnose.prefilter import compile_precheck, kept_plans, precheck_from_plan
 
-            # the same derivation as at load; were there none now, the rule is evaluated in full
-            check = self._check = compile_precheck(self.rule.compiled.statement) or _always
+            # the same derivation as at load, from the plan the rule cache kept where it has one (no parse); were
+            # there none now, the rule is evaluated in full
+            compiled = self.rule.compiled
+            kept = kept_plans(compiled.text) if isinstance(compiled, LazyExpression) else None
+            check = precheck_from_plan(kept[0]) if kept is not None else compile_precheck(compiled.statement)
+            check = self._check = check or _always
             self.rule.__dict__["precheck"] = check
         return bool(check(context))
 

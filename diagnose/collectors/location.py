@@ -249,11 +249,15 @@ _INDUCTOR_FILE = re.compile(r"torchinductor_[\w.-]+/\w+/\w+\.py|torch/_inductor/
 # Python frames; C++/gdb backtraces (#3 0x... in func at file:line / from lib.so), torch's
 # "frame #3: ... (0x... in /path/libx.so)", sanitizer frames and access lines, CUDA file:line
 _PY_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>[^\n]+))?')
+#: a compute-sanitizer line's prefix, ``^[=\s]*=+\s+`` said so that it is not backtracked: what follows it starts
+#: with a letter, so it is the whole run of "=" and blanks at the line's start, a run that holds a "=" (its first
+#: character that is not a blank) and ends in a blank (the same matches; the run is read once, not once per "=")
+_SAN_PREFIX = r"^(?=\s*=)(?>[=\s]*)(?<=\s)"
 _SAN_AT = re.compile(
-    r"^[=\s]*=+\s+(?:(?:and )?(?:Read|Write) (?:Thread \([^)]*\) |access ))?at (?P<where>[^\n]+)$", re.MULTILINE
+    _SAN_PREFIX + r"(?:(?:and )?(?:Read|Write) (?:Thread \([^)]*\) |access ))?at (?P<where>[^\n]+)$", re.MULTILINE
 )
-_SAN_DEVICE = re.compile(r"^[=\s]*=+\s+Device Frame:\s*(?P<where>[^\n]+)$", re.MULTILINE)
-_SAN_HOST = re.compile(r"^[=\s]*=+\s+Host Frame:\s*(?P<where>[^\n]+)$", re.MULTILINE)
+_SAN_DEVICE = re.compile(_SAN_PREFIX + r"Device Frame:\s*(?P<where>[^\n]+)$", re.MULTILINE)
+_SAN_HOST = re.compile(_SAN_PREFIX + r"Host Frame:\s*(?P<where>[^\n]+)$", re.MULTILINE)
 _NATIVE_FRAME = re.compile(r"^\s*(?:frame )?#\d+:?\s+(?P<where>[^\n]+)$", re.MULTILINE)
 _SRC_LINE = re.compile(
     r"(?P<file>/?(?:[\w.+~-]+/)*[\w.+-]+\.(?:cu|cuh|cpp|cc|cxx|h|hpp|c|py))"

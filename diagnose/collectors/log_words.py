@@ -466,6 +466,12 @@ _CONDA_ENV = re.compile(
     r"(?:[/\\]envs[/\\][\w.+-]+)?(?=[/\\]|\s|$)",
     re.IGNORECASE,
 )
+#: what every match of :data:`_CONDA_ENV` holds after its path's first characters: the folder and what follows it.
+#: Searched alone it is led by a separator (re scans for one), where the whole pattern tries a lazy run of path
+#: characters at every place of the log
+_CONDA_FOLDER = re.compile(_CONDA_ENV.pattern[_CONDA_ENV.pattern.index(r"[/\\](?:") :], re.IGNORECASE)
+#: a character of the path run :data:`_CONDA_ENV` starts with
+_PATH_CHAR = re.compile(r"[\w.~/\\-]", re.IGNORECASE)
 
 
 _CONDA_WORDS = _words("conda", "miniforge", "mambaforge", "micromamba")
@@ -499,7 +505,15 @@ def conda_env(text: str) -> str | None:
     low = lowered(head)
     if not _holds(low, _CONDA_WORDS):
         return None
-    m = _CONDA_ENV.search(head)
+    # the first place the folder stands; a match starts in the run of path characters that holds it (or at the
+    # drive letter just before the run): none starts further left, since a match's path run holds its folder
+    folder = _CONDA_FOLDER.search(head)
+    if folder is None:
+        return None
+    start = folder.start()
+    while start > 0 and _PATH_CHAR.match(head, start - 1):
+        start -= 1
+    m = _CONDA_ENV.search(head, max(0, start - 2))
     return m[0] if m else None
 
 

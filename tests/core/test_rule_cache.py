@@ -329,3 +329,33 @@ def test_the_pre_checks_literals_are_read_back(fresh, stored, monkeypatch):
         if isinstance(rule.precheck, LazyPrecheck):
             compile_precheck(rule.compiled.statement)
     assert parsed == []
+
+
+def test_pre_checks_and_exact_tests_are_built_from_the_kept_plans(fresh, stored, monkeypatch):
+    """The pre-check and exact test plans of every expression are kept with the rule base: read back, they are
+    the plans its statement gives, and the pre-checks and exact tests built from them answer as those derived
+    from the statements, without one expression being parsed."""
+    from diagnose import matcher, ruleexpr
+    from diagnose.prefilter import compile_precheck, exact_plan, exact_test, kept_plans, precheck_plan
+
+    rules, _ = _read(stored)
+    parsed: list[str] = []
+    real = ruleexpr.compile_expression
+    monkeypatch.setattr(ruleexpr, "compile_expression", lambda text: parsed.append(text) or real(text))
+    contexts = [collect(p.read_text()).context() for p in LOGS]
+    answered = 0
+    for a, b in zip(rules.rules, fresh[0].rules, strict=True):
+        if not isinstance(a.compiled, LazyExpression):
+            continue
+        assert kept_plans(a.compiled.text) == (precheck_plan(b.compiled.statement), exact_plan(b.compiled.statement))
+        pre, decide = compile_precheck(b.compiled.statement), exact_test(b.compiled.statement)
+        kept_decide = matcher._decider(a.compiled)
+        assert (kept_decide is None) == (decide is None), a.id
+        for ctx in contexts:
+            if pre is not None:
+                assert bool(a.precheck(ctx)) == bool(pre(ctx)), a.id
+            if decide is not None:
+                assert kept_decide(ctx) == decide(ctx), a.id
+                answered += 1
+    assert answered > 1000
+    assert parsed == []
