@@ -131,6 +131,14 @@ _CPU_REF_PAIR = re.compile(r"Mismatch of \S+ at \d+: CPU_ref: " + _NUM + r" vs G
 _MATRIX_REF_PAIR = re.compile(
     r"\bMatrix\[\s*\d+\s*\]\s*=\s*" + _NUM + r",\s*ref\s*=\s*" + _NUM + r"\s+error term is > " + _NUM
 )
+#: each printed form of a value beside its reference: the words a line must hold, the pattern, the groups of the
+#: device's value and of the reference's, whether one pair alone says the check failed (GPU MODE's lines are
+#: counted, their failure is said by the lines around them), and whether the pair's distance is kept
+_PAIR_FORMS = (
+    ("ERROR ", _PAIR, 2, 3, False, False),
+    ("CPU_ref: ", _CPU_REF_PAIR, 2, 1, True, False),
+    ("error term is > ", _MATRIX_REF_PAIR, 1, 2, True, True),
+)
 
 
 def _num(s: str) -> float | None:
@@ -226,33 +234,20 @@ def parse(text: str) -> NumericsFacts | None:
             dtype = mismatch = hit = True
         if _NAN_LOCATION in line:
             nan = mismatch = hit = True
-        if "ERROR " in line:
-            for m in _PAIR.finditer(line):
-                got, want = _num(m[2]), _num(m[3])
+        for words, pattern, got_at, want_at, says_failed, keeps_distance in _PAIR_FORMS:
+            if words not in line:
+                continue
+            for m in pattern.finditer(line):
+                got, want = _num(m[got_at]), _num(m[want_at])
                 if got is None or want is None:
                     continue
+                if says_failed:
+                    mismatch = hit = True
                 shown += 1
                 shown_new += not math.isfinite(got) and math.isfinite(want)
                 shown_zero += got == 0 and math.isfinite(want) and want != 0
-        if "CPU_ref: " in line:
-            for m in _CPU_REF_PAIR.finditer(line):
-                want, got = _num(m[1]), _num(m[2])
-                if got is None or want is None:
-                    continue
-                mismatch = hit = True
-                shown += 1
-                shown_new += not math.isfinite(got) and math.isfinite(want)
-                shown_zero += got == 0 and math.isfinite(want) and want != 0
-        if "error term is > " in line:
-            for m in _MATRIX_REF_PAIR.finditer(line):
-                got, want = _num(m[1]), _num(m[2])
-                if got is None or want is None:
-                    continue
-                mismatch = hit = True
-                shown += 1
-                shown_new += not math.isfinite(got) and math.isfinite(want)
-                shown_zero += got == 0 and math.isfinite(want) and want != 0
-                max_abs = _bigger(max_abs, abs(got - want))
+                if keeps_distance:
+                    max_abs = _bigger(max_abs, abs(got - want))
         if hit:
             lines.append(ln)
     if not lines:
