@@ -44,15 +44,20 @@ def _forget() -> None:
     _LAST = ("", frozenset())
 
 
+def automaton_of(words: Iterable[str]) -> Any:
+    """An Aho-Corasick automaton (pyahocorasick) that reports each of ``words`` as itself wherever it occurs."""
+    import ahocorasick
+
+    auto = ahocorasick.Automaton()
+    for word in words:
+        auto.add_word(word, word)
+    auto.make_automaton()
+    return auto
+
+
 def _automaton() -> Any:
     if not _AUTOMATON:
-        import ahocorasick
-
-        auto = ahocorasick.Automaton()
-        for word in _WORDS:
-            auto.add_word(word, word)
-        auto.make_automaton()
-        _AUTOMATON.append(auto)
+        _AUTOMATON.append(automaton_of(_WORDS))
     return _AUTOMATON[0]
 
 

@@ -145,6 +145,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from diagnose.collectors.gate_words import automaton_of
 from diagnose.regex_anchor import StartSearch, lowered, start_find
 
 #: the part of a log the words are looked for in
@@ -171,13 +172,7 @@ def _holds(low: str, words: frozenset[str]) -> bool:
     last = _LAST_LOW
     if last[0] is not low:
         if not _LOW_AUTOMATON:
-            import ahocorasick
-
-            auto = ahocorasick.Automaton()
-            for word in _LOW_WORDS:
-                auto.add_word(word, word)
-            auto.make_automaton()
-            _LOW_AUTOMATON.append(auto)
+            _LOW_AUTOMATON.append(automaton_of(_LOW_WORDS))
         found = frozenset(word for _, word in _LOW_AUTOMATON[0].iter(low)) if low else frozenset()
         last = _LAST_LOW = (low, found)
     return not words.isdisjoint(last[1])
