@@ -106,7 +106,8 @@ _EDG_ARCH = re.compile(
     r"|only (?:supported|allowed) (?:on|for) (?:architecture )?(?:compute|sm)_\d+)"
 )
 _GPU_NAME = re.compile(r"Value '([^']+)' is not defined for option 'gpu-name'")
-_UNSUPPORTED_ARCH = re.compile(r"Unsupported gpu architecture '([^']+)'")
+# the closing quote is optional: a log pasted into a report can lose it (`'compute_61` at the end of the line)
+_UNSUPPORTED_ARCH = re.compile(r"Unsupported gpu architecture '([^'\s]+)'?")
 # gcc/clang: "path/file.h:137:2: error: msg"; only C/C++/CUDA sources (and the C++ standard library's headers, which
 # have no extension: "/usr/include/c++/6/tuple"), so Python or MLIR locations never count
 _GCC = re.compile(

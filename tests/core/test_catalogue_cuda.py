@@ -55,9 +55,12 @@ def test_every_cuda_tool_has_a_catalogue() -> None:
 def test_captured_tool_output_maps_to_its_family(name: str, family: str, log: str) -> None:
     assert family in families(log), name
     fam = CAT.get(family)
-    assert fam is not None and fam.decided
+    assert fam is not None
     category, _ = diagnose(log)
-    assert category == fam.category, name
+    if fam.decided:
+        assert category == fam.category, name
+    else:  # a family whose message has several owners abstains on the message alone, listing them
+        assert fam.candidates and category == "unknown", name
 
 
 # cudaGetErrorName/cudaGetErrorString of libcudart.so.13, captured here (one code per line)
