@@ -1,0 +1,77 @@
+"""Families learned from the misses of the thirtieth set's part b (CUDA.jl, Warp's MathDx tiles, cuFFT's refused
+parameter, PyTorch's numel overflow): each decided from what decides it, or left undecided with the candidates and
+the check that decides.
+
+Fixture lines are the logs of labelled dev cases (corpus id given), lines of other public reports of the same
+family (the issue named beside them), or the tool's own message with its placeholders filled (the source named).
+"""
+
+from __future__ import annotations
+
+import pytest
+from corpus_logs import classify_text, corpus_log, decided
+
+
+def _owners(text: str) -> set[str]:
+    report = classify_text(text)
+    assert report.category == "unknown"
+    assert report.diagnosis is not None
+    return {f.category for f in report.diagnosis.findings}
+
+
+# --- CUDA.jl: a GPU the CUDA release in use no longer supports ----------------------------------------------------
+
+CUDAJL_V100 = corpus_log("holdout30", "h30b-cudajl-v100-cuda13-driver")  # JuliaGPU/CUDA.jl#3079
+# lib/cudadrv/state.jl of CUDA.jl 4.x-5.x (context(dev)), its @error with a K80's name and capability
+CUDAJL_K80 = "Error: Your Tesla K80 GPU (compute capability 3.7) is not supported on CUDA 12+.\n"
+CUDAJL_TOO_OLD = "Error: Your Quadro K600 GPU (compute capability 3.0) is not supported by CUDA.jl.\n"
+
+
+@pytest.mark.parametrize("text", [CUDAJL_V100, CUDAJL_K80, CUDAJL_TOO_OLD])
+def test_cudajl_gpu_dropped_by_the_cuda_release_is_the_environment(text: str) -> None:
+    assert decided(text) == ("environment", "toolkit-dropped-arch", "cudajl-gpu-unsupported-by-cuda-release")
+
+
+def test_cudajl_deprecation_warning_is_not_the_dropped_arch() -> None:
+    # the same function's @warn for a deprecated (still supported) GPU
+    text = "Warning: Your Tesla K80 GPU (compute capability 3.7) is deprecated on CUDA 11+.\n"
+    report = classify_text(text)
+    assert report.diagnosis is None or all(
+        f.rule_id != "cudajl-gpu-unsupported-by-cuda-release" for f in report.diagnosis.findings
+    )
+
+
+# --- Warp: libmathdx could not build a tile solver, matmul or FFT -------------------------------------------------
+
+WARP_602 = corpus_log("holdout30", "h30b-warp-tile-cholesky-570-exceeds-smem")  # NVIDIA/warp#602
+WARP_911 = corpus_log("holdout30", "h30b-warp-cholesky-cuda-toolkit-too-old")  # NVIDIA/warp#911
+# warp/native/warp.cu (check_cublasdx_result), its message filled in
+WARP_CUBLASDX = "libmathdx cuBLASDx error: 3 on /build/warp/warp/native/warp.cu:3310\n"
+
+
+@pytest.mark.parametrize("text", [WARP_602, WARP_911, WARP_CUBLASDX])
+def test_libmathdx_errors_abstain_between_the_tile_size_and_the_toolkit(text: str) -> None:
+    assert {"runtime-assumption", "environment"} <= _owners(text)
+
+
+# --- cuFFT's CUFFT_INVALID_VALUE: a view cuFFT cannot take, or the code's arguments ------------------------------
+
+CUPY_RFFTN = corpus_log("holdout30", "h30b-cupy-rfftn-view-not-16b-aligned")
+
+
+def test_cufft_invalid_value_lists_the_input_alignment_and_the_code() -> None:
+    assert {"runtime-assumption", "kernel-logic"} <= _owners(CUPY_RFFTN)
+
+
+# --- PyTorch's numel overflow: garbage sizes, most often from an extension built wrong ---------------------------
+
+LUCID = corpus_log("holdout30", "h30b-luciddreamer-numel-overflow-rasterizer-build")
+
+
+def test_numel_overflow_abstains_with_the_extension_build_first() -> None:
+    report = classify_text(LUCID)
+    assert report.category == "unknown"
+    assert report.diagnosis is not None
+    owners = [f.category for f in report.diagnosis.findings]
+    assert owners[0] == "environment"
+    assert {"kernel-logic", "runtime-assumption"} <= set(owners)
