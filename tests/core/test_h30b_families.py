@@ -75,3 +75,15 @@ def test_numel_overflow_abstains_with_the_extension_build_first() -> None:
     owners = [f.category for f in report.diagnosis.findings]
     assert owners[0] == "environment"
     assert {"kernel-logic", "runtime-assumption"} <= set(owners)
+
+
+# --- MLX's CUDA backend: its own launch refused for a size its API accepts -----------------------------------------
+
+MLX_3602 = corpus_log("holdout30", "h30b-mlx-allreduce-past-int-max")  # ml-explore/mlx#3602
+# ml-explore/mlx#3666 (a binary op on a large non-contiguous array, grid y past 65,535)
+MLX_3666 = "-> `RuntimeError: cudaGraphAddKernelNode(&node, graph_, NULL, 0, &params) failed: invalid argument`.\n"
+
+
+@pytest.mark.parametrize("text", [MLX_3602, MLX_3666])
+def test_mlx_own_launch_refused_is_mlx_launch_computation(text: str) -> None:
+    assert decided(text) == ("kernel-logic", "invalid-launch-config", "mlx-cuda-own-launch-refused")
