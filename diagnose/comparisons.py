@@ -441,6 +441,8 @@ _WRAPPER = re.compile(
 _COMMENTED = re.compile(
     r"^\s*(?:>>>\s*)?(?:print\((?P<printed>.+)\)|(?P<bare>[A-Za-z_][\w.]*\(.+\)))\s*#\s*(?P<value>.+?)\s*$"
 )
+#: a line that is only a comment holding a printed result (``# False``, ``# [1 2 3]``)
+_COMMENT_ONLY = re.compile(r"^#\s*(?:(?:array|tensor|Array)\()?[\[(]?\s*(?:" + _NUMBER + r"|True\b|False\b)")
 _RESULT_VALUE = re.compile(r"^(?:(?:array|tensor|Array)\()?[\[(]?\s*(?:" + _NUMBER + r"|True\b|False\b)")
 
 
@@ -453,19 +455,32 @@ def path_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     [(2, 'print(jax.jit(f)(x))  # [False False]')]
     >>> path_comparison_lines("print(f(x))  # [1. 2.]\\nprint(jax.jit(f)(x))  # [1. 2.]")
     []
+
+    The result may stand in a comment of its own on the next line, as reproductions in reports write it:
+
+    >>> path_comparison_lines("print(f(x))\\n# False\\nprint(jax.jit(f)(x))\\n# True")
+    [(3, 'print(jax.jit(f)(x))')]
     """
     if "(" not in text or "#" not in text:
         return []
     calls: dict[str, list[tuple[bool, str, int, str]]] = {}
-    for n, line in enumerate(text.split("\n"), 1):
-        if len(line) > 500 or "#" not in line:
+    lines = text.split("\n")
+    for n, line in enumerate(lines, 1):
+        if len(line) > 500:
             continue
+        shown = line.strip()
+        if "#" not in line:
+            # ``print(f(x))`` with its result alone in a comment on the next line (``# False``)
+            following = lines[n].strip() if n < len(lines) else ""
+            if not following.startswith("#") or _COMMENT_ONLY.match(following) is None:
+                continue
+            line = f"{line.rstrip()} {following}"
         m = _COMMENTED.match(line)
         if not m or not _RESULT_VALUE.match(m["value"]):
             continue
         expr = re.sub(r"\s+", "", m["printed"] or m["bare"])
         plain, wrapped = _WRAPPER.subn(lambda w: w["fn"], expr)
-        calls.setdefault(plain, []).append((wrapped > 0, m["value"], n, line.strip()))
+        calls.setdefault(plain, []).append((wrapped > 0, m["value"], n, shown))
     out: list[tuple[int, str]] = []
     for seen in calls.values():
         compiled = [c for c in seen if c[0]]

@@ -87,3 +87,18 @@ MLX_3666 = "-> `RuntimeError: cudaGraphAddKernelNode(&node, graph_, NULL, 0, &pa
 @pytest.mark.parametrize("text", [MLX_3602, MLX_3666])
 def test_mlx_own_launch_refused_is_mlx_launch_computation(text: str) -> None:
     assert decided(text) == ("kernel-logic", "invalid-launch-config", "mlx-cuda-own-launch-refused")
+
+
+# --- one call printed eagerly and under jit, each result in a comment on the next line -----------------------------
+
+XLA_BOOLEAN = corpus_log("holdout30", "h30b-xla-gpu-boolean-or-and-miscompile")  # reduced from jax-ml/jax#17003
+
+
+def test_jit_and_eager_results_on_the_next_line_are_a_failure() -> None:
+    report = classify_text(XLA_BOOLEAN)
+    assert report.category != "no-failure"
+
+
+def test_equal_jit_and_eager_results_on_the_next_line_stay_healthy() -> None:
+    text = "print(less_equal_2D(x, y))\n# False\nprint(jax.jit(less_equal_2D)(x, y))\n# False\n"
+    assert classify_text(text).category == "no-failure"
