@@ -102,3 +102,20 @@ def test_jit_and_eager_results_on_the_next_line_are_a_failure() -> None:
 def test_equal_jit_and_eager_results_on_the_next_line_stay_healthy() -> None:
     text = "print(less_equal_2D(x, y))\n# False\nprint(jax.jit(less_equal_2D)(x, y))\n# False\n"
     assert classify_text(text).category == "no-failure"
+
+
+XLA_INT8 = corpus_log("holdout8", "xla-gpu-int8-compare-jit-wrong-result")
+
+
+@pytest.mark.parametrize("text", [XLA_BOOLEAN, XLA_INT8])
+def test_an_exact_result_that_changes_under_jax_jit_is_xla(text: str) -> None:
+    assert decided(text) == ("environment", "compiler-miscompile", "numerics-jit-exact-result-differs-from-eager")
+
+
+def test_a_float_result_that_changes_under_jit_is_not_decided_as_xla() -> None:
+    # the same reproduction shape with floating-point results, which fusion may reorder
+    text = "print(f(x))\n# 1.5\nprint(jax.jit(f)(x))\n# 3.25\n"
+    report = classify_text(text)
+    assert report.diagnosis is None or all(
+        f.rule_id != "numerics-jit-exact-result-differs-from-eager" for f in report.diagnosis.findings
+    )
