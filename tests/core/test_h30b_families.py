@@ -119,3 +119,12 @@ def test_a_float_result_that_changes_under_jit_is_not_decided_as_xla() -> None:
     assert report.diagnosis is None or all(
         f.rule_id != "numerics-jit-exact-result-differs-from-eager" for f in report.diagnosis.findings
     )
+
+
+# --- YAKL's FFT wrapper: a cuFFT call failed, its status not printed ----------------------------------------------
+
+YAKL_72 = corpus_log("holdout30", "h30b-yakl-cufft-d2z-pool-misaligned")  # mrnorman/YAKL#72
+
+
+def test_yakl_fft_check_abstains_between_the_array_alignment_and_the_call() -> None:
+    assert {"runtime-assumption", "kernel-logic"} <= _owners(YAKL_72)
