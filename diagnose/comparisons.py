@@ -441,6 +441,8 @@ _WRAPPER = re.compile(
 _COMMENTED = re.compile(
     r"^\s*(?:>>>\s*)?(?:print\((?P<printed>.+)\)|(?P<bare>[A-Za-z_][\w.]*\(.+\)))\s*#\s*(?P<value>.+?)\s*$"
 )
+#: a line that is only a comment holding a printed result (``# False``, ``# [1 2 3]``)
+_COMMENT_ONLY = re.compile(r"^#\s*(?:(?:array|tensor|Array)\()?[\[(]?\s*(?:" + _NUMBER + r"|True\b|False\b)")
 _RESULT_VALUE = re.compile(r"^(?:(?:array|tensor|Array)\()?[\[(]?\s*(?:" + _NUMBER + r"|True\b|False\b)")
 
 
@@ -453,26 +455,64 @@ def path_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     [(2, 'print(jax.jit(f)(x))  # [False False]')]
     >>> path_comparison_lines("print(f(x))  # [1. 2.]\\nprint(jax.jit(f)(x))  # [1. 2.]")
     []
+
+    The result may stand in a comment of its own on the next line, as reproductions in reports write it:
+
+    >>> path_comparison_lines("print(f(x))\\n# False\\nprint(jax.jit(f)(x))\\n# True")
+    [(3, 'print(jax.jit(f)(x))')]
+    """
+    return [(n, shown) for n, shown, _, _ in path_comparison_results(text, limit)]
+
+
+def _exact(value: str) -> bool:
+    """A printed result whose every element is a truth value or a whole number (``True``, ``[1 0 3]``): no
+    rounding explains a difference between two such results."""
+    elements = [e for e in _ELEMENT.findall(value) if e not in ("...", "…")]
+    return bool(elements) and all(e in ("True", "False") or _WHOLE.fullmatch(e) for e in elements)
+
+
+def path_comparison_results(text: str, limit: int = 3) -> list[tuple[int, str, str, bool]]:
+    """The compiled calls :func:`path_comparison_lines` finds, each with the wrapper that compiled it
+    (``jax.jit``, ``torch.compile``, ``jit`` when it is called bare) and whether both results are exact
+    (truth values or whole numbers, which no reordering of floating-point operations changes).
+
+    >>> path_comparison_results("print(f(x))  # [True True]\\nprint(jax.jit(f)(x))  # [False False]")
+    [(2, 'print(jax.jit(f)(x))  # [False False]', 'jax.jit', True)]
+    >>> path_comparison_results("print(f(x))  # 1.5\\nprint(torch.compile(f)(x))  # 3.25")
+    [(2, 'print(torch.compile(f)(x))  # 3.25', 'torch.compile', False)]
     """
     if "(" not in text or "#" not in text:
         return []
-    calls: dict[str, list[tuple[bool, str, int, str]]] = {}
-    for n, line in enumerate(text.split("\n"), 1):
-        if len(line) > 500 or "#" not in line:
+    calls: dict[str, list[tuple[str | None, str, int, str]]] = {}
+    lines = text.split("\n")
+    for n, line in enumerate(lines, 1):
+        if len(line) > 500:
             continue
+        shown = line.strip()
+        if "#" not in line:
+            # ``print(f(x))`` with its result alone in a comment on the next line (``# False``)
+            following = lines[n].strip() if n < len(lines) else ""
+            if not following.startswith("#") or _COMMENT_ONLY.match(following) is None:
+                continue
+            line = f"{line.rstrip()} {following}"
         m = _COMMENTED.match(line)
         if not m or not _RESULT_VALUE.match(m["value"]):
             continue
         expr = re.sub(r"\s+", "", m["printed"] or m["bare"])
-        plain, wrapped = _WRAPPER.subn(lambda w: w["fn"], expr)
-        calls.setdefault(plain, []).append((wrapped > 0, m["value"], n, line.strip()))
-    out: list[tuple[int, str]] = []
+        wrapper = _WRAPPER.search(expr)
+        plain = _WRAPPER.sub(lambda w: w["fn"], expr)
+        name = wrapper[0][: wrapper[0].index("(")] if wrapper else None
+        calls.setdefault(plain, []).append((name, m["value"], n, shown))
+    out: list[tuple[int, str, str, bool]] = []
     for seen in calls.values():
-        compiled = [c for c in seen if c[0]]
-        plain_runs = [c for c in seen if not c[0]]
-        for c in compiled:
-            if any(values_differ(c[1], p[1]) for p in plain_runs):
-                out.append((c[2], c[3]))
+        plain_runs = [c for c in seen if c[0] is None]
+        for name, value, n, shown in seen:
+            if name is None:
+                continue
+            differing = [p for p in plain_runs if values_differ(value, p[1])]
+            if differing:
+                exact = _exact(value) and all(_exact(p[1]) for p in differing)
+                out.append((n, shown, name, exact))
     return sorted(out)[:limit]
 
 

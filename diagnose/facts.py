@@ -482,6 +482,11 @@ class NumericsFacts(Facts):
     # a launch configuration of the same sweep whose check passed before this mismatch ("All results match for
     # block_size=512."): the failure depends on the block size
     passed_block_size: int | None = None
+    # one call printed as it is and through a compiler with different results (diagnose.comparisons): the
+    # compiler's wrapper as written (``jax.jit``, ``torch.compile``), and whether both results are exact (truth
+    # values, whole numbers), which no reordering of floating-point operations changes
+    compiled_path: str | None = None
+    compiled_path_exact: bool = False
     # kdiag run only (diagnose/run/compare.py, numerics.py): the first failing output, else the closest
     dtype: str | None = None  # the reference's dtype: float32, bfloat16, int64 ...
     significand_bits: int | None = None  # of that dtype, implicit bit included: 24 float32, 11 float16, 8 bf16

@@ -56,7 +56,7 @@ import math
 import re
 
 from diagnose.collectors.gate_words import gate
-from diagnose.comparisons import zero_input_results
+from diagnose.comparisons import path_comparison_results, zero_input_results
 from diagnose.facts import NumericsFacts
 
 _NUM = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|-inf)"
@@ -179,6 +179,30 @@ def _zero_input(text: str) -> NumericsFacts | None:
     return NumericsFacts(lines=tuple(lines), mismatch=True, total=max(totals) if totals else None)
 
 
+def _compiled_path(text: str) -> NumericsFacts | None:
+    """One call printed as it is and through a compiler (``jax.jit(f)(x)``) with different results
+    (:mod:`diagnose.comparisons`).  Not a ``mismatch`` against a reference: neither path is the reference,
+    and the rules that read it (rules/numerics/) weigh the compiler first.
+
+    >>> f = _compiled_path("print(f(x))\\n# False\\nprint(jax.jit(f)(x))\\n# True")
+    >>> f.mismatch, f.compiled_path, f.compiled_path_exact, f.lines
+    (False, 'jax.jit', True, (3,))
+    """
+    found = path_comparison_results(text)
+    if not found:
+        return None
+    return NumericsFacts(
+        lines=tuple(n for n, _, _, _ in found),
+        compiled_path=found[0][2],
+        compiled_path_exact=all(exact for _, _, _, exact in found),
+    )
+
+
+def _printed_only(text: str) -> NumericsFacts | None:
+    """A mismatch the log shows only as printed results: a call on zeros, or a call compiled and not."""
+    return _zero_input(text) or _compiled_path(text)
+
+
 #: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
 _has_hint = gate(_HINTS)
 
@@ -186,7 +210,7 @@ _has_hint = gate(_HINTS)
 def parse(text: str) -> NumericsFacts | None:
     """Numerical comparison failures of ``text``, or ``None``."""
     if not _has_hint(text):
-        return _zero_input(text)
+        return _printed_only(text)
     mismatch = shape = dtype = nan = False
     mismatched = total = None
     max_abs = max_rel = None
@@ -251,7 +275,7 @@ def parse(text: str) -> NumericsFacts | None:
         if hit:
             lines.append(ln)
     if not lines:
-        return _zero_input(text)
+        return _printed_only(text)
     passed = _PASSED_BLOCK_SIZE.search(text) if mismatch and "atch for block" in text else None
     return NumericsFacts(
         passed_block_size=int(passed[1]) if passed else None,

@@ -121,9 +121,9 @@ def test_a_flagged_row_needs_an_unflagged_row_beside_it() -> None:
 
 def test_what_kdiag_answers_for_them() -> None:
     # a compiled path that disagrees with the plain one: the compiler or the program, with the check that decides
-    assert (
-        unknown_kind(case("holdout8/issues.yaml", "xla-gpu-int8-compare-jit-wrong-result")) == "compiled-path-differs"
-    )
+    # (an exact result that changes under jax.jit is decided as XLA's: tests/core/test_h30b_families.py)
+    compiled = ">>> print(f(x))  # tensor([1., 2.])\n>>> print(torch.compile(f)(x))  # tensor([1., 0.])"
+    assert unknown_kind(compiled) == "compiled-path-differs"
     for case_id in (
         "cupy-cumsum-batch-scan-over-2pow32-wrong",
         "liger-ce-loss-zero-aliased-output-buffer",
