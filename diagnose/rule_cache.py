@@ -130,7 +130,7 @@ def store(key: str, ruleset: Any, catalogue: Any) -> bool:
                 key,
                 dataclasses.replace(ruleset, rules=rules),
                 catalogue,
-                *_pattern_tables(ruleset, catalogue),
+                *_pattern_tables(ruleset, catalogue),  # (reads the unmatched kinds' literals: before kept_options)
                 kept_options(),  # the literals of the patterns the rules' pre-checks test, read at this load
                 _expression_plans(ruleset),
             )
@@ -267,7 +267,25 @@ def _pattern_tables(
             except re.error:
                 continue
             keys.append((text, 0))  # a rule's text pattern: regex_literals.compiled(text)
+    from diagnose.unmatched import FLAGS
+
+    kinds = _kind_patterns()
+    patterns += kinds
+    keys += [(rx.pattern, FLAGS) for rx in kinds]  # compiled there with the table's flags
     return plans(patterns), codes(keys + _table_patterns()), readings(patterns)
+
+
+def _kind_patterns() -> list[Any]:
+    """The patterns of the kinds an unmatched failure is read as (diagnose.unmatched: an ``unknown`` answer's
+    hint), their literals read (regex_literals.literal_options: kept with the options), so that the first
+    unmatched log of a run neither parses nor compiles them."""
+    from diagnose.regex_literals import literal_options
+    from diagnose.unmatched import default_kinds
+
+    out = [rx for kind in default_kinds() for rx in kind.lines]
+    for rx in out:
+        literal_options(rx)
+    return out
 
 
 def _table_patterns() -> list[tuple[str, int]]:

@@ -40,6 +40,8 @@ CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
 LINES = 10
 #: and how many lines after each (a message goes on: ``with exception:`` then the exception)
 FOLLOWING = 2
+#: the flags a kind's patterns are compiled with
+FLAGS = re.MULTILINE
 
 
 def _env_issue(ev: Evidence) -> bool:
@@ -133,6 +135,7 @@ class Hint:
 
 def parse_kinds(items: Any) -> tuple[Kind, ...]:
     """The table's kinds; a malformed entry raises ValueError naming it (the table ships with kdiag)."""
+    from diagnose.regex_code import compile_pattern  # from the code kept with the rule base, where it is
     from diagnose.rule_model import FIX_FRAMEWORKS, KEBAB
 
     if not isinstance(items, list) or not items:
@@ -167,7 +170,7 @@ def parse_kinds(items: Any) -> tuple[Kind, ...]:
                 kind=name,
                 seen=str(item.get("seen") or name),
                 facts=facts,
-                lines=tuple(re.compile(p, re.MULTILINE) for p in item.get("lines") or ()),
+                lines=tuple(compile_pattern(p, FLAGS) for p in item.get("lines") or ()),
                 candidates=tuple(cands),
                 check=" ".join(keyed.pop("default").split()),
                 checks=tuple((fw, " ".join(t.split())) for fw, t in keyed.items()),
