@@ -207,6 +207,9 @@ def read(key: str) -> tuple[Any, Any] | None:
             loaded = _Unpickler(io.BytesIO(data)).load()
             tag, stored_key, ruleset, catalogue, plans, codes, reads, options, expressions = loaded
         finally:
+            # the rule base lives as long as the process: the collector's later passes leave its objects be (a full
+            # pass would walk them all again and find nothing)
+            gc.freeze()
             if collecting:
                 gc.enable()
         if tag != FORMAT or stored_key != key:
