@@ -195,10 +195,33 @@ def kind_of(ev: Evidence, kinds: tuple[Kind, ...] | None = None) -> Kind | None:
     lines = _failure_text(ev)
     # the lines together: a pattern none of whose literals they hold is found in none of them
     joined = "\n".join(lines)
-    for k in kinds:
-        if any(FACTS[f](ev) for f in k.facts) or any(_may(rx)(joined) and _found(rx, lines) for rx in k.lines):
-            return k
+    for k, facts, patterns in _tests(kinds):  # (loops, not any() over generators: this runs for every unknown answer)
+        for fact in facts:
+            if fact(ev):
+                return k
+        for may, search in patterns:
+            if may(joined):
+                for line in lines:
+                    if search(line):
+                        return k
     return None
+
+
+_Tests = tuple[tuple[Kind, tuple[Callable[[Evidence], bool], ...], tuple[tuple[Callable[[str], bool], ...], ...]], ...]
+#: the kinds :func:`kind_of` read last and their tests: each kind's fact tests, and its patterns' (:func:`_may`,
+#: :func:`_search`)
+_TESTS: tuple[tuple[Kind, ...], _Tests] = ((), ())
+
+
+def _tests(kinds: tuple[Kind, ...]) -> _Tests:
+    """Each kind with its fact tests and its patterns' tests, made once per table of kinds."""
+    global _TESTS
+    if _TESTS[0] is not kinds:
+        made = tuple(
+            (k, tuple(FACTS[f] for f in k.facts), tuple((_may(rx), _search(rx)) for rx in k.lines)) for k in kinds
+        )
+        _TESTS = (kinds, made)
+    return _TESTS[1]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -208,15 +231,6 @@ def _may(rx: re.Pattern[str]) -> Callable[[str], bool]:
     from diagnose.regex_literals import may_match
 
     return may_match(rx)
-
-
-def _found(rx: re.Pattern[str], lines: list[str]) -> bool:
-    """Whether ``rx`` is found in one of ``lines``."""
-    search = _search(rx)
-    for line in lines:  # noqa: SIM110 (a loop, not any() over a generator: this runs for every unknown answer)
-        if search(line):
-            return True
-    return False
 
 
 @functools.lru_cache(maxsize=4096)
