@@ -37,6 +37,7 @@ import importlib.util
 import io
 import os
 import pickle
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -270,24 +271,36 @@ def _pattern_tables(
             except re.error:
                 continue
             keys.append((text, 0))  # a rule's text pattern: regex_literals.compiled(text)
-    from diagnose.unmatched import FLAGS
-
     kinds = _kind_patterns()
     patterns += kinds
-    keys += [(rx.pattern, FLAGS) for rx in kinds]  # compiled there with the table's flags
+    keys += [(rx.pattern, KIND_FLAGS) for rx in kinds]  # as diagnose.unmatched compiles them
     return plans(patterns), codes(keys + _table_patterns()), readings(patterns)
 
 
-def _kind_patterns() -> list[Any]:
-    """The patterns of the kinds an unmatched failure is read as (diagnose.unmatched: an ``unknown`` answer's
-    hint), their literals read (regex_literals.literal_options: kept with the options), so that the first
-    unmatched log of a run neither parses nor compiles them."""
-    from diagnose.regex_literals import literal_options
-    from diagnose.unmatched import default_kinds
+#: the flags the unmatched kinds' patterns are compiled with (diagnose.unmatched.FLAGS: that module reads the
+#: collectors' facts, which the rule base's modules never import)
+KIND_FLAGS = re.MULTILINE
 
-    out = [rx for kind in default_kinds() for rx in kind.lines]
-    for rx in out:
-        literal_options(rx)
+
+def _kind_patterns() -> list[Any]:
+    """The patterns of the kinds an unmatched failure is read as (``diagnose/data/unmatched.yaml``: an ``unknown``
+    answer's hint), their literals read (regex_literals.literal_options: kept with the options), so that the first
+    unmatched log of a run neither parses nor compiles them."""
+    import yaml
+
+    from diagnose.regex_literals import literal_options
+
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    items = yaml.load((_DATA_DIR / "unmatched.yaml").read_text(encoding="utf-8"), Loader=loader)
+    out = []
+    for item in items if isinstance(items, list) else ():
+        for text in (item.get("lines") or ()) if isinstance(item, dict) else ():
+            try:
+                rx = re.compile(text, KIND_FLAGS)
+            except (re.error, TypeError):  # the table's own check says so where it is read
+                continue
+            literal_options(rx)
+            out.append(rx)
     return out
 
 
