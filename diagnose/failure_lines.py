@@ -88,6 +88,7 @@ mentions the word (``W1203``, ``UserWarning``, ``NCCL INFO ... failed``).
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -359,14 +360,34 @@ def failure_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
 #: line start -> whether that line is a failure line; ("printed", detector) -> (the limit asked, its lines) (the
 #: CUDA error tails' too); "healthy" -> line -> whether it is healthy after all
 _LAST: tuple[str, dict[Any, Any]] = ("", {})
+#: the memos of the last :data:`KEEP` logs read, by a digest of their text: a batch that holds the same log more
+#: than once (a failure every job of a sweep prints alike) reads its failure lines once (every entry of a memo
+#: is a function of the text alone; the texts themselves are not held)
+_MEMOS: dict[bytes, dict[Any, Any]] = {}
+KEEP = 4096
 
 
 def _memo(text: str) -> dict[Any, Any]:
     global _LAST
     last = _LAST
-    if last[0] is not text:
-        last = _LAST = (text, {})
-    return last[1]
+    if last[0] is text:
+        return last[1]
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    memo = _MEMOS.pop(key, None)  # (put back last: the least recently read is the first to go)
+    if memo is None:
+        memo = {}
+        if len(_MEMOS) >= KEEP:
+            del _MEMOS[next(iter(_MEMOS))]
+    _MEMOS[key] = memo
+    _LAST = (text, memo)
+    return memo
+
+
+def forget() -> None:
+    """Forget every log read so far: the next question about any log is answered by a fresh reading."""
+    global _LAST
+    _MEMOS.clear()
+    _LAST = ("", {})
 
 
 def has_failure_line(text: str) -> bool:

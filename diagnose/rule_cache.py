@@ -37,6 +37,7 @@ import importlib.util
 import io
 import os
 import pickle
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -130,7 +131,7 @@ def store(key: str, ruleset: Any, catalogue: Any) -> bool:
                 key,
                 dataclasses.replace(ruleset, rules=rules),
                 catalogue,
-                *_pattern_tables(ruleset, catalogue),
+                *_pattern_tables(ruleset, catalogue),  # (reads the unmatched kinds' literals: before kept_options)
                 kept_options(),  # the literals of the patterns the rules' pre-checks test, read at this load
                 _expression_plans(ruleset),
             )
@@ -207,6 +208,9 @@ def read(key: str) -> tuple[Any, Any] | None:
             loaded = _Unpickler(io.BytesIO(data)).load()
             tag, stored_key, ruleset, catalogue, plans, codes, reads, options, expressions = loaded
         finally:
+            # the rule base lives as long as the process: the collector's later passes leave its objects be (a full
+            # pass would walk them all again and find nothing)
+            gc.freeze()
             if collecting:
                 gc.enable()
         if tag != FORMAT or stored_key != key:
@@ -267,7 +271,37 @@ def _pattern_tables(
             except re.error:
                 continue
             keys.append((text, 0))  # a rule's text pattern: regex_literals.compiled(text)
+    kinds = _kind_patterns()
+    patterns += kinds
+    keys += [(rx.pattern, KIND_FLAGS) for rx in kinds]  # as diagnose.unmatched compiles them
     return plans(patterns), codes(keys + _table_patterns()), readings(patterns)
+
+
+#: the flags the unmatched kinds' patterns are compiled with (diagnose.unmatched.FLAGS: that module reads the
+#: collectors' facts, which the rule base's modules never import)
+KIND_FLAGS = re.MULTILINE
+
+
+def _kind_patterns() -> list[Any]:
+    """The patterns of the kinds an unmatched failure is read as (``diagnose/data/unmatched.yaml``: an ``unknown``
+    answer's hint), their literals read (regex_literals.literal_options: kept with the options), so that the first
+    unmatched log of a run neither parses nor compiles them."""
+    import yaml
+
+    from diagnose.regex_literals import literal_options
+
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    items = yaml.load((_DATA_DIR / "unmatched.yaml").read_text(encoding="utf-8"), Loader=loader)
+    out = []
+    for item in items if isinstance(items, list) else ():
+        for text in (item.get("lines") or ()) if isinstance(item, dict) else ():
+            try:
+                rx = re.compile(text, KIND_FLAGS)
+            except (re.error, TypeError):  # the table's own check says so where it is read
+                continue
+            literal_options(rx)
+            out.append(rx)
+    return out
 
 
 def _table_patterns() -> list[tuple[str, int]]:

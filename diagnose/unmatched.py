@@ -40,6 +40,8 @@ CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
 LINES = 10
 #: and how many lines after each (a message goes on: ``with exception:`` then the exception)
 FOLLOWING = 2
+#: the flags a kind's patterns are compiled with
+FLAGS = re.MULTILINE
 
 
 def _env_issue(ev: Evidence) -> bool:
@@ -133,6 +135,7 @@ class Hint:
 
 def parse_kinds(items: Any) -> tuple[Kind, ...]:
     """The table's kinds; a malformed entry raises ValueError naming it (the table ships with kdiag)."""
+    from diagnose.regex_code import compile_pattern  # from the code kept with the rule base, where it is
     from diagnose.rule_model import FIX_FRAMEWORKS, KEBAB
 
     if not isinstance(items, list) or not items:
@@ -167,7 +170,7 @@ def parse_kinds(items: Any) -> tuple[Kind, ...]:
                 kind=name,
                 seen=str(item.get("seen") or name),
                 facts=facts,
-                lines=tuple(re.compile(p, re.MULTILINE) for p in item.get("lines") or ()),
+                lines=tuple(compile_pattern(p, FLAGS) for p in item.get("lines") or ()),
                 candidates=tuple(cands),
                 check=" ".join(keyed.pop("default").split()),
                 checks=tuple((fw, " ".join(t.split())) for fw, t in keyed.items()),
@@ -192,10 +195,33 @@ def kind_of(ev: Evidence, kinds: tuple[Kind, ...] | None = None) -> Kind | None:
     lines = _failure_text(ev)
     # the lines together: a pattern none of whose literals they hold is found in none of them
     joined = "\n".join(lines)
-    for k in kinds:
-        if any(FACTS[f](ev) for f in k.facts) or any(_may(rx)(joined) and _found(rx, lines) for rx in k.lines):
-            return k
+    for k, facts, patterns in _tests(kinds):  # (loops, not any() over generators: this runs for every unknown answer)
+        for fact in facts:
+            if fact(ev):
+                return k
+        for may, search in patterns:
+            if may(joined):
+                for line in lines:
+                    if search(line):
+                        return k
     return None
+
+
+_Tests = tuple[tuple[Kind, tuple[Callable[[Evidence], bool], ...], tuple[tuple[Callable[[str], bool], ...], ...]], ...]
+#: the kinds :func:`kind_of` read last and their tests: each kind's fact tests, and its patterns' (:func:`_may`,
+#: :func:`_search`)
+_TESTS: tuple[tuple[Kind, ...], _Tests] = ((), ())
+
+
+def _tests(kinds: tuple[Kind, ...]) -> _Tests:
+    """Each kind with its fact tests and its patterns' tests, made once per table of kinds."""
+    global _TESTS
+    if _TESTS[0] is not kinds:
+        made = tuple(
+            (k, tuple(FACTS[f] for f in k.facts), tuple((_may(rx), _search(rx)) for rx in k.lines)) for k in kinds
+        )
+        _TESTS = (kinds, made)
+    return _TESTS[1]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -205,15 +231,6 @@ def _may(rx: re.Pattern[str]) -> Callable[[str], bool]:
     from diagnose.regex_literals import may_match
 
     return may_match(rx)
-
-
-def _found(rx: re.Pattern[str], lines: list[str]) -> bool:
-    """Whether ``rx`` is found in one of ``lines``."""
-    search = _search(rx)
-    for line in lines:  # noqa: SIM110 (a loop, not any() over a generator: this runs for every unknown answer)
-        if search(line):
-            return True
-    return False
 
 
 @functools.lru_cache(maxsize=4096)

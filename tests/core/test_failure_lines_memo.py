@@ -15,6 +15,7 @@ from diagnose.failure_lines import (
     START,
     _candidate_lines,
     failure_lines,
+    forget,
     has_failure_line,
 )
 
@@ -30,9 +31,13 @@ def _logs() -> list[str]:
     return logs
 
 
-def _fresh(text: str) -> str:
-    """An equal string that is another object: nothing remembered for ``text`` applies to it."""
-    return (text + " ")[:-1]
+def _fresh(text: str, limit: int) -> list[tuple[int, str]]:
+    """``failure_lines(text, limit)`` read afresh: nothing remembered of any log applies."""
+    forget()
+    try:
+        return failure_lines(text, limit)
+    finally:
+        forget()
 
 
 @pytest.mark.parametrize("order", [(1, 3, 10), (10, 3, 1), (3, 1, 10, 3)])
@@ -41,21 +46,31 @@ def test_each_limit_answers_as_a_fresh_reading(order: tuple[int, ...]) -> None:
     assert len(logs) > 100
     seen = 0
     for text in logs:
+        fresh = {limit: _fresh(text, limit) for limit in order}
         for limit in order:
             got = failure_lines(text, limit)
-            assert got == failure_lines(_fresh(text), limit)
+            assert got == fresh[limit]
             got.append((0, "a caller's own list"))  # callers may change what they get
             assert failure_lines(text, limit) != got
+            assert failure_lines((text + " ")[:-1], limit) == fresh[limit]  # an equal log, another object
             seen += bool(got[:-1])
     assert seen > 50
+
+
+def test_a_log_read_again_after_others_answers_as_before() -> None:
+    logs = _logs()
+    first = [failure_lines(text, 3) for text in logs]
+    assert [failure_lines((text + " ")[:-1], 3) for text in logs] == first
+    assert [_fresh(text, 3) for text in logs] == first
 
 
 def test_has_failure_line_is_whether_one_failure_line_is_found() -> None:
     answers = set()
     for text in _logs():
+        fresh = bool(_fresh(text, 1))  # (nothing remembered after it: the first question is asked alone)
         for then in (1, 3, None):  # alone, and after an answer for the same log is remembered
             got = has_failure_line(text)
-            assert got == bool(failure_lines(_fresh(text), 1))
+            assert got == fresh
             answers.add(got)
             if then is not None:
                 failure_lines(text, then)

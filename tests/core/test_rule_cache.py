@@ -359,3 +359,14 @@ def test_pre_checks_and_exact_tests_are_built_from_the_kept_plans(fresh, stored,
                 answered += 1
     assert answered > 1000
     assert parsed == []
+
+
+def test_the_unmatched_kinds_patterns_are_kept_as_their_table_compiles_them() -> None:
+    """The rule base keeps the code of the unmatched kinds' patterns (diagnose/data/unmatched.yaml) under the
+    flags diagnose.unmatched compiles them with, read from the table itself."""
+    from diagnose import rule_cache, unmatched
+
+    assert rule_cache.KIND_FLAGS == unmatched.FLAGS
+    kept = {rx.pattern for rx in rule_cache._kind_patterns()}
+    table = {rx.pattern for kind in unmatched.default_kinds() for rx in kind.lines}
+    assert kept == table and len(table) > 20
