@@ -399,6 +399,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     out = out or sys.stdout
     err = err or sys.stderr
     raw = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:  # the program itself (not a call from Python code): its rule base lives as long as it does
+        from diagnose import rule_cache
+
+        rule_cache.FREEZE_LOADED = True
     if raw and raw[0] in UI_COMMANDS:
         try:
             return _ui(raw, out, err)

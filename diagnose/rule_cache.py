@@ -44,6 +44,11 @@ from pathlib import Path
 from typing import Any
 
 #: bumped when what is stored changes shape
+#: whether a rule base read from the cache is moved out of the garbage collector's reach (``gc.freeze``): set by
+#: the command line (``kdiag``), which holds the rule base for its whole run; a program importing kdiag keeps its
+#: own objects collectable
+FREEZE_LOADED = False
+
 FORMAT = "kdiag-rule-cache-6"
 PACKAGE = Path(__file__).resolve().parent
 #: the code a loaded rule base depends on: every module of the package's top level and of its collectors
@@ -208,9 +213,11 @@ def read(key: str) -> tuple[Any, Any] | None:
             loaded = _Unpickler(io.BytesIO(data)).load()
             tag, stored_key, ruleset, catalogue, plans, codes, reads, options, expressions = loaded
         finally:
-            # the rule base lives as long as the process: the collector's later passes leave its objects be (a full
-            # pass would walk them all again and find nothing)
-            gc.freeze()
+            if FREEZE_LOADED:
+                # the rule base lives as long as the process: the collector's later passes leave its objects be (a
+                # full pass would walk them all again and find nothing); only for the command line, since a freeze
+                # also keeps every other object alive now out of later cycle collections
+                gc.freeze()
             if collecting:
                 gc.enable()
         if tag != FORMAT or stored_key != key:
