@@ -31,7 +31,9 @@ def test_classifying_a_log_loads_no_ui_and_no_gpu_framework() -> None:
         "assert r.category == 'environment', r.to_dict()\n"
     )
     mods = loaded_after(code)
-    assert "rule_engine" in mods  # the probe did classify
+    # the child's own assertion (run with check=True) shows it classified; rule-engine itself may not be imported,
+    # since rules whose expression the pre-check answers exactly never reach it
+    assert "diagnose" in mods
     assert not [m for m in FORBIDDEN if m in mods]
 
 
