@@ -12,6 +12,12 @@ import pytest
 from corpus_logs import classify_text, corpus_log, decided
 
 
+def _found_by(text: str, rule_id: str) -> bool:
+    """Whether ``rule_id`` is among the findings of the text's diagnosis (the answer or an alternative)."""
+    report = classify_text(text)
+    return report.diagnosis is not None and any(f.rule_id == rule_id for f in report.diagnosis.findings)
+
+
 def _owners(text: str) -> set[str]:
     report = classify_text(text)
     assert report.category == "unknown"
@@ -35,10 +41,7 @@ def test_cudajl_gpu_dropped_by_the_cuda_release_is_the_environment(text: str) ->
 def test_cudajl_deprecation_warning_is_not_the_dropped_arch() -> None:
     # the same function's @warn for a deprecated (still supported) GPU
     text = "Warning: Your Tesla K80 GPU (compute capability 3.7) is deprecated on CUDA 11+.\n"
-    report = classify_text(text)
-    assert report.diagnosis is None or all(
-        f.rule_id != "cudajl-gpu-unsupported-by-cuda-release" for f in report.diagnosis.findings
-    )
+    assert not _found_by(text, "cudajl-gpu-unsupported-by-cuda-release")
 
 
 # --- Warp: libmathdx could not build a tile solver, matmul or FFT -------------------------------------------------
@@ -115,10 +118,7 @@ def test_an_exact_result_that_changes_under_jax_jit_is_xla(text: str) -> None:
 def test_a_float_result_that_changes_under_jit_is_not_decided_as_xla() -> None:
     # the same reproduction shape with floating-point results, which fusion may reorder
     text = "print(f(x))\n# 1.5\nprint(jax.jit(f)(x))\n# 3.25\n"
-    report = classify_text(text)
-    assert report.diagnosis is None or all(
-        f.rule_id != "numerics-jit-exact-result-differs-from-eager" for f in report.diagnosis.findings
-    )
+    assert not _found_by(text, "numerics-jit-exact-result-differs-from-eager")
 
 
 # --- YAKL's FFT wrapper: a cuFFT call failed, its status not printed ----------------------------------------------
