@@ -299,9 +299,11 @@ _BUILD_CALLS = ("load_inline", "load")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
-def built_at_import(path: Path) -> bool | None:
+def built_at_import(path: Path, *, unguarded: bool = False) -> bool | None:
     """Whether the submission calls ``load_inline`` / ``load`` when it is imported (at module level or in a
     class body), rather than only inside a function; ``None`` when it makes no such call or cannot be read.
+    With ``unguarded``, a call inside a ``try`` statement does not count either: a failed build there is the
+    submission's to catch, while one outside any ``try`` fails the import itself.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
@@ -310,7 +312,11 @@ def built_at_import(path: Path) -> bool | None:
     ...     lazy = built_at_import(p)
     ...     _ = p.write_text("m = load_inline(name='m', cpp_sources='', cuda_sources='x')\\n")
     ...     (lazy, built_at_import(p))
+    ...     _ = p.write_text("try:\\n    m = load_inline('m', '', '')\\nexcept Exception:\\n    m = None\\n")
+    ...     caught = (built_at_import(p), built_at_import(p, unguarded=True))
     (False, True)
+    >>> caught
+    (True, False)
     """
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -331,7 +337,7 @@ def built_at_import(path: Path) -> bool | None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.Call) and builds(child):
                 found.append(not nested)
-            visit(child, nested or isinstance(child, _SCOPES))
+            visit(child, nested or isinstance(child, _SCOPES) or (unguarded and isinstance(child, ast.Try)))
 
     visit(tree, False)
     return any(found) if found else None

@@ -4,7 +4,6 @@ the kernel child on the same inputs, and the parent compares (:mod:`diagnose.run
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import re
 from collections.abc import Mapping
@@ -365,41 +364,6 @@ def _run_without_extension(ctx: RunContext, check: CC.Check) -> RunResult | None
     return dataclasses.replace(res, checked=(check.summary(),), notes=tuple(ctx.log.notes))
 
 
-def _unguarded_import_build(text: str) -> bool:
-    """A load_inline / load call the module's import runs outside any try block: when the build fails, so does
-    the import, whatever the submission does later.
-
-    >>> _unguarded_import_build("m = load_inline(name='m', cpp_sources='', cuda_sources='')")
-    True
-    >>> _unguarded_import_build("try:\\n    m = load_inline('m', '', '')\\nexcept Exception:\\n    m = None")
-    False
-    >>> _unguarded_import_build("def f():\\n    return load('m', ['k.cu'])")
-    False
-    """
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return False
-
-    def runs(stmts: list[ast.stmt]) -> bool:
-        for st in stmts:
-            if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef | ast.Try):
-                continue  # a function's body runs later; a try's failure is the submission's to catch
-            if isinstance(st, ast.ClassDef):
-                if runs(st.body):
-                    return True
-                continue
-            if isinstance(st, ast.If | ast.For | ast.While | ast.With):
-                if runs([*st.body, *st.orelse] if not isinstance(st, ast.With) else st.body):
-                    return True
-                continue
-            if any(isinstance(n, ast.Call) and S._call_name(n) in ("load_inline", "load") for n in ast.walk(st)):
-                return True
-        return False
-
-    return runs(tree.body)
-
-
 def _first_error(log: str) -> str:
     """The first error line of a compiler's log, its file named by its base name."""
     line = next((x.strip() for x in log.splitlines() if re.search(r"\berror\b", x)), "")
@@ -422,7 +386,7 @@ def _run_past_failed_build(
     if any(s.api not in ("load_inline", "load") for s in found.sources):
         return None
     text = t.path.read_text(encoding="utf-8", errors="replace")
-    if _DEVICE_TEST.search(text) or _unguarded_import_build(text):
+    if _DEVICE_TEST.search(text) or S.built_at_import(t.path, unguarded=True):
         return None  # a branch on the device's type (the emulation keeps tensors on the CPU), or an import that fails
     notes, rungs = len(ctx.log.notes), len(ctx.log.rungs)
     res = NR.as_no_result(_run_fitted(dataclasses.replace(ctx, stub_extensions=True)), ctx.log.snapshot, gpu=False)
