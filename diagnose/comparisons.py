@@ -15,7 +15,9 @@ yields to a named path (``output_liger`` against ``output_torch``).  Equal value
 measurements (``CPU time: 12 ms vs GPU time: 1 ms``), counts and versions stay healthy.
 :func:`path_comparison_lines` finds one call printed compiled (``jax.jit(f)(x)``) and as it is with
 different results, :func:`variant_comparison_lines` one expression typed for a value and for a variant of it
-(``logprobs`` / ``logprobs_fused``) with different results, :func:`flagged_row_lines` a printed row the program marks (``*****``, ``<-- mismatch``).  :func:`zero_input_results` finds the other shape
+(``logprobs`` / ``logprobs_fused``) with different results, :func:`flagged_row_lines` a printed row the program marks (``*****``, ``<-- mismatch``),
+:func:`marked_cell_lines` a results table's cell marked failed beside its value (``XX 0.979`` among ``ok 1.000``
+cells, ``8160 ✗``) and :func:`below_floor_lines` a table row whose value is beyond the row's own ``floor`` column.  :func:`zero_input_results` finds the other shape
 and the element count of the input where the call states it (``zeros((2**31+1,), ...)``).
 
 >>> [n for n, _ in comparison_lines("Mismatch of dbias at 0: CPU_ref: 1.125032 vs GPU: 3.562500")]
@@ -780,4 +782,119 @@ def verdict_false_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
         if end < 0:
             break
         pos = text.find("alse", end)
+    return out
+
+
+# --- a table that marks its own cells or rows failed --------------------------------------------
+
+#: a cell marked failed beside its value, as result tables print it: ``XX 0.979`` beside ``ok 1.000`` cells,
+#: ``8160 ✗``, ``❌ 0.41``, ``MISMATCH 3.5``; the marker before or after the number
+_MARK_FAIL = r"(?:XX|✗|✘|❌|MISMATCH)"
+_MARK_PASS = r"(?:ok|OK|Ok|✓|✔|✅|PASS|pass|MATCH|match)"
+_PLAIN_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_MARKED = (
+    r"(?:^|[\s|(\[])(?:\*\*)?(?P<m1>{m})(?:\*\*)?\s+(?:\*\*)?" + _PLAIN_NUMBER + r"(?![\w])"
+    r"|(?<![\w.])" + _PLAIN_NUMBER + r"(?:\*\*)?\s*(?P<m2>{m})(?=[\s|)\],;]|$)"
+)
+_CELL_FAIL = re.compile(_MARKED.format(m=_MARK_FAIL))
+_CELL_PASS = re.compile(_MARKED.format(m=_MARK_PASS))
+#: markers that say failed whatever the table: a cross, a red cross (``XX`` and ``MISMATCH`` need a table that
+#: also marks cells passed: ``sm_XX 80`` is not a verdict)
+_CROSSES = frozenset({"✗", "✘", "❌"})
+
+
+def marked_cell_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    """Lines of a results table with a cell its program marks failed beside the value (``| XX 0.979 |``
+    where other cells read ``ok 1.000``; a value with a cross after it, ``8160 ✗``).  A ``XX`` or ``MISMATCH``
+    mark counts only where the same table also marks cells passed (``ok``, ``✓``, ``PASS``).
+
+    >>> marked_cell_lines("128 | ok 1.000 | ok 0.999\\n256 | ok 1.000 | XX 0.902")
+    [(2, '256 | ok 1.000 | XX 0.902')]
+    >>> marked_cell_lines("arch sm_XX 80 | compute_XX 80")
+    []
+    """
+    if not any(m in text for m in ("XX", "✗", "✘", "❌", "MISMATCH")):
+        return []
+    lines = text.split("\n")
+    passed = any(len(line) <= 2000 and _CELL_PASS.search(line) for line in lines)
+    out: list[tuple[int, str]] = []
+    for i, line in enumerate(lines):
+        if len(line) > 2000:
+            continue
+        for m in _CELL_FAIL.finditer(line):
+            mark = m["m1"] or m["m2"]
+            if mark in _CROSSES or passed:
+                out.append((i + 1, line.strip()))
+                break
+        if len(out) >= limit:
+            break
+    return out
+
+
+#: a table's column that states the lowest (or highest) value a row may have
+_FLOOR_HEADER = re.compile(
+    r"(?i)^(?:floor|lower[\s_-]bound|min(?:imum)?[\s_-]required|required[\s_-]min(?:imum)?|pass[\s_-]floor"
+    r"|min(?:imum)?[\s_-]allowed)$"
+)
+_CEILING_HEADER = re.compile(r"(?i)^(?:ceiling|upper[\s_-]bound|max(?:imum)?[\s_-]allowed|allowed[\s_-]max(?:imum)?)$")
+#: columns whose values are not the metric itself (a change, a spread, a count)
+_NOT_METRIC_HEADER = re.compile(r"(?i)\b(?:delta|diff\w*|change|std|stddev|sigma|count|n|size|runs?|Δ)\b|Δ")
+_CELL_NUMBER = re.compile(r"^\s*(?:\*\*|__)?(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*%?\s*(?:\*\*|__)?\s*$")
+
+
+def _cells(line: str) -> list[str] | None:
+    """The cells of a markdown table row (``| a | b |``), None for another line."""
+    s = line.strip()
+    if not (s.startswith("|") and s.endswith("|")) or s.count("|") < 3:
+        return None
+    return [c.strip() for c in s[1:-1].split("|")]
+
+
+def _cell_value(cell: str) -> float | None:
+    m = _CELL_NUMBER.match(cell)
+    return float(m["v"]) if m else None
+
+
+def below_floor_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    """Rows of a markdown results table whose own ``floor`` column (``lower bound``, ``min required``; or
+    ``ceiling``, ``upper bound``, ``max allowed``) a value of the same row is beyond: the table states the
+    pass line and the value under it.
+
+    >>> below_floor_lines("| metric | baseline | new | floor |\\n|---|---|---|---|\\n| acc | 87.4 | **11.3** | 83.6 |")
+    [(3, '| acc | 87.4 | **11.3** | 83.6 |')]
+    >>> below_floor_lines("| metric | baseline | new | floor |\\n|---|---|---|---|\\n| acc | 87.4 | 86.9 | 83.6 |")
+    []
+    """
+    if "|" not in text or not any(w in text.lower() for w in ("floor", "bound", "required", "allowed", "ceiling")):
+        return []
+    lines = text.split("\n")
+    out: list[tuple[int, str]] = []
+    header: list[str] | None = None
+    for i, line in enumerate(lines):
+        cells = _cells(line) if len(line) <= 2000 else None
+        if cells is None:
+            header = None
+            continue
+        if header is None or len(cells) != len(header):
+            header = cells
+            continue
+        if all(set(c) <= set("-: ") for c in cells):
+            continue
+        bounds = [(j, -1) for j, h in enumerate(header) if _FLOOR_HEADER.match(h)]
+        bounds += [(j, 1) for j, h in enumerate(header) if _CEILING_HEADER.match(h)]
+        bounded = {j for j, _ in bounds}
+        for j, sign in bounds:
+            bound = _cell_value(cells[j])
+            if bound is None:
+                continue
+            values = [
+                _cell_value(c)
+                for k, c in enumerate(cells)
+                if k not in bounded and header[k] and not _NOT_METRIC_HEADER.search(header[k])
+            ]
+            if any(v is not None and (v - bound) * sign > 0 for v in values):
+                out.append((i + 1, line.strip()))
+                break
+        if len(out) >= limit:
+            break
     return out

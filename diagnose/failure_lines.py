@@ -60,8 +60,9 @@ any one report's wording:
   (:mod:`diagnose.comparisons`): a reference and a device value that differ, a difference above the tolerance
   printed beside it, a call on an all-zero array whose result is not all zeros, one call printed compiled
   (``jax.jit(f)(x)``) and plain with different results, one expression typed at a prompt for a value and for a
-  variant of it (``logprobs`` / ``logprobs_fused``) with different results, a row the program flags (``*****``), a metric at
-  exactly 0 beside the same metric of a reference;
+  variant of it (``logprobs`` / ``logprobs_fused``) with different results, a row the program flags (``*****``), a results table's
+  cell marked failed beside its value (``XX 0.979`` among ``ok 1.000`` cells, ``8160 ✗``), a table row whose value is
+  under the row's own ``floor`` column, a metric at exactly 0 beside the same metric of a reference;
 - an exception raised and swallowed (CPython's unraisable hook: ``Exception ignored in: ...``), Numba's typing
   message without its head (``Unknown attribute 'to_device' of type Module(...)``), a ``Fail to <verb> ...:
   <reason>`` statement, a reference check that ``miscompared``, an all-ones sentinel printed as a process id
@@ -95,9 +96,11 @@ from typing import Any
 
 from diagnose import regex_code
 from diagnose.comparisons import (
+    below_floor_lines,
     block_comparison_lines,
     comparison_lines,
     flagged_row_lines,
+    marked_cell_lines,
     over_tolerance_lines,
     path_comparison_lines,
     variant_comparison_lines,
@@ -313,6 +316,8 @@ _PRINTED = (
     path_comparison_lines,
     variant_comparison_lines,
     flagged_row_lines,
+    marked_cell_lines,
+    below_floor_lines,
     verdict_false_lines,
     zero_metric_lines,
     _zero_input_lines,
