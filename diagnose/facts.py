@@ -199,6 +199,7 @@ class CompilerFacts(Facts):
     arch_first_release: str | None = None  # "8.0": the first release whose nvcc accepts unknown_arch
     arch_removed_in: str | None = None  # "13.0": the release that removed it (None: no release has)
     arch_toolkit_side: str | None = None  # too-old | dropped | inside: toolkit_release against those two
+    arch_virtual: str | None = None  # "compute_20": for a compute_XX no release ever had (compute_21), the one to use
     unsupported_feature: str | None = None  # instruction/feature ptxas says the target lacks
     target_arch: str | None = None  # "sm_80" from "not supported on .target 'sm_80'"
     smem_bytes: float | None = None  # "uses too much shared data (0x... bytes, 0xc000 max)"

@@ -459,6 +459,7 @@ def _arch_releases(text: str, details: dict[str, Any]) -> dict[str, Any]:
         "arch_first_release": first,
         "arch_removed_in": removed,
         "arch_toolkit_side": toolkit_release.arch_side(arch, release),
+        "arch_virtual": toolkit_release.virtual_arch(arch),
     }
 
 

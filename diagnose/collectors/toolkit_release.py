@@ -29,6 +29,8 @@ True
 ('too-old', 'dropped', 'inside')
 >>> arch_side("compute_60", None) is None
 True
+>>> arch_releases("compute_21"), arch_releases("sm_21"), virtual_arch("compute_21"), virtual_arch("sm_21")
+((None, None), (None, '9.0'), 'compute_20', None)
 """
 
 from __future__ import annotations
@@ -69,11 +71,29 @@ def _table() -> dict[str, tuple[str | None, str | None]]:
     return {str(k): (v.get("first"), v.get("removed")) for k, v in data["archs"].items()}
 
 
+@cache
+def _virtual() -> dict[str, str]:
+    """XX -> the virtual architecture's number for the rows whose ``compute_XX`` never existed (21 -> 20)."""
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(DATA.read_text(encoding="utf-8"), Loader=loader)
+    return {str(k): str(v["virtual"]) for k, v in data["archs"].items() if v.get("virtual")}
+
+
+def virtual_arch(arch: str | None) -> str | None:
+    """The virtual architecture to write instead of ``arch`` when ``arch`` is a ``compute_XX`` that no release
+    ever had (``compute_21``: sm_21's code is built for ``compute_20``), else None."""
+    m = re.match(r"^compute_(\d+[a-z]?)$", (arch or "").strip())
+    v = _virtual().get(m.group(1)) if m else None
+    return f"compute_{v}" if v else None
+
+
 def arch_releases(arch: str) -> tuple[str | None, str | None]:
     """(first release that accepts ``arch``, first release that removed it) from the table; (None, None)
-    for an arch it does not hold."""
+    for an arch it does not hold, and for a ``compute_XX`` no release ever had (:func:`virtual_arch`)."""
     m = _ARCH.match(arch.strip())
-    return _table().get(m.group(1), (None, None)) if m else (None, None)
+    if not m or virtual_arch(arch):
+        return (None, None)
+    return _table().get(m.group(1), (None, None))
 
 
 def _ver(v: str) -> tuple[int, ...]:
