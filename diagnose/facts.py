@@ -67,6 +67,10 @@ class LogFacts(Facts):
     # a framework's shape check that refused an element count past int64: TensorFlow's "Encountered overflow when
     # multiplying 56541365074252 with 125091515651, result: -1" -> "56541365074252 with 125091515651" (log_words)
     shape_overflow: str | None = None
+    # a pointer's alignment the log prints with a remainder other than 0: "a[1].data.ptr % 16 = 8" (log_words)
+    pointer_misaligned: str | None = None
+    # the compiled call on a line the log marks wrong: "jax.jit", "torch.compile", "tf.function" (log_words)
+    compiled_wrong: str | None = None
 
 
 # --- Python tracebacks --------------------------------------------------------------
@@ -309,6 +313,9 @@ class SanitizerFacts(Facts):
     address: str | None = None  # the address it names: "0x87654320"
     null_address: str | None = None  # that address when it is a null pointer plus an offset below 64 KiB
     misaligned_by: int | None = None  # a misaligned access: its address modulo the access size (4: 8-byte read at ...4)
+    # misaligned_by is odd: the address is inside an element of every type wider than a byte (a byte offset the
+    # kernel added to a typed pointer, a packed struct), not a view that starts at another element
+    misaligned_mid_element: bool = False
     thread: str | None = None  # "(57,0,0)"
     block: str | None = None  # "(0,0,0)"
     function: str | None = None  # the `at` line's device function, when the kernel called it (else None)

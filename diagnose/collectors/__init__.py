@@ -128,5 +128,7 @@ def collect(
         project_source=log_words.project_source(bounded),
         intermittent=log_words.intermittent(bounded),
         shape_overflow=log_words.shape_overflow(bounded),
+        pointer_misaligned=log_words.pointer_misaligned(bounded),
+        compiled_wrong=log_words.compiled_wrong(bounded),
     )
     return Evidence(id=id, origin=origin, log=log, **found)

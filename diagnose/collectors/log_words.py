@@ -55,6 +55,12 @@ Facts that change the check kdiag gives, not the owner it names:
   tensorflow/core/framework/tensor_shape.cc: "Encountered overflow when multiplying X with Y, result: -1",
   "Encountered overflow when multiplying shape dimensions", "Shape [...] results in overflow when computing number
   of elements"): the two factors, the shape, or the words, as printed.
+- ``pointer_misaligned``: a pointer's alignment the user printed with a remainder other than 0 (``a[1].data.ptr % 16``
+  then ``8``; ``x.data_ptr() % 16 = 8``, ``(uintptr_t)p % 16``): the input's own address is off the boundary, which
+  decides a library's alignment refusal (cuFFT's CUFFT_INVALID_VALUE) for the input's layout, not the call's arguments.
+- ``compiled_wrong``: the compiled call (``jax.jit``, ``torch.compile``, ``tf.function``) on a line the log marks wrong
+  (``... jax.jit(f)()  # 8160 ✗``): a value wrong under the compiler is checked against the same call run eagerly
+  first, since one right eagerly and wrong only compiled is the compiler's.
 >>> tpu("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Not implemented")
 True
 >>> tpu("Pallas TPU reduce kernel generalization gives wrong numerical results?")
@@ -719,3 +725,67 @@ def shape_overflow(text: str) -> str | None:
         return None
     m = _SHAPE_OVERFLOW.search(text[:SCAN])
     return (m.group(1) or m.group(2)) if m else None
+
+
+# A pointer's alignment as a user prints it: CuPy's `x.data.ptr % 16`, PyTorch's `x.data_ptr() % 16`, NumPy's
+# `x.ctypes.data % 16`, C/C++'s `(uintptr_t)p % 16` / `reinterpret_cast<uintptr_t>(p) % 16`, and its value after
+# `=`, `:`, `->` on the line, or alone on the next line (a REPL's answer); `== 0` is a check in code, not a value
+_POINTER_MOD = re.compile(
+    r"(?P<expr>(?:\(\s*u?intptr_t\s*\)\s*|reinterpret_cast<\s*u?intptr_t\s*>\s*)?"
+    r"[\w.\[\]()]*?(?:\bdata\.ptr|\bdata_ptr\(\)|\bctypes\.data|\bunsafe_ptr\(\)|\bpointer\(\)|\bptr\b|\baddr\w*"
+    r"|\bu?intptr_t\b[^%\n]{0,40})\)?)"
+    r"\s*%\s*(?P<mod>2|4|8|16|32|64|128|256)\b(?P<tail>[^\n]*)"
+)
+_POINTER_VALUE = re.compile(r"^\s*\)?\s*(?:(?:\#|//)\s*)?(?:=(?!=)|:|->|→)\s*(?P<rem>\d+)\b")
+_REPL_VALUE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(?P<rem>\d+)\s*$")
+
+
+def pointer_misaligned(text: str) -> str | None:
+    """A pointer's alignment the log prints with a remainder other than 0: ``a[1].data.ptr % 16 = 8``.
+
+    >>> pointer_misaligned(">>> a[0].data.ptr % 16\\n0\\n>>> a[1].data.ptr % 16\\n8")
+    'a[1].data.ptr % 16 = 8'
+    >>> pointer_misaligned("x.data_ptr() % 16: 0")
+    >>> pointer_misaligned("assert x.data_ptr() % 16 == 0")
+    """
+    if "%" not in text:
+        return None
+    head = text[:SCAN]
+    for m in _POINTER_MOD.finditer(head):
+        tail = m["tail"]
+        v = _POINTER_VALUE.match(tail)
+        if v is None and not tail.strip():
+            nxt = head[m.end() + 1 :].split("\n", 1)[0] if m.end() < len(head) else ""
+            v = _REPL_VALUE.match(nxt)
+        if v is not None and int(v["rem"]) % int(m["mod"]) != 0:
+            expr = m["expr"].strip().lstrip(">").strip()
+            if expr.count("(") > expr.count(")"):  # print(x.data_ptr() % 16): the call around it is not the pointer
+                expr = expr.split("(", 1)[1]
+            return f"{expr} % {m['mod']} = {v['rem']}"
+    return None
+
+
+# A compiled call on a line the log marks wrong: JAX's `jax.jit(f)(x)`, PyTorch's `torch.compile(f)`, TensorFlow's
+# `tf.function(f)` / `jit_compile=True`, with a verdict on the same line (a cross, FAIL, a comment "# wrong")
+_COMPILED_CALL = re.compile(r"\b(?:jax\.jit|torch\.compile|tf\.function|jit_compile\s*=\s*True)\b")
+_WRONG_MARK = re.compile(
+    r"[✗✘❌]|\bFAIL(?:ED)?\b|(?:\#|//)\s*(?:=>|->)?\s*(?i:wrong|incorrect|bad)\b|\((?i:wrong|incorrect)\)"
+)
+
+
+def compiled_wrong(text: str) -> str | None:
+    """The compiled call (``jax.jit``, ``torch.compile``, ``tf.function``) of the first line that the log marks wrong.
+
+    >>> compiled_wrong('print("jit closure: ", jax.jit(lambda: jnp.sum(mask))())   # 8160 ✗  (= 32 × 255)')
+    'jax.jit'
+    >>> compiled_wrong("out = jax.jit(f)(x)  # 32, as expected")
+    """
+    if "jit" not in text and "compile" not in text and "function" not in text:
+        return None
+    for line in text[:SCAN].split("\n"):
+        if len(line) > 2000:
+            continue
+        m = _COMPILED_CALL.search(line)
+        if m is not None and _WRONG_MARK.search(line, m.end()):
+            return m.group(0).split("=")[0].strip()
+    return None

@@ -61,6 +61,9 @@ except where said:
                            generic access (an empty tensor's data pointer, an allocation never checked)
 ``misaligned_by``          the first misaligned access's address modulo its size (1 for a 4-byte write
                            at ...01; 4 for an 8-byte read at ...04, a float32 buffer read as float64)
+``misaligned_mid_element`` ``misaligned_by`` is odd: the address lies inside an element of every type wider
+                           than a byte (the kernel's own byte arithmetic on a typed pointer, a packed struct;
+                           a view that starts at another element of 2, 4 or 8 bytes is never odd)
 ``thread``, ``block``      ``by thread (57,0,0) in block (0,0,0)`` (racecheck: the first thread named)
 ``function``               the ``at`` line's function when device frames show the kernel calling it (a
                            device function, an inlined intrinsic); None when the access is in the kernel
@@ -301,6 +304,7 @@ def parse(text: str) -> SanitizerFacts | None:
         address=lead.address if lead else None,
         null_address=_null_address(lead),
         misaligned_by=_misaligned_by(recs),
+        misaligned_mid_element=(_misaligned_by(recs) or 0) % 2 == 1,
         thread=lead.thread if lead else None,
         block=lead.block if lead else None,
         function=_called_function(lead),
