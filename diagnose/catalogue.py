@@ -265,6 +265,10 @@ class Catalogue:
             if source_echo(text, m.start()):  # a traceback's quoted source: the exception line says it
                 later = _later_match(rx, text, m, lambda g: source_echo(text, g.start()))
                 m = later if later is not None else m
+            if compiler_echo(text, m.start()):  # code a compiler quotes under its error: not a message
+                m = _later_match(rx, text, m, lambda g: compiler_echo(text, g.start()))
+                if m is None:
+                    continue
             if compared(text, m.start(), m.end()):  # code testing for the error: a later report, or none
                 m = _later_match(rx, text, m, lambda g: compared(text, g.start(), g.end()))
                 if m is None:
@@ -295,6 +299,43 @@ def source_echo(text: str, pos: int) -> bool:
         return False
     prev = text.rfind("\n", 0, start - 1) + 1
     return TRACEBACK_FRAME.match(text, prev, start - 1) is not None
+
+
+#: a compiler's diagnostic line, the one above the source it quotes: nvcc / EDG ``file.cu(78): error: …``, gcc and
+#: clang ``file.cpp:10:5: error: …`` (``fatal error``, ``catastrophic error``, ``warning``, ``note``, ``remark``)
+_DIAGNOSTIC = re.compile(r"(?:\(\d+\)|:\d+(?::\d+)?): (?:fatal |catastrophic )?(?:error|warning|note|remark)\b")
+#: the caret line under a quoted source line (EDG ``     ^``; gcc ``      |     ^~~~``, after its ``   10 |`` gutter)
+_CARET_LINE = re.compile(r"[ \t]*(?:\d*[ \t]*\|)?[ \t]*[\^~][\^~ \t]*")
+
+
+def compiler_echo(text: str, pos: int) -> bool:
+    """Whether the line holding ``pos`` is source code a compiler quotes between its diagnostic line and the caret
+    under the offending column (nvcc, EDG, gcc, clang all print the line so): what the code says, a TORCH_CHECK's
+    message text or an error name in a condition, is not a report of this run; the diagnostic above it is.
+
+    nvcc 13's lines for a load_inline source with ``TORCH_CHECK(A.is_cuda, "A must be a CUDA tensor")`` (the macro's
+    expansion shortened here), and gcc's for an undeclared name:
+
+    >>> log = 'k.cu(78): error: a pointer to a bound function may only be used to call the function\\n'
+    >>> log += '      if (!(A.is_cuda)) { ::c10::detail::torchCheckFail( __func__, "A must be a CUDA tensor"))); };\\n'
+    >>> log += '           ^\\n'
+    >>> source_echo(log, log.index("A must")), compiler_echo(log, log.index("A must")), compiler_echo(log, 0)
+    (False, True, False)
+    >>> gcc = "m.cpp:3:5: error: 'x' was not declared in this scope\\n    3 |     x = 1;\\n      |     ^\\n"
+    >>> compiler_echo(gcc, gcc.index("x = 1")), compiler_echo("RuntimeError: A must be a CUDA tensor\\n  ^\\n", 0)
+    (True, False)
+    """
+    start = text.rfind("\n", 0, pos) + 1
+    if start == 0:
+        return False
+    end = text.find("\n", pos)
+    if end < 0:
+        return False
+    nxt = text.find("\n", end + 1)
+    if _CARET_LINE.fullmatch(text, end + 1, len(text) if nxt < 0 else nxt) is None:
+        return False
+    prev = text.rfind("\n", 0, start - 1) + 1
+    return _DIAGNOSTIC.search(text, prev, start - 1) is not None
 
 
 #: a name as the operand of a comparison or a ``case`` label: source code that tests for an error

@@ -30,6 +30,7 @@ class Spec:
     max_input_bytes: int | None = None  # inputs child: fit a KernelBench problem's inputs to this (no GPU)
     keep_sample_shape: bool = False  # inputs child: fit by the batch alone (every other size as declared)
     stub_extensions: bool = False  # no GPU: record and refuse cpp_extension builds (harness/extension_stub.py)
+    extension_stand_ins: bool = False  # with stub_extensions: a build returns a stand-in module instead
 
 
 def read(argv: list[str] | None = None) -> Spec:
@@ -58,6 +59,7 @@ def read(argv: list[str] | None = None) -> Spec:
         max_input_bytes=d.get("max_input_bytes"),
         keep_sample_shape=bool(d.get("keep_sample_shape", False)),
         stub_extensions=bool(d.get("stub_extensions", False)),
+        extension_stand_ins=bool(d.get("extension_stand_ins", False)),
     )
 
 
@@ -77,7 +79,7 @@ def prepare(spec: Spec) -> None:
     if spec.stub_extensions:
         from harness import extension_stub
 
-        extension_stub.install(spec.out_dir)
+        extension_stub.install(spec.out_dir, stand_in=spec.extension_stand_ins)
 
 
 def emulated() -> dict[str, int]:

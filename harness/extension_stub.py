@@ -21,9 +21,33 @@ from pathlib import Path
 from typing import Any
 
 CALLS_FILE = "extension_calls.json"
+#: with stand-ins: the extension functions the submission called (a stand-in's function was called)
+USED_FILE = "extension_used.json"
 
 
-def install(out_dir: Path) -> None:
+class StandIn:
+    """What a build returns with stand-ins (a submission that builds its extension when it is imported): the
+    module's functions can be looked up, and stored, but calling one records it and raises, as the kernel cannot
+    run here.  A forward that never calls one runs here what a GPU runs."""
+
+    def __init__(self, module: str, out_dir: Path) -> None:
+        self._module, self._out_dir = module, out_dir
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        module, out_dir = self._module, self._out_dir
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            (out_dir / USED_FILE).write_text(json.dumps([f"{module}.{name}"]))
+            raise RuntimeError(f"kdiag: {module}.{name} is the CUDA extension's function: it needs a GPU")
+
+        return call
+
+
+def install(out_dir: Path, stand_in: bool = False) -> None:
+    """Record every build; refuse it, or (``stand_in``) return a :class:`StandIn` for the module."""
     import torch
     from torch.utils import cpp_extension
 
@@ -33,9 +57,12 @@ def install(out_dir: Path) -> None:
     def stub(name: str, fn: Any) -> Any:
         @functools.wraps(fn)
         def call(*args: Any, **kwargs: Any) -> Any:
-            calls.append(f"torch.utils.cpp_extension.{name}({kwargs.get('name') or (args[0] if args else '')!r})")
+            module = kwargs.get("name") or (args[0] if args else "")
+            calls.append(f"torch.utils.cpp_extension.{name}({module!r})")
             out_dir.mkdir(parents=True, exist_ok=True)
             (out_dir / CALLS_FILE).write_text(json.dumps(calls))
+            if stand_in:
+                return StandIn(str(module), out_dir)
             raise RuntimeError(f"kdiag: torch.utils.cpp_extension.{name} not run: no GPU and a CPU build of torch")
 
         return call

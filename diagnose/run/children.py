@@ -103,6 +103,7 @@ def spec(ctx: RunContext, path: Path, **fields: Any) -> Path:
         # kernel carries from call to call (a cached buffer never cleared), when probes are wanted
         "repeat": 2 if ctx.gpu or ctx.opts.probes != "none" else 1,
         "stub_extensions": ctx.stub_extensions,
+        "extension_stand_ins": ctx.extension_stand_ins,
         **fields,
     }
     path.parent.mkdir(parents=True, exist_ok=True)

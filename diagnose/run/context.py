@@ -119,6 +119,7 @@ class RunContext:
     input_budget: int | None = None  # fit a KernelBench problem's inputs to this instead of the default
     keep_sample_shape: bool = False  # fit a KernelBench problem by its batch alone (every sample as declared)
     stub_extensions: bool = False  # the children record and refuse cpp_extension builds (no GPU, sources compiled)
+    extension_stand_ins: bool = False  # with stub_extensions: builds return stand-ins whose functions refuse to run
 
     @property
     def device(self) -> str:

@@ -299,6 +299,80 @@ _BUILD_CALLS = ("load_inline", "load")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
+def _builds(node: ast.Call) -> bool:
+    """A ``load_inline`` / ``cpp_extension.load`` call."""
+    name = _call_name(node)
+    if name == "load":  # cpp_extension.load(name, sources, ...), not tl.load / torch.load / json.load
+        f = node.func
+        owner = f.value if isinstance(f, ast.Attribute) else None
+        via = isinstance(owner, (ast.Name, ast.Attribute)) and ast.unparse(owner).endswith("cpp_extension")
+        return via or any(k.arg == "sources" for k in node.keywords)
+    return name in _BUILD_CALLS
+
+
+def _root(node: ast.AST) -> str | None:
+    """The name an attribute chain starts from (``ext`` of ``ext.fn``), or None."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+#: statements and expressions that choose a path: a forward holding one may skip what one of its paths calls
+_BRANCHES = (ast.If, ast.IfExp, ast.Try, ast.Match)
+
+
+def forward_may_skip_build(path: Path) -> bool:
+    """Whether the forward of a KernelBench submission's ``ModelNew`` (or drop-in ``Model``) may run without calling
+    the extension it builds when imported: the forward names none of the modules module-level builds return (nor
+    the attributes ``__init__`` stores them or their functions in), or it branches (``if``, a conditional
+    expression, ``try``, ``match``), so that a path the harness takes may not reach them.  A forward that calls
+    the extension on its one straight path needs the GPU; nothing is worth running on the CPU then.
+
+    >>> import tempfile
+    >>> head = "ext = load_inline(name='m', cpp_sources='', cuda_sources='x')\\nclass ModelNew:\\n"
+    >>> init = "    def __init__(self):\\n        self.op = ext.f\\n"
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = Path(d) / "s.py"
+    ...     _ = p.write_text(head + init + "    def forward(self, x):\\n        return self.op(x)\\n")
+    ...     straight = forward_may_skip_build(p)
+    ...     _ = p.write_text(head + init + "    def forward(self, x):\\n        if self.training:\\n"
+    ...                      "            return x + 1\\n        return self.op(x)\\n")
+    ...     (straight, forward_may_skip_build(p))
+    (False, True)
+    """
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return False
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and (
+            (isinstance(node.value, ast.Call) and _builds(node.value)) or _root(node.value) in names
+        ):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    cls = classes.get("ModelNew") or classes.get("Model")
+    if cls is None or not names:
+        return False
+    methods = {f.name: f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    forward = methods.get("forward")
+    if forward is None:
+        return False
+    held: set[str] = set()  # self.<attr> holding the module or one of its functions
+    for f in methods.values():
+        for n in ast.walk(f):
+            if isinstance(n, ast.Assign) and any(_root(x) in names for x in ast.walk(n.value)):
+                for t in n.targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        held.add(t.attr)
+    uses = any(
+        (isinstance(n, ast.Name) and n.id in names)
+        or (isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr in held)
+        for n in ast.walk(forward)
+    )
+    return not uses or any(isinstance(n, _BRANCHES) for n in ast.walk(forward))
+
+
 def built_at_import(path: Path, *, unguarded: bool = False) -> bool | None:
     """Whether the submission calls ``load_inline`` / ``load`` when it is imported (at module level or in a
     class body), rather than only inside a function; ``None`` when it makes no such call or cannot be read.
@@ -324,18 +398,9 @@ def built_at_import(path: Path, *, unguarded: bool = False) -> bool | None:
         return None
     found: list[bool] = []
 
-    def builds(node: ast.Call) -> bool:
-        name = _call_name(node)
-        if name == "load":  # cpp_extension.load(name, sources, ...), not tl.load / torch.load / json.load
-            f = node.func
-            owner = f.value if isinstance(f, ast.Attribute) else None
-            via = isinstance(owner, (ast.Name, ast.Attribute)) and ast.unparse(owner).endswith("cpp_extension")
-            return via or any(k.arg == "sources" for k in node.keywords)
-        return name in _BUILD_CALLS
-
     def visit(node: ast.AST, nested: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.Call) and builds(child):
+            if isinstance(child, ast.Call) and _builds(child):
                 found.append(not nested)
             visit(child, nested or isinstance(child, _SCOPES) or (unguarded and isinstance(child, ast.Try)))
 

@@ -37,6 +37,8 @@ from diagnose.runner import Outcome
 
 #: the file harness/extension_stub.py writes where a child was asked to build an extension
 ES_CALLS_FILE = "extension_calls.json"
+#: ... and where a stand-in for a module built at import had one of its functions called
+ES_USED_FILE = "extension_used.json"
 #: a submission that branches on a tensor's device type (``x.device.type == "cuda"``, ``x.is_cpu``): under the
 #: emulation its tensors say "cpu" there, so a CPU fallback would run where a GPU takes the kernel's path
 _DEVICE_TEST = re.compile(r"\.device\.type\b|\.is_cpu\b|\bdevice\s*[!=]=|[!=]=\s*(?:torch\.device\()?['\"]cuda")
@@ -335,28 +337,43 @@ def run_kernel_target(ctx: RunContext) -> RunResult:
 def _run_without_extension(ctx: RunContext, check: CC.Check) -> RunResult | None:
     """No GPU, and the CUDA sources compiled: a submission that builds its extension only inside a function
     (a lazy load_inline behind a fast path) is run on the CPU with the builds recorded and refused
-    (harness/extension_stub.py).  When no build was asked for, what ran is what a GPU would run, and its
+    (harness/extension_stub.py); one that builds it when imported, and whose forward may take a path without it
+    (``forward_may_skip_build``: the harness never calls ``eval()``, say, and the extension serves only eval mode),
+    with each build returning a stand-in whose functions refuse to run.  When no build was asked for, what ran is what a GPU would run, and its
     verdict stands (pass, or the submission's own failure); otherwise the run says nothing about the kernel
     and is dropped (``None``: the compile check is the answer, no-result)."""
     t = ctx.target
     if t.path is None or t.kind not in ("kernelbench", "gpumode") or t.uses_triton:
         return None
     found = S.extract(t.path)
-    if any(s.api not in ("load_inline", "load") for s in found.sources) or S.built_at_import(t.path) is not False:
+    at_import = S.built_at_import(t.path)
+    if any(s.api not in ("load_inline", "load") for s in found.sources) or at_import is None:
         return None
+    if at_import and not S.forward_may_skip_build(t.path):
+        return None  # the forward calls the module it builds on its one path: that needs a GPU
     if _DEVICE_TEST.search(t.path.read_text(encoding="utf-8", errors="replace")):
         return None  # a branch on the device's type: the emulation keeps tensors on the CPU, and says so there
     notes, rungs = len(ctx.log.notes), len(ctx.log.rungs)
-    res = NR.as_no_result(_run_fitted(dataclasses.replace(ctx, stub_extensions=True)), ctx.log.snapshot, gpu=False)
-    asked = any(ctx.rd.rglob(ES_CALLS_FILE))
+    stubbed = dataclasses.replace(ctx, stub_extensions=True, extension_stand_ins=at_import)
+    res = NR.as_no_result(_run_fitted(stubbed), ctx.log.snapshot, gpu=False)
+    # built at import, a GPU builds it too (it compiled): a stand-in takes its place, and only a call of one of
+    # its functions needs the GPU; built inside a function, the build itself is what the run must not reach
+    blocked = any(ctx.rd.rglob(ES_USED_FILE if at_import else ES_CALLS_FILE))
     own_failure = res.verdict == "fail" and res.diagnosis is not None and res.diagnosis.category == "kernel-logic"
-    if asked or not (res.verdict == "pass" or own_failure):
+    if blocked or not (res.verdict == "pass" or own_failure):
         del ctx.log.notes[notes:]
         del ctx.log.rungs[rungs:]
-        if asked:
+        if blocked and not at_import:
             ctx.log.note("the submission's forward builds its extension (load_inline / load) when it runs: "
                          "without a GPU that build cannot run, so the compile check is as far as kdiag goes")  # fmt: skip
         return None
+    if at_import:
+        ctx.log.note(
+            f"{check.summary()}; the extension is built when the submission is imported, but the forward the "
+            "harness runs never calls it (it takes a path without it), so the submission ran on the CPU as it "
+            "would on a GPU"
+        )
+        return dataclasses.replace(res, checked=(check.summary(),), notes=tuple(ctx.log.notes))
     ctx.log.note(
         f"{check.summary()}; the forward never builds it (the load_inline / load call sits in a function the "
         "harness's inputs never reach), so the submission ran on the CPU as it would on a GPU"

@@ -88,6 +88,12 @@ EXPECTED: dict[str, dict[str, object]] = {
         missing_header="cusparse.h",
         missing_header_library="PyTorch",
     ),
+    "nvcc-torch-check-member-not-called": dict(
+        tool="nvcc",
+        error_count=2,
+        first_error="a pointer to a bound function may only be used to call the function",
+        first_error_file="<run>/build/source0_load_inline.cu",
+    ),
     "nvcc-thc-api-undefined": dict(
         tool="nvcc",
         error_count=1,
@@ -520,3 +526,11 @@ def test_an_error_in_a_vendored_library() -> None:
     assert facts is not None and facts.vendored_library == "nccl"
     own = compiler.parse(load("nvcc-undefined-identifier"))
     assert own is not None and own.vendored_library is None
+
+
+def test_source_a_compiler_quotes_is_not_a_message() -> None:
+    # the TORCH_CHECK text nvcc quotes under its error ("A must be a CUDA tensor") is code, not a run's report
+    from diagnose.catalogue import default_catalogue
+
+    hits = [h.family.id for h in default_catalogue().scan(load("nvcc-torch-check-member-not-called"))]
+    assert "torch-extension-requires-cuda-tensor" not in hits, hits

@@ -281,6 +281,43 @@ def test_the_extension_stub_records_a_build_and_refuses_it_at_once(tmp_path: Pat
     assert calls == "[\"torch.utils.cpp_extension.load_inline('m')\"]"
 
 
+STAND_IN = """
+import json, sys
+from pathlib import Path
+from harness import extension_stub
+out = Path(sys.argv[1])
+extension_stub.install(out, stand_in=True)
+from torch.utils.cpp_extension import load_inline
+m = load_inline(name="m", cpp_sources="", cuda_sources="__global__ void k() {}")
+f = m.fused  # looked up and kept, as __init__ keeps it: nothing recorded yet
+print((out / extension_stub.USED_FILE).exists())
+try:
+    f(1)
+except RuntimeError as e:
+    print(e)
+print(json.loads((out / extension_stub.USED_FILE).read_text()))
+"""
+
+
+def test_a_stand_in_for_a_module_built_at_import_refuses_only_a_call(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", STAND_IN, str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    before, said, used = out.stdout.strip().splitlines()
+    assert before == "False" and said.startswith("kdiag: m.fused is the CUDA extension's function")
+    assert used == "['m.fused']"  # the list json.loads read back, printed
+
+
+def test_a_forward_that_may_skip_its_extension_is_told_from_one_that_calls_it() -> None:
+    # a leaderboard's Gemini 3 Flash submission: the module is built at import, the forward calls it only in eval
+    # mode (KernelBench never calls eval()); Gemini 3 Pro's straight forward on the same problem calls it
+    kb = ROOT / "corpus" / "kernelbench"
+    assert S.forward_may_skip_build(kb / "real_kblh_g3flash_l2_41_training_fallback" / "submission.py")
+    assert not S.forward_may_skip_build(kb / "real_kblh_g3pro_l2_41_m_sqrt1_2_macro" / "submission.py")
+    assert not S.forward_may_skip_build(kb / "real_kblh_g3pro_l2_2_fused_clamp_inplace" / "submission.py")
+
+
 def test_a_build_is_at_import_unless_every_call_sits_in_a_function(tmp_path: Path) -> None:
     sub = tmp_path / "s.py"
     lazy = "from torch.utils.cpp_extension import load_inline\nclass M:\n    def f(self):\n        return load_inline(name='m')\n"
