@@ -71,6 +71,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in keep:
         if _uses_a_module_fixture(item):  # one worker builds it (pytest-xdist --dist loadgroup)
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+    # the real compiles (nvcc on torch's extension headers: most of a minute each) first: pytest-xdist hands out
+    # the tests in this order, so the longest ones start while there is other work for the other workers, not
+    # at the end of the run where one worker would finish them alone (a stable sort: the rest keep their order)
+    items.sort(key=lambda item: item.get_closest_marker("toolkit") is None)
     for marker, n in counts.items():
         _DESELECTED[marker] = (n, missing(marker) or "")
 
