@@ -71,6 +71,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in keep:
         if _uses_a_module_fixture(item):  # one worker builds it (pytest-xdist --dist loadgroup)
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+    # the real compiles (nvcc on torch's extension headers: most of a minute each) first: pytest-xdist hands out
+    # the tests in this order, so the longest ones start while there is other work for the other workers, not
+    # at the end of the run where one worker would finish them alone (a stable sort: the rest keep their order)
+    items.sort(key=lambda item: item.get_closest_marker("toolkit") is None)
     for marker, n in counts.items():
         _DESELECTED[marker] = (n, missing(marker) or "")
 
@@ -172,3 +176,73 @@ def kb_run(corpus_run):
         return corpus_run(case / "submission.py", extra=("--reference", str(case / "reference.py"), *extra))
 
     return run
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compile_once(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """One real compile per source in the session: a ``kdiag run``'s compile check (nvcc on torch's extension
+    headers, the host C++ syntax check: tens of seconds each) of a source another test's run already compiled
+    with the same command reads that compile's outcome instead of compiling it again.  Keyed by the command (the
+    run's build folder left out), the time limit and the source's own text; shared by the pytest-xdist workers
+    under a file lock, like ``corpus_run``.  A compile that timed out or could not start is never reused; the
+    build folder gets the compile's stdout, stderr and output file, the build folder's path in them the new one's."""
+    import dataclasses
+    import pickle
+
+    from diagnose.run import compile_check as CC
+
+    cache = shared_temp(request.config, tmp_path_factory) / "compiles"
+    cache.mkdir(exist_ok=True)
+    real = CC.check
+
+    def check(found: Any, build: Path, *args: Any, **kw: Any) -> Any:
+        # check(found, build, arch, nvcc, snapshot, run, cxx=None): only a kdiag run's own runner is cached (a test
+        # that calls check with a runner of its own gets it called)
+        run = args[3] if len(args) > 3 else kw["run"]
+        if not getattr(run, "__qualname__", "").startswith("_compile_check."):
+            return real(found, build, *args, **kw)
+        old = str(build)
+
+        def cached(argv: list[str], folder: Path, timeout: float) -> Any:
+            source = Path(argv[-1])
+            inside = source.is_file() and str(source).startswith(old + "/") and str(folder).startswith(old + "/")
+            if not inside or '#include "' in source.read_text():  # a header of its own: the text is not all of it
+                return run(argv, folder, timeout)
+            plain = [a.replace(old, "<build>") for a in argv]
+            text = json.dumps([plain, str(folder).replace(old, "<build>"), timeout, source.read_text()])
+            name = hashlib.sha256(text.encode()).hexdigest()[:20]
+            with open(cache / f"{name}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                saved = cache / f"{name}.pickle"
+                if not saved.exists():
+                    got = run(argv, folder, timeout)
+                    if got.timed_out or not got.started or got.runner_error:
+                        return got
+                    outputs = [a for a in argv if a.startswith(old + "/") and a != str(source) and Path(a).is_file()]
+                    keep = {"outcome": got, "build": old, "outputs": [(a, Path(a).read_bytes()) for a in outputs]}
+                    keep["streams"] = [got.stdout.path.read_bytes(), got.stderr.path.read_bytes()]
+                    saved.with_suffix(".part").write_bytes(pickle.dumps(keep))
+                    saved.with_suffix(".part").replace(saved)
+                    return got
+                keep = pickle.loads(saved.read_bytes())
+            was = keep["build"]
+            folder.mkdir(parents=True, exist_ok=True)
+            for a, data in keep["outputs"]:
+                Path(a.replace(was, old)).write_bytes(data)
+            got = keep["outcome"]
+            streams = []
+            for capture, data in zip((got.stdout, got.stderr), keep["streams"], strict=True):
+                path = Path(str(capture.path).replace(was, old))
+                path.write_bytes(data.replace(was.encode(), old.encode()))
+                size = path.stat().st_size
+                same = {"kept_bytes": size} if capture.truncated else {"kept_bytes": size, "total_bytes": size}
+                streams.append(dataclasses.replace(capture, path=path, **same))
+            return dataclasses.replace(got, argv=tuple(argv), stdout=streams[0], stderr=streams[1])
+
+        if len(args) > 3:
+            return real(found, build, *args[:3], cached, *args[4:], **kw)
+        return real(found, build, *args, **{**kw, "run": cached})
+
+    CC.check = check
+    yield
+    CC.check = real
