@@ -898,3 +898,91 @@ def below_floor_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
         if len(out) >= limit:
             break
     return out
+
+
+# --- a table of errors against a reference whose errors are beyond rounding -----------------------
+
+#: a column that counts the share of elements over a tolerance (``Elemente >1e-2``, ``elements > tol``,
+#: ``mismatch %``, ``% mismatched``, ``frac_bad``): its header says "over a bound" or "mismatched" as a share
+_SHARE_HEADER = re.compile(
+    r"(?i)(?:>|\bover\b|\babove\b|\bexceed\w*)\s*=?\s*(?:tol\w*|atol|rtol|thresh\w*|[-+]?\d*\.?\d+(?:e[-+]?\d+)?)"
+    r"|\bmis-?match\w*\s*(?:%|\(%\)|pct|percent|rate|frac\w*|share|ratio)"
+    r"|(?:%|pct|percent|frac\w*|share)\s*(?:of\s*)?(?:elements?\s*)?mis-?match\w*"
+    r"|\b(?:bad|fail\w*|wrong)\s*(?:%|pct|percent|frac\w*|share)"
+)
+#: a column of a robust statistic of the error (a high percentile or the median), which a few elements
+#: near zero in the reference do not dominate the way they dominate a maximum relative error
+_ROBUST_HEADER = re.compile(r"(?i)(?:^|[\s_(])(?:p(?:50|9\d(?:\.\d+)?)|median|q(?:50|9\d))(?:$|[\s_)])")
+#: a column of a relative or absolute error (``max_rel``, ``rel_err``, ``MaxAbsDiff``, ``max diff``)
+_ERROR_HEADER = re.compile(r"(?i)rel|abs|err|diff|dev")
+_REL_HEADER = re.compile(r"(?i)rel")
+#: a column of times or rates, whose percentiles are latencies, not errors
+_TIME_HEADER = re.compile(r"(?i)\b(?:ms|us|µs|ns|sec|s)\b|time|latenc|lat\b|through|tok|/s\b|speed|bw|flop")
+#: how much of the output a rounding error may put over a tight tolerance, in per cent (fp16/bf16 rounding is
+#: about 1e-3 relative: well above it, a share of elements over the tolerance well above zero is wrong values)
+_SHARE_FAIL_PCT = 1.0
+#: a high percentile or the median of a relative error beyond any rounding of fp16/bf16/fp32 results
+_ROBUST_FAIL = 0.1
+
+
+def _share_pct(cell: str, header: str) -> float | None:
+    """The share in a cell, in per cent: a value with ``%`` or under a header that says per cent, else a
+    fraction from 0 to 1 (a count of elements has no share and answers None)."""
+    v = _cell_value(cell)
+    if v is None:
+        return None
+    if "%" in cell or re.search(r"(?i)%|pct|percent", header):
+        return v
+    return v * 100 if 0 <= v <= 1 else None
+
+
+def error_table_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    """Rows of a table of errors against a reference (a markdown or box-drawn table) whose errors are beyond
+    any floating-point rounding: a share of elements over a tolerance of at least 1 % (``Elemente >1e-2``,
+    ``mismatch %``), or a high percentile or the median of the relative error (``p99.9``) of 0.1 or more
+    beside a relative/absolute error column.  A maximum relative error alone does not count: a reference
+    element near zero makes it huge for a correct kernel.
+
+    >>> error_table_lines("| kernel | max_rel | p99.9 | elements >1e-2 |\\n|---|---|---|---|\\n| a | 0.85 | 0.59 | 31% |")
+    [(3, '| a | 0.85 | 0.59 | 31% |')]
+    >>> error_table_lines("| kernel | max_rel | p99.9 | elements >1e-2 |\\n|---|---|---|---|\\n| a | 2e-3 | 1e-3 | 0% |")
+    []
+    """
+    if "|" not in text:
+        return []
+    lines = text.split("\n")
+    out: list[tuple[int, str]] = []
+    header: list[str] | None = None
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if header is not None and stripped[:1] == "+" and set(stripped) <= set("+-=: "):
+            continue  # a box-drawn table's rule line
+        cells = _cells(line) if len(line) <= 2000 else None
+        if cells is None:
+            header = None
+            continue
+        if header is None or len(cells) != len(header):
+            header = cells
+            continue
+        if all(set(c) <= set("-: ") for c in cells):
+            continue
+        relative = any(_REL_HEADER.search(h) for h in header)
+        failed = False
+        for j, h in enumerate(header):
+            if _SHARE_HEADER.search(h):
+                pct = _share_pct(cells[j], h)
+                failed = pct is not None and pct >= _SHARE_FAIL_PCT
+            elif (
+                _ROBUST_HEADER.search(h)
+                and (_ERROR_HEADER.search(h) or relative)
+                and not _TIME_HEADER.search(h)
+                and not _NOT_METRIC_HEADER.search(h)
+            ):
+                v = _cell_value(cells[j])
+                failed = v is not None and v >= _ROBUST_FAIL
+            if failed:
+                out.append((i + 1, stripped))
+                break
+        if len(out) >= limit:
+            break
+    return out

@@ -39,6 +39,8 @@ class LogFacts(Facts):
     windows: bool = False  # written on Windows: drive paths, DLL names, win_amd64 (diagnose.collectors.host_os)
     masked: bool = False  # the log speaks of a mask: masked rows of an attention or softmax (collectors.log_words)
     tpu: bool = False  # the program ran on a TPU, and the log shows no CUDA device (collectors.log_words)
+    # the GPU runtime other than CUDA the log shows (chipStar, HIP/ROCm, OpenCL, SYCL, Metal), with no CUDA device
+    gpu_runtime: str | None = None
     gtest_run: bool = False  # a googletest binary's run: a C++ test suite that wrote its inputs (collectors.log_words)
     # the compiler that wrote the failing kernel: "TorchInductor (torch.compile)", "Triton", "XLA", "Julia" (log_words)
     kernel_compiler: str | None = None

@@ -62,7 +62,8 @@ any one report's wording:
   (``jax.jit(f)(x)``) and plain with different results, one expression typed at a prompt for a value and for a
   variant of it (``logprobs`` / ``logprobs_fused``) with different results, a row the program flags (``*****``), a results table's
   cell marked failed beside its value (``XX 0.979`` among ``ok 1.000`` cells, ``8160 ✗``), a table row whose value is
-  under the row's own ``floor`` column, a metric at exactly 0 beside the same metric of a reference;
+  under the row's own ``floor`` column, a table of errors against a reference whose share of elements over a
+  tolerance (``elements >1e-2: 31%``) or high percentile of the relative error is beyond any rounding, a metric at exactly 0 beside the same metric of a reference;
 - an exception raised and swallowed (CPython's unraisable hook: ``Exception ignored in: ...``), Numba's typing
   message without its head (``Unknown attribute 'to_device' of type Module(...)``), a ``Fail to <verb> ...:
   <reason>`` statement, a reference check that ``miscompared``, an all-ones sentinel printed as a process id
@@ -99,6 +100,7 @@ from diagnose.comparisons import (
     below_floor_lines,
     block_comparison_lines,
     comparison_lines,
+    error_table_lines,
     flagged_row_lines,
     marked_cell_lines,
     over_tolerance_lines,
@@ -318,6 +320,7 @@ _PRINTED = (
     flagged_row_lines,
     marked_cell_lines,
     below_floor_lines,
+    error_table_lines,
     verdict_false_lines,
     zero_metric_lines,
     _zero_input_lines,

@@ -131,7 +131,7 @@ CUDA_ONLY = re.compile(
 
 def check_unmatched_language() -> list[RuleProblem]:
     """Every kind of the unmatched table: the check each framework gets gives no advice foreign to it, and
-    the check a JAX program on a TPU gets names no CUDA tool."""
+    the check a JAX program on a TPU, or a program on another GPU runtime, gets names no CUDA tool."""
     from diagnose.unmatched import default_kinds
 
     out = []
@@ -145,6 +145,23 @@ def check_unmatched_language() -> list[RuleProblem]:
                     1,
                     f"kind {kind.kind}: the check a JAX log from a TPU gets names {', '.join(found)}: give it a "
                     "`tpu:` text",
+                    severity=SEVERITY,
+                )
+            )
+        # a program on another GPU runtime (HIP/ROCm, OpenCL, SYCL, Metal) gets no CUDA tool either
+        other = (
+            ""
+            if kind.platform == "cuda"
+            else " ".join(kind.check_for(fw, "gpu-other") for fw in (None, "cuda", "torch"))
+        )
+        found = list(dict.fromkeys(m.group(0) for m in CUDA_ONLY.finditer(other)))
+        if found:
+            out.append(
+                RuleProblem(
+                    "diagnose/data/unmatched.yaml",
+                    1,
+                    f"kind {kind.kind}: the check a log from another GPU runtime gets names {', '.join(found)}: "
+                    "give it a `gpu-other:` text",
                     severity=SEVERITY,
                 )
             )

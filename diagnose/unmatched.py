@@ -90,8 +90,9 @@ class Candidate:
 
 
 #: the platforms a check may have a text of its own for (a key beside the frameworks'), and the log fact that
-#: shows each: a TPU program gets no CUDA tools (compute-sanitizer, nvidia-smi, the CUDA wheels)
-PLATFORMS = {"tpu": "log_tpu"}
+#: shows each: a TPU program gets no CUDA tools (compute-sanitizer, nvidia-smi, the CUDA wheels), nor does one on
+#: another GPU runtime (HIP/ROCm, OpenCL, SYCL, Metal, chipStar), which has debug and validation layers of its own
+PLATFORMS = {"tpu": "log_tpu", "gpu-other": "log_gpu_runtime"}
 
 
 def platform(context: Mapping[str, Any]) -> str | None:

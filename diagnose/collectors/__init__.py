@@ -107,6 +107,7 @@ def collect(
         windows=host_os.windows(bounded),
         masked=log_words.masked(bounded),
         tpu=log_words.tpu(bounded),
+        gpu_runtime=log_words.gpu_runtime(bounded),
         gtest_run=log_words.gtest_run(bounded),
         kernel_compiler=log_words.kernel_compiler(bounded),
         multi_gpu=log_words.multi_gpu(bounded),

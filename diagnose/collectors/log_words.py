@@ -33,6 +33,12 @@ Facts that change the check kdiag gives, not the owner it names:
   wheels, a grid's 65535 limit) do not apply there.  "No GPU/TPU found" and a backend 'tpu' that failed to
   initialise are JAX's start-up notes on machines without one, not a TPU.
 
+- ``gpu_runtime``: the GPU runtime other than CUDA the log shows the program ran on (``chipStar``, ``HIP/ROCm``,
+  ``OpenCL``, ``SYCL``, ``Metal``), where it shows no CUDA device: HIP's ``hipError...`` names, ROCm paths and
+  ``gfx`` targets, OpenCL's ``CL_...`` statuses and ``cl...`` calls, SYCL's and Level Zero's names, Metal's
+  ``MTL...`` classes.  CUDA's tools (compute-sanitizer, ``CUDA_LAUNCH_BLOCKING``, nvidia-smi) do not run there;
+  each runtime has its own debug and validation layers.
+
 - ``launch_blocking``: the run had ``CUDA_LAUNCH_BLOCKING=1`` set, as the log shows it: a command line or an
   ``export``/``set``/``env`` that sets it, ``os.environ["CUDA_LAUNCH_BLOCKING"] = "1"``, or an environment dump
   listing it.  PyTorch's own hint ("For debugging consider passing CUDA_LAUNCH_BLOCKING=1") is advice, not a
@@ -347,6 +353,62 @@ def gtest_run(text: str) -> bool:
     """Whether the log is a googletest binary's run (a C++ test suite's, which wrote its own inputs)."""
     head = text[:SCAN]
     return "[ RUN" in head and _GTEST_RUN.search(head) is not None
+
+
+# the GPU runtimes other than CUDA, by names only their APIs, tools and targets use; the first that matches names
+# the runtime (chipStar, HIP on OpenCL or Level Zero, before HIP and OpenCL)
+_GPU_RUNTIMES = (
+    ("chipStar", re.compile(r"\bchipStar\b|\bCHIP-SPV\b|\bCHIP_BE\b|\blibCHIP\b")),
+    (
+        "HIP/ROCm",
+        re.compile(
+            r"\bhip(?:Error[A-Z]\w*|Malloc\w*|Memcpy\w*|LaunchKernel\w*|DeviceSynchronize|GetLastError|ModuleLoad\w*)\b"
+            r"|\bHIP[ _]error\b|\bROCm\b|/opt/rocm\b|\bhipcc\b|\bgfx\d{3,4}[a-z]?\b|\bHSA_STATUS_\w+"
+        ),
+    ),
+    (
+        "OpenCL",
+        re.compile(
+            r"\bOpenCL\b|\bCL_(?:INVALID|OUT_OF|MEM_OBJECT|BUILD_PROGRAM|DEVICE_NOT|COMPILER_NOT)\w*"
+            r"|\bcl(?:Enqueue[A-Z]\w*|BuildProgram|CreateKernel|CreateBuffer|Finish|GetPlatformIDs)\b|\bpyopencl\b"
+        ),
+    ),
+    (
+        "SYCL",
+        re.compile(r"\bSYCL\b|\bsycl::|\bDPC\+\+|\bLevel[ -]Zero\b|\blevel_zero\b|\bZE_RESULT_\w+|\bUR_RESULT_\w+"),
+    ),
+    (
+        "Metal",
+        re.compile(
+            r"\bMTL[A-Z][a-z]\w*|\bMPSGraph\b|\bMPS backend\b|\bdevice=['\"]mps['\"]"
+            r"|\bMetal (?:API|shader|kernel|device|backend|GPU)s?\b"
+        ),
+    ),
+)
+# CUDA named in the same log (a CUDA error or platform, a driver API call, nvcc, an NVIDIA GPU): the program may
+# have run there, and CUDA's tools apply
+_CUDA_SIGN = re.compile(
+    r"\bCUDA\b|\bCUDA_ERROR_|\bcuda\w*Error\w*|\bnvidia-smi\b|\bsm_\d{2,3}\b|\bnvcc\b"
+    r"|\bcu(?:Link|Module|Init|Ctx|Mem|Launch|Stream|Device)[A-Z]?\w*\(|\bcompute-sanitizer\b|\bNVIDIA\b|\bGeForce\b"
+)
+
+
+def gpu_runtime(text: str) -> str | None:
+    """The GPU runtime other than CUDA the log shows (chipStar, HIP/ROCm, OpenCL, SYCL, Metal), where it shows no
+    CUDA device or CUDA call.
+
+    >>> gpu_runtime("hipErrorIllegalAddress: an illegal memory access was encountered")
+    'HIP/ROCm'
+    >>> gpu_runtime("clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE")
+    'OpenCL'
+    >>> gpu_runtime("RuntimeError: CUDA error: an illegal memory access was encountered") is None
+    True
+    """
+    head = text[:SCAN]
+    found = next((name for name, rx in _GPU_RUNTIMES if rx.search(head)), None)
+    if found is None or _CUDA_SIGN.search(head):
+        return None
+    return found
 
 
 def tpu(text: str) -> bool:

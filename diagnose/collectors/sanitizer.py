@@ -124,6 +124,7 @@ from diagnose.collectors.sanitizer_grammar import (
     MAX_LINES,
     PREFIX,
     RACE_SUMMARY,
+    RUNNER_PREFIX,
     TOOL_FLAG,
     Rec,
     detail,
@@ -170,6 +171,12 @@ def _scan(text: str) -> _Scan:
     cur: Rec | None = None
     for lineno, raw in enumerate(text.splitlines(), 1):
         m = PREFIX.match(raw)
+        if m is None and "=====" in raw:
+            # the tool's line behind a test runner's or a log collector's prefix: read from the report prefix on
+            runner = RUNNER_PREFIX.match(raw)
+            if runner is not None:
+                raw = raw[runner.end() :]
+                m = PREFIX.match(raw)
         prefixed = m is not None
         body = (raw[m.end() :] if m else raw).strip()
         if not body:

@@ -13,6 +13,18 @@ from diagnose.facts import SanitizerRecord
 
 # the report prefix: "========= " (indented when pasted inside a quote or a list)
 PREFIX = re.compile(r"^\s*={5,} ?")
+#: what a test runner or a log collector writes before a line of the tool's output: a bracketed tag
+#: (``[pytest]``, ``[rank0]:``), a timestamp (``2024-05-01T10:00:00.123Z``, ``10:00:00``), a pytest node id
+#: (``test_x.py::TestY::test_z``, which ``pytest -v`` prints before the test's output on the same line) or
+#: unittest's verbose ``test_name (module.Class) ...``, a container's or a process's ``name |`` column; only where the report prefix follows it
+RUNNER_PREFIX = re.compile(
+    r"^\s*(?:(?:\[[^\]\n]{1,80}\]:?"
+    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+    r"|\d\d:\d\d:\d\d(?:[.,]\d+)?"
+    r"|[\w./-]+\.py::[\w\[\]./:,=-]+(?:\s+(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS))?"
+    r"|\w+ \([\w.]+\)(?: \.\.\.)?"
+    r"|[\w.-]+\s+\|)\s*)+(?=={5,})"
+)
 
 TOOL_FLAG = re.compile(r"--tool[= ]+(memcheck|racecheck|initcheck|synccheck)\b")
 

@@ -465,3 +465,28 @@ def test_the_misaligned_shared_or_local_exception_names_its_memory_space() -> No
     # the other exceptions stay hardware exceptions
     g = parse(text.replace("Misaligned shared or local address", "Warp Illegal Address"))
     assert g is not None and g.first_kind == "hardware-exception"
+
+
+def _case(path: str, case_id: str) -> str:
+    cases = yaml.safe_load((Path(__file__).resolve().parent.parent.parent / path).read_text(encoding="utf-8"))
+    return next(c["log"] for c in cases if c["id"] == case_id)
+
+
+def test_a_report_behind_a_test_runners_prefix_is_read() -> None:
+    # PaddlePaddle/Paddle#55352 (corpus/holdout31 h31a-paddle-fast-ln-fwd-smem-race): `pytest -v` prints the
+    # node id and the racecheck record follows on the same line
+    f = parse(_case("corpus/holdout31/issues.yaml", "h31a-paddle-fast-ln-fwd-smem-race"))
+    assert f is not None and f.first_kind == "race-shared"
+    assert f.lines == (2, 3)
+    assert f.kernel is not None and "phi::funcs::fast_ln_fwd_kernel<" in f.kernel
+    assert f.accesses == ("read at funcs/layer_norm_impl.cu.h:264", "write at funcs/layer_norm_impl.cu.h:289")
+    assert f.race_hazards == 2048
+    # numba/numba#7284 (corpus/holdout numba-test-kernel-arg-forall-oob): unittest's verbose
+    # "test_name (module.Class) ..." before the memcheck header
+    g = parse(_case("corpus/holdout/issues.yaml", "numba-test-kernel-arg-forall-oob"))
+    assert g is not None and g.first_kind == "invalid-global-read"
+    assert g.lines[:2] == (2, 3)
+
+
+def test_a_runners_prefix_without_the_report_prefix_is_not_read() -> None:
+    assert parse("test_x.py::test_y PASSED\n[rank0]: Error: something else\n") is None

@@ -70,3 +70,44 @@ def test_the_unmatched_answer_is_a_wrong_result_not_no_failure(text: str) -> Non
     report = classify_record(InputRecord(id="t", text=text), MATCHER)
     assert report.status == "unknown"
     assert report.hint is not None and report.hint.kind == "wrong-result"
+
+
+# kekzl/imp#528 (corpus/holdout31 h31c-imp-wmma-inplace-compaction-race): a table of errors against an fp64
+# reference, with the share of elements over 1e-2 far above zero
+IMP = (
+    "| Pfad | Config | max_rel | p99.9 | Elemente >1e-2 |\n"
+    "|---|---|---|---|---|\n"
+    "| `fmha_sm120_prefill` | mild_long_gqa (192, 4/2 GQA) | 0.17 | 0.10 | 27% |\n"
+    "| `fmha_sm120_prefill` | mild_short_gqa32 (24, 32/8) | **0.85** | 0.59 | 31% |\n"
+)
+# ModelCloud/GPTQModel#2717 (a comment comparing quantized GEMM backends with a reference): a healthy table whose
+# maximum relative error is huge only because reference elements near zero divide it, the absolute error being one
+# fp16/bf16 rounding step
+GPTQ = (
+    "  | Case | Backend | MaxAbsDiff | MeanAbsDiff | MaxRelErr | MeanRelErr |\n"
+    "  |---|---|---:|---:|---:|---:|\n"
+    "  | fp16 | TRITON | 0.0 | 0.0 | 0.0 | 0.0 |\n"
+    "  | fp16 | EXLLAMA_V2 | 0.00390625 | 0.00025356 | 152587888.0 | 2.3560 |\n"
+    "  | fp16 | MACHETE | 0.0009765625 | 4.38e-07 | 715255.75 | 0.01469 |\n"
+    "  | bf16 | MARLIN | 0.0078125 | 2.44e-07 | 4.4667 | 3.86e-06 |\n"
+)
+
+
+def test_an_error_table_beyond_rounding_is_a_failure_line() -> None:
+    assert [n for n, _ in C.error_table_lines(IMP)] == [3, 4]
+    assert [n for n, _ in failure_lines(IMP)] == [3, 4]
+    report = classify_record(InputRecord(id="t", text=IMP), MATCHER)
+    assert report.status == "unknown"
+    assert report.hint is not None and report.hint.kind == "wrong-result"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        GPTQ,  # a maximum relative error alone: a reference element near zero, not a wrong kernel
+        IMP.replace("27%", "0%").replace("31%", "0.1%").replace("0.10", "2e-3").replace("0.59", "3e-3"),
+    ],
+)
+def test_an_error_table_within_rounding_stays_healthy(text: str) -> None:
+    assert C.error_table_lines(text) == []
+    assert failure_lines(text) == []
