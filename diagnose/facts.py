@@ -257,6 +257,12 @@ class CompilerFacts(Facts):
     api_header: str | None = None  # "cuda_bf16.h": the toolkit header that declares it
     api_in_every_compile: bool = False  # that header is one nvcc includes into every .cu (library_types.h)
     api_toolkit_side: str | None = None  # too-old | inside: the log's toolkit release against api_added_in
+    # the first error's undeclared name is a device intrinsic the toolkit's headers declare
+    # (diagnose/data/cuda_intrinsics.json), with no architecture guard in them:
+    toolkit_intrinsic: str | None = None  # "__hmul2_rn"
+    toolkit_intrinsic_header: str | None = None  # "cuda_fp16.h": the header that declares it
+    toolkit_intrinsic_in_every_compile: bool = False  # nvcc includes that header into every .cu
+    toolkit_intrinsic_side: str | None = None  # declares | older: the log's toolkit release against the table's
     diagnostics: tuple[Diagnostic, ...] = ()  # record: not visible to rules
 
 
