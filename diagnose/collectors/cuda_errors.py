@@ -200,14 +200,15 @@ _TRITON = re.compile(r"Triton Error \[(?:CUDA|HIP)\]: (?P<msg>.+)")
 _DEVICE_ASSERT = re.compile(r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] (?P<msg>Assertion .*? failed\.)")
 #: cuda-gdb's hardware exceptions (its manual's table of CUDA_EXCEPTION_1..N, printed as "CUDA Exception:
 #: Warp Misaligned Address" or "received signal CUDA_EXCEPTION_6, Warp Misaligned Address.") → the runtime
-#: error the same fault returns to the host
+#: error the same fault returns to the host.  CUDA_EXCEPTION_15, "Invalid Managed Memory Access", is a host
+#: thread's access to managed memory the GPU owns (the host faults; no kernel made an illegal access): the
+#: catalogue family cuda-gdb-invalid-managed-memory-access reads it, not the runtime-error rules
 _CUDA_GDB = re.compile(
     r"(?:\bCUDA Exception:|\bCUDA_EXCEPTION_\d+,)\s*(?:(?:Lane|Warp|Device|Cluster)\s+)?(?P<what>[A-Za-z -]+?)\.?\s*$"
 )
 _CUDA_GDB_ERRORS = {
     "illegal address": "cudaErrorIllegalAddress",
     "out-of-range address": "cudaErrorIllegalAddress",
-    "invalid managed memory access": "cudaErrorIllegalAddress",
     "misaligned address": "cudaErrorMisalignedAddress",
     "illegal instruction": "cudaErrorIllegalInstruction",
     "invalid address space": "cudaErrorInvalidAddressSpace",
