@@ -116,6 +116,13 @@ class CudaFacts(Facts):
     api_call: str | None = None  # the API call named next to it, when printed: "cudaDeviceSynchronize()"
     device_assert: bool = False  # a device-side assertion fired
     assert_message: str | None = None  # "Assertion `srcIndex < srcSelectDimSize` failed."
+    # a symbol or kernel not found by name (diagnose.collectors.symbol_lookup): the dtype its name carries, the
+    # capability that dtype's kernels need, and the GPUs' capabilities the log prints
+    symbol_name: str | None = None  # "cast_f32_bf16"
+    symbol_dtype: str | None = None  # bfloat16 | fp8
+    symbol_need_cc: float | None = None  # 8.0 for bfloat16, 8.9 for fp8
+    device_ccs: tuple[float, ...] = ()  # the distinct compute capabilities printed for the log's GPUs
+    symbol_need_above_devices: bool = False  # every printed GPU is below symbol_need_cc
 
 
 # --- out of memory ------------------------------------------------------------------

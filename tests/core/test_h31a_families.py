@@ -131,3 +131,30 @@ def test_a_uvm_gpu_fault_is_not_the_host_access() -> None:
     # the GPU side's fault (an address no managed allocation maps) says nothing of concurrent access
     text = "========= Fatal UVM GPU fault of type invalid pde due to invalid address\n"
     assert verdict(text)[2] != "cuda-gdb-invalid-managed-memory-access"
+
+
+# --- a bfloat16 / fp8 kernel not found, with the GPU's capability printed -----------------------------------------
+
+# the dev case's line, and deviceQuery's capability line (cuda-samples deviceQuery.cpp) with a value filled in
+DEVICE_QUERY = "  CUDA Capability Major/Minor version number:    {cc}\n"
+
+
+def test_bf16_kernel_missing_on_a_gpu_below_sm80_is_the_arch() -> None:
+    text = CANDLE_BF16 + DEVICE_QUERY.format(cc="7.5")
+    assert decided(text) == ("runtime-assumption", "arch-feature-unavailable", "cuda-symbol-not-found-dtype-below-arch")
+
+
+@pytest.mark.parametrize("cc", ["8.0", "8.6", "9.0"])
+def test_bf16_kernel_missing_on_a_gpu_that_has_bf16_stays_undecided(cc: str) -> None:
+    assert verdict(CANDLE_BF16 + DEVICE_QUERY.format(cc=cc))[2] != "cuda-symbol-not-found-dtype-below-arch"
+
+
+def test_mixed_gpus_printed_do_not_decide_the_arch() -> None:
+    # nvidia-smi --query-gpu=name,compute_cap --format=csv on a machine with two generations
+    smi = "name, compute_cap\nTesla T4, 7.5\nNVIDIA A100-SXM4-40GB, 8.0\n"
+    assert verdict(CANDLE_BF16 + smi)[2] != "cuda-symbol-not-found-dtype-below-arch"
+
+
+def test_a_dtype_in_a_path_is_not_the_kernels() -> None:
+    line = "CUDA error cudaErrorSymbolNotFound [/src/bf16/bulk.cuh:239]: named symbol not found\n"
+    assert verdict(line + DEVICE_QUERY.format(cc="7.5"))[2] != "cuda-symbol-not-found-dtype-below-arch"
