@@ -118,6 +118,13 @@ class CudaFacts(Facts):
     api_call: str | None = None  # the API call named next to it, when printed: "cudaDeviceSynchronize()"
     device_assert: bool = False  # a device-side assertion fired
     assert_message: str | None = None  # "Assertion `srcIndex < srcSelectDimSize` failed."
+    # a symbol or kernel not found by name (diagnose.collectors.symbol_lookup): the dtype its name carries, the
+    # capability that dtype's kernels need, and the GPUs' capabilities the log prints
+    symbol_name: str | None = None  # "cast_f32_bf16"
+    symbol_dtype: str | None = None  # bfloat16 | fp8
+    symbol_need_cc: float | None = None  # 8.0 for bfloat16, 8.9 for fp8
+    device_ccs: tuple[float, ...] = ()  # the distinct compute capabilities printed for the log's GPUs
+    symbol_need_above_devices: bool = False  # every printed GPU is below symbol_need_cc
 
 
 # --- out of memory ------------------------------------------------------------------
@@ -259,6 +266,12 @@ class CompilerFacts(Facts):
     api_header: str | None = None  # "cuda_bf16.h": the toolkit header that declares it
     api_in_every_compile: bool = False  # that header is one nvcc includes into every .cu (library_types.h)
     api_toolkit_side: str | None = None  # too-old | inside: the log's toolkit release against api_added_in
+    # the first error's undeclared name is a device intrinsic the toolkit's headers declare
+    # (diagnose/data/cuda_intrinsics.json), with no architecture guard in them:
+    toolkit_intrinsic: str | None = None  # "__hmul2_rn"
+    toolkit_intrinsic_header: str | None = None  # "cuda_fp16.h": the header that declares it
+    toolkit_intrinsic_in_every_compile: bool = False  # nvcc includes that header into every .cu
+    toolkit_intrinsic_side: str | None = None  # declares | older: the log's toolkit release against the table's
     diagnostics: tuple[Diagnostic, ...] = ()  # record: not visible to rules
 
 

@@ -63,9 +63,16 @@ True
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from pathlib import Path
 
 from diagnose.collectors.compile_cause import UNDEFINED_IDENTIFIER
+
+#: the device intrinsics the installed toolkit's headers declare, with the headers that declare them
+#: (scripts/gen-cuda-intrinsics: CUDA 13.0.88)
+_INTRINSICS_FILE = Path(__file__).resolve().parent.parent / "data" / "cuda_intrinsics.json"
 
 #: deprecated CUDA runtime API no toolkit from 12.0 on declares (see the module's docstring)
 REMOVED_CUDA_API: dict[str, str] = {
@@ -299,3 +306,53 @@ def undefined_api(message: str) -> tuple[str, str, str | None] | None:
         if rx.search(name):
             return name, library, None
     return None
+
+
+@functools.cache
+def _intrinsics() -> tuple[dict[str, tuple[str, ...]], tuple[str, ...], str | None]:
+    """(name -> the headers that declare it, the header globs nvcc includes into every .cu, the toolkit release
+    the table was read from)."""
+    try:
+        data = json.loads(_INTRINSICS_FILE.read_text())
+        names = {str(k): tuple(str(h) for h in v) for k, v in data.get("intrinsics", {}).items()}
+        every = tuple(str(g) for g in data.get("header", {}).get("every_compile", ()))
+        version = str(data.get("header", {}).get("nvcc_version") or "")
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}, (), None
+    release = ".".join(version.split(".")[:2]) if version else None
+    return names, every, release
+
+
+def intrinsic_side(release: str | None) -> str | None:
+    """How the log's toolkit ``release`` stands to the one the intrinsics table was read from: ``declares`` (that
+    release or newer: its headers declare every name of the table), ``older`` (it may predate the name), None.
+
+    >>> intrinsic_side("13.0"), intrinsic_side("11.3"), intrinsic_side(None)
+    ('declares', 'older', None)
+    """
+    table = _intrinsics()[2]
+    if not release or not table:
+        return None
+    return "older" if _ver(release) < _ver(table) else "declares"
+
+
+def toolkit_intrinsic(message: str) -> tuple[str, str, bool] | None:
+    """(name, the header that declares it, whether nvcc includes that header into every .cu) when ``message``
+    says an intrinsic that the toolkit's headers declare is undefined, else None.
+
+    >>> toolkit_intrinsic('identifier "__hmul2_rn" is undefined')
+    ('__hmul2_rn', 'cuda_fp16.h', False)
+    >>> toolkit_intrinsic('identifier "__dp4a" is undefined')
+    ('__dp4a', 'sm_61_intrinsics.h', True)
+    >>> toolkit_intrinsic('identifier "__my_helper" is undefined') is None
+    True
+    """
+    m = UNDEFINED_IDENTIFIER.search(message)
+    if not m:
+        return None
+    names, every, _ = _intrinsics()
+    headers = names.get(m.group("name"))
+    if not headers:
+        return None
+    header = headers[0]
+    return m.group("name"), header, any(Path(header).match(g) for g in every)

@@ -66,6 +66,8 @@ _MARKERS = (
     "): error",
     "): warning",
     "): catastrophic",
+    "):\nerror",  # an EDG line wrapped after its location (see _EDG)
+    "): \nerror",
     "detected in the compilation",
     ": error",
     ": fatal error",
@@ -76,9 +78,10 @@ _MARKERS = (
 )
 
 # EDG (nvcc's cudafe++ and NVRTC) and MSVC: "file(12): error: msg", "file(12): warning #177-D: msg",
-# "file(12): error C2065: msg"
+# "file(12): error C2065: msg"; a long path can push the severity onto the next line when a terminal or a
+# log viewer wraps it ("very/long/path/file.cu(159): " then "error: msg")
 _EDG = re.compile(
-    r"^(?P<file>[^\n]*?)\((?P<line>\d+)\): (?P<sev>error|warning|catastrophic error|note|remark)"
+    r"^(?P<file>[^\n]*?)\((?P<line>\d+)\):(?: |[ \t]*\n[ \t]*)(?P<sev>error|warning|catastrophic error|note|remark)"
     r"(?: #\d+(?:-[A-Z])?| (?P<msvc>[A-Z]+\d{4}))?: (?P<msg>[^\n]*)$",
     re.M,
 )
@@ -519,4 +522,20 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
             out["gated_symbol"] = out["gated_symbol"] or gone[1]
         if out["toolkit_clash"] is None:
             out["toolkit_clash"] = compile_cause.clash(d.message, after)
+    first_user = next((d for d in edg if not (d.file and in_toolkit_header(d.file))), None)
+    if (
+        first_user is not None
+        and out["needs_arch"] is None
+        and out["removed_from_arch"] is None
+        and out["undefined_api"] is None  # a data type or a library's API: compile_api decides those
+    ):
+        # an intrinsic the toolkit's headers declare everywhere (no architecture guard): the toolkit's name
+        intrinsic = compile_api.toolkit_intrinsic(first_user.message)
+        if intrinsic and first_user is edg[0]:
+            (
+                out["toolkit_intrinsic"],
+                out["toolkit_intrinsic_header"],
+                out["toolkit_intrinsic_in_every_compile"],
+            ) = intrinsic
+            out["toolkit_intrinsic_side"] = compile_api.intrinsic_side(toolkit_release.toolkit_release(text))
     return out

@@ -91,6 +91,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from diagnose.catalogue import compared
+from diagnose.collectors import symbol_lookup
 from diagnose.collectors.gate_words import gate
 from diagnose.collectors.negation import unsaid
 from diagnose.cuda_error_table import _DISTINCTIVE_LEN, _Tables, _trie_pattern, tables  # noqa: F401 (the table's home)
@@ -200,14 +201,15 @@ _TRITON = re.compile(r"Triton Error \[(?:CUDA|HIP)\]: (?P<msg>.+)")
 _DEVICE_ASSERT = re.compile(r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] (?P<msg>Assertion .*? failed\.)")
 #: cuda-gdb's hardware exceptions (its manual's table of CUDA_EXCEPTION_1..N, printed as "CUDA Exception:
 #: Warp Misaligned Address" or "received signal CUDA_EXCEPTION_6, Warp Misaligned Address.") → the runtime
-#: error the same fault returns to the host
+#: error the same fault returns to the host.  CUDA_EXCEPTION_15, "Invalid Managed Memory Access", is a host
+#: thread's access to managed memory the GPU owns (the host faults; no kernel made an illegal access): the
+#: catalogue family cuda-gdb-invalid-managed-memory-access reads it, not the runtime-error rules
 _CUDA_GDB = re.compile(
     r"(?:\bCUDA Exception:|\bCUDA_EXCEPTION_\d+,)\s*(?:(?:Lane|Warp|Device|Cluster)\s+)?(?P<what>[A-Za-z -]+?)\.?\s*$"
 )
 _CUDA_GDB_ERRORS = {
     "illegal address": "cudaErrorIllegalAddress",
     "out-of-range address": "cudaErrorIllegalAddress",
-    "invalid managed memory access": "cudaErrorIllegalAddress",
     "misaligned address": "cudaErrorMisalignedAddress",
     "illegal instruction": "cudaErrorIllegalInstruction",
     "invalid address space": "cudaErrorInvalidAddressSpace",
@@ -600,7 +602,15 @@ def parse(text: str) -> CudaFacts | None:
     if stmt is not None:
         call = stmt[1]
     lines = sorted({h.line for h in hits} | ({assert_line} if assert_line else set()) | ({stmt[0]} if stmt else set()))
+    looked_up = first.name in ("cudaErrorSymbolNotFound", "cudaErrorInvalidSymbol")
+    sym = symbol_lookup.symbol_dtype_in(text) if looked_up else None
+    ccs = symbol_lookup.printed_device_ccs(text) if looked_up else ()
     return CudaFacts(
+        symbol_name=sym[0] if sym else None,
+        symbol_dtype=sym[1] if sym else None,
+        symbol_need_cc=sym[2] if sym else None,
+        device_ccs=ccs,
+        symbol_need_above_devices=bool(sym and ccs and max(ccs) < sym[2]),
         lines=tuple(lines),
         error=first.name,
         errors=tuple(names),

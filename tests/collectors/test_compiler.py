@@ -68,6 +68,16 @@ EXPECTED: dict[str, dict[str, object]] = {
         first_error='namespace "cub" has no member "DeviceTopKMaxPairs"',
         first_error_file="topk.cu",
     ),
+    "nvcc-intrinsic-header-not-included": dict(
+        tool="nvcc",
+        error_count=1,
+        first_error='identifier "__hmul2_rn" is undefined',
+        first_error_file="hmul2_scale.cu",
+        toolkit_intrinsic="__hmul2_rn",
+        toolkit_intrinsic_header="cuda_fp16.h",
+        toolkit_intrinsic_in_every_compile=False,
+        toolkit_intrinsic_side="declares",
+    ),
     "nvcc-bf16-header-not-included": dict(
         tool="nvcc",
         error_count=3,

@@ -1,0 +1,80 @@
+r"""A device symbol or kernel looked up by name and not found: the dtype its name carries, and the GPUs the log
+prints the compute capability of.
+
+``named symbol not found`` (``cudaErrorSymbolNotFound`` / ``CUDA_ERROR_NOT_FOUND``, from ``cuModuleGetFunction``,
+``cudaGetSymbolAddress`` or a framework loading a kernel by its name) has three owners: a build without code for
+the GPU's architecture, a kernel the source compiles only for newer GPUs, and a name the device code never
+defines.  A kernel whose name carries a reduced-precision dtype settles the second when the log also prints the
+GPU's capability: bfloat16 arithmetic needs sm_80 and fp8 conversions sm_89 (ptxas's own refusals, "Feature
+'.bf16' requires .target sm_80 or higher", "Feature 'cvt with .e4m3x2' requires .target sm_89 or higher"), so
+sources guard such kernels with ``#if __CUDA_ARCH__ >= 800`` / ``>= 890`` and an older GPU has none of them.
+
+The capability is read where a tool prints it in its own format: deviceQuery's ``CUDA Capability Major/Minor
+version number:    7.5`` (cuda-samples, Samples/1_Utilities/deviceQuery/deviceQuery.cpp) and the ``compute_cap``
+column of ``nvidia-smi --query-gpu=...,compute_cap --format=csv`` (nvidia-smi's documented query field: "The CUDA
+Compute Capability, represented as Major DOT Minor").
+
+>>> symbol_dtype('Error: DriverError(CUDA_ERROR_NOT_FOUND, "named symbol not found") when loading cast_f32_bf16')
+('cast_f32_bf16', 'bfloat16', 8.0)
+>>> symbol_dtype("named symbol not found: affine_f8_e4m3")
+('affine_f8_e4m3', 'fp8', 8.9)
+>>> symbol_dtype("CUDA error cudaErrorSymbolNotFound [/src/bf16/bulk.cuh:239]: named symbol not found") is None
+True
+>>> printed_device_ccs("  CUDA Capability Major/Minor version number:    7.5\n")
+(7.5,)
+>>> printed_device_ccs("name, compute_cap, driver_version\nTesla T4, 7.5, 535.1\nNVIDIA A100-SXM4-40GB, 8.0, 535.1\n")
+(7.5, 8.0)
+"""
+
+from __future__ import annotations
+
+import re
+
+_NOT_FOUND = re.compile(r"named symbol not found|\bCUDA_ERROR_NOT_FOUND\b|\bcudaErrorSymbolNotFound\b")
+#: an identifier standing alone: not part of a path, a file name or a longer word
+_IDENT = re.compile(r"(?<![\w/.\\-])[A-Za-z_][A-Za-z0-9_]*(?![\w/.\\-])")
+#: dtype words as kernel names spell them, each a whole part of the name (between underscores or at its ends)
+_DTYPES: tuple[tuple[re.Pattern[str], str, float], ...] = (
+    (re.compile(r"(?:^|_)(?:bf16|bfloat16)(?:_|$)", re.I), "bfloat16", 8.0),
+    (re.compile(r"(?:^|_)(?:fp8|f8e4m3|f8e5m2|f8_e4m3|f8_e5m2|e4m3|e5m2)(?:_|$)", re.I), "fp8", 8.9),
+)
+_DEVICE_QUERY = re.compile(r"CUDA Capability Major/Minor version number:\s+(\d+)\.(\d+)")
+_CSV_CC = re.compile(r"^\d+\.\d+$")
+
+
+def symbol_dtype(line: str) -> tuple[str, str, float] | None:
+    """(the kernel's name, its dtype, the compute capability that dtype's kernels need) when ``line`` reports a
+    symbol not found and names a kernel whose name carries a reduced-precision dtype."""
+    if not _NOT_FOUND.search(line):
+        return None
+    for m in _IDENT.finditer(line):
+        name = m.group(0)
+        for rx, dtype, cc in _DTYPES:
+            if rx.search(name):
+                return name, dtype, cc
+    return None
+
+
+def symbol_dtype_in(text: str) -> tuple[str, str, float] | None:
+    """:func:`symbol_dtype` of the first line of ``text`` that has one."""
+    return next((hit for line in text.splitlines() if (hit := symbol_dtype(line))), None)
+
+
+def printed_device_ccs(text: str) -> tuple[float, ...]:
+    """The distinct compute capabilities the log prints for its GPUs, in order (deviceQuery, nvidia-smi's CSV)."""
+    found: list[float] = []
+    if "Capability Major/Minor" in text:
+        found += [float(f"{int(a)}.{int(b)}") for a, b in _DEVICE_QUERY.findall(text)]
+    if "compute_cap" in text:
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            cols = [c.strip() for c in line.split(",")]
+            if "compute_cap" not in cols:
+                continue
+            k = cols.index("compute_cap")
+            for row in lines[i + 1 :]:
+                vals = [c.strip() for c in row.split(",")]
+                if len(vals) != len(cols) or not _CSV_CC.match(vals[k]):
+                    break
+                found.append(float(vals[k]))
+    return tuple(dict.fromkeys(found))
