@@ -62,8 +62,20 @@ def test_libmathdx_errors_abstain_between_the_tile_size_and_the_toolkit(text: st
 CUPY_RFFTN = corpus_log("holdout30", "h30b-cupy-rfftn-view-not-16b-aligned")
 
 
+# the same log without the reporter's own pointer checks (``x.data.ptr % 16``): nothing left decides the owner
+CUPY_RFFTN_BARE = "\n".join(line for line in CUPY_RFFTN.splitlines() if "%" not in line) + "\n"
+
+
 def test_cufft_invalid_value_lists_the_input_alignment_and_the_code() -> None:
-    assert {"runtime-assumption", "kernel-logic"} <= _owners(CUPY_RFFTN)
+    assert {"runtime-assumption", "kernel-logic"} <= _owners(CUPY_RFFTN_BARE)
+
+
+def test_cufft_invalid_value_with_the_pointer_printed_off_16_bytes_is_the_input() -> None:
+    assert decided(CUPY_RFFTN) == (
+        "runtime-assumption",
+        "misaligned-input",
+        "concept-cufft-invalid-value-misaligned-pointer",
+    )
 
 
 # --- PyTorch's numel overflow: garbage sizes, most often from an extension built wrong ---------------------------
