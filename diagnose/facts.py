@@ -244,6 +244,15 @@ class CompilerFacts(Facts):
     # with needs_arch or removed_from_arch: the arch of the failing pass (EDG's "...compute_20.cpp1.ii"), else the
     # lowest arch a printed command line builds for ("sm_35")
     build_arch: str | None = None
+    build_arch_below_need: bool = False  # build_arch is known and older than needs_arch: the arch guard hides it
+    # the first error's undefined intrinsic has a documented first toolkit release
+    # (diagnose.collectors.compile_api.INTRINSIC_RELEASES), whether or not an arch guard declares it:
+    intrinsic_added_in: str | None = None  # "9.0" for __shfl_down_sync
+    intrinsic_in_every_compile: bool = False  # its header is one nvcc includes into every .cu (no #include hides it)
+    intrinsic_toolkit_side: str | None = None  # too-old | inside: the log's toolkit release against intrinsic_added_in
+    # with needs_arch: no toolkit that declares the intrinsic builds for an arch below needs_arch (CUDA 9.0 added the
+    # *_sync warp intrinsics, guarded at sm_30, and dropped Fermi), so the guard cannot be what hides it
+    needs_arch_unbuildable: bool = False
     # "sm_70": an error names an intrinsic the CUDA headers declare only below this arch (the legacy warp shuffles
     # `__shfl*`, declared for sm_30 up to sm_70), and the log does not show the build below their floor
     removed_from_arch: str | None = None
