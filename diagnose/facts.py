@@ -281,6 +281,12 @@ class CompilerFacts(Facts):
     toolkit_intrinsic_header: str | None = None  # "cuda_fp16.h": the header that declares it
     toolkit_intrinsic_in_every_compile: bool = False  # nvcc includes that header into every .cu
     toolkit_intrinsic_side: str | None = None  # declares | older: the log's toolkit release against the table's
+    # the first error's undeclared name is one of the CUDA runtime or driver API that the toolkit's headers declare
+    # (diagnose/data/cuda_api_names.json: functions, types, enum constants, flags):
+    toolkit_api: str | None = None  # "cudaHostRegisterReadOnly"
+    toolkit_api_header: str | None = None  # "driver_types.h": the header that declares it
+    toolkit_api_in_every_compile: bool = False  # nvcc includes that header into every .cu (the runtime API's)
+    toolkit_api_side: str | None = None  # declares | older: the log's toolkit release against the table's
     diagnostics: tuple[Diagnostic, ...] = ()  # record: not visible to rules
 
 

@@ -73,6 +73,9 @@ from diagnose.collectors.compile_cause import UNDEFINED_IDENTIFIER
 #: the device intrinsics the installed toolkit's headers declare, with the headers that declare them
 #: (scripts/gen-cuda-intrinsics: CUDA 13.0.88)
 _INTRINSICS_FILE = Path(__file__).resolve().parent.parent / "data" / "cuda_intrinsics.json"
+#: the CUDA runtime and driver API names the installed toolkit's headers declare, with the header that declares
+#: each (scripts/gen-cuda-api-names: CUDA 13.0.88)
+_API_NAMES_FILE = Path(__file__).resolve().parent.parent / "data" / "cuda_api_names.json"
 
 #: deprecated CUDA runtime API no toolkit from 12.0 on declares (see the module's docstring)
 REMOVED_CUDA_API: dict[str, str] = {
@@ -424,3 +427,49 @@ def toolkit_intrinsic(message: str) -> tuple[str, str, bool] | None:
         return None
     header = headers[0]
     return m.group("name"), header, any(Path(header).match(g) for g in every)
+
+
+@functools.cache
+def _api_names() -> tuple[dict[str, str], tuple[str, ...], str | None]:
+    """(name -> the header that declares it, the headers nvcc includes into every .cu, the toolkit release the table
+    was read from)."""
+    try:
+        data = json.loads(_API_NAMES_FILE.read_text())
+        names = {str(k): str(v) for k, v in data.get("names", {}).items()}
+        every = tuple(str(h) for h in data.get("header", {}).get("every_compile", ()))
+        version = str(data.get("header", {}).get("nvcc_version") or "")
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}, (), None
+    return names, every, ".".join(version.split(".")[:2]) if version else None
+
+
+def toolkit_api(message: str) -> tuple[str, str, bool] | None:
+    """(name, the header that declares it, whether nvcc includes that header into every .cu) when ``message`` says a
+    name of the CUDA runtime or driver API that the toolkit's headers declare is undefined, else None.
+
+    >>> toolkit_api('identifier "cudaHostRegisterReadOnly" is undefined')
+    ('cudaHostRegisterReadOnly', 'driver_types.h', True)
+    >>> toolkit_api('identifier "cuMemAlloc" is undefined')
+    ('cuMemAlloc', 'cuda.h', False)
+    >>> toolkit_api('identifier "cudaHostRegisterReadOnlyy" is undefined') is None
+    True
+    """
+    m = UNDEFINED_IDENTIFIER.search(message)
+    if not m:
+        return None
+    names, every, _ = _api_names()
+    header = names.get(m.group("name"))
+    return (m.group("name"), header, header in every) if header else None
+
+
+def api_names_side(release: str | None) -> str | None:
+    """How the log's toolkit ``release`` stands to the one the API names table was read from: ``declares`` (that
+    release or newer), ``older`` (it may predate the name), None (no release in the log).
+
+    >>> api_names_side("13.0"), api_names_side("11.7"), api_names_side(None)
+    ('declares', 'older', None)
+    """
+    table = _api_names()[2]
+    if not release or not table:
+        return None
+    return "older" if _ver(release) < _ver(table) else "declares"

@@ -548,4 +548,9 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
                 out["toolkit_intrinsic_in_every_compile"],
             ) = intrinsic
             out["toolkit_intrinsic_side"] = compile_api.intrinsic_side(toolkit_release.toolkit_release(text))
+        # a name of the CUDA runtime or driver API the toolkit's headers declare: the toolkit's name, not a typo
+        api_name = compile_api.toolkit_api(first_user.message) if first_user is edg[0] and not intrinsic else None
+        if api_name:
+            out["toolkit_api"], out["toolkit_api_header"], out["toolkit_api_in_every_compile"] = api_name
+            out["toolkit_api_side"] = compile_api.api_names_side(toolkit_release.toolkit_release(text))
     return out
