@@ -356,6 +356,9 @@ class SanitizerFacts(Facts):
     allocation_size_bytes: int | None = None  # its size
     # an address after the allocation by exactly one power of two (>= 2^33) plus an offset inside it: 2^k
     allocation_high_bit_bytes: int | None = None
+    # an access that starts inside the nearest allocation and runs past its end, on an allocation whose size is not a
+    # multiple of the access size: the bytes past the end (3: a 4-byte read at byte 8 of a 9-byte buffer)
+    allocation_tail_overrun_bytes: int | None = None
     accesses: tuple[str, ...] = ()  # racecheck: the two (or more) accesses of the first hazard
     leaked_bytes: int | None = None  # bytes leaked, summed over the reports (or the LEAK SUMMARY's)
     unwritten_bytes: int | None = None  # initcheck unused memory: "Not written 80 bytes at offset 0x14"

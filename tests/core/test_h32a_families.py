@@ -1,7 +1,8 @@
 """Families learned from the misses of the thirty-second set's part a: an undefined intrinsic whose arch guard
 cannot be the cause (a toolkit older than the intrinsic) or whose build arch the log does not show (arch or toolkit,
 abstained on), a CUDA runtime/driver API name the compile does not declare (the toolkit's, not a typo), and a
-32-bit offset wrap in PyTorch's own kernel (a tensor past the kernel's int indexing).
+32-bit offset wrap in PyTorch's own kernel (a tensor past the kernel's int indexing), and a word-wide access that
+starts in a buffer's partial last word and runs past its end (memcheck calls it "inside" the allocation).
 
 Fixture lines are the logs of labelled dev cases (corpus id given) or output captured here (the fixture named).
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 from corpus_logs import classify_text, corpus_log, decided, verdict
 
-from diagnose.collectors import compile_api, compiler, toolkit_release
+from diagnose.collectors import compile_api, compiler, sanitizer, toolkit_release
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,6 +28,8 @@ GAMER = corpus_log("holdout11", "gamer-atomicexch-block-kepler-undefined")
 CCMINER = corpus_log("holdout26", "h26a-ccminer-shfl-built-for-sm20")
 LLAMACPP = corpus_log("holdout32", "h32a-llamacpp-cudahostregisterreadonly-wrong-toolkit")
 AVGPOOL = corpus_log("holdout32", "h32a-torch-adaptive-avgpool-bwd-int32-plane-offset")
+PADDLE = corpus_log("holdout32", "h32a-paddle-index-grad-acc-subword-atomiccas-oob")
+SEGMENTS = corpus_log("holdout2", "pytorch-expandable-segments-sanitizer-false-write")
 CUDF = corpus_log("holdout5", "cudf-compiled-binop-int-index-overflow")
 TYPO = (ROOT / "tests/fixtures/compiler/nvcc-undefined-identifier.log").read_text()
 
@@ -129,3 +132,20 @@ def test_a_wrap_in_atens_kernel_is_the_tensors_size() -> None:
 
 def test_a_wrap_in_another_librarys_kernel_on_a_small_allocation_stays_the_kernels() -> None:
     assert decided(CUDF)[:2] == ("kernel-logic", "int32-index-overflow")
+
+
+# --- a word-wide access to the partial last word of a buffer ----------------------------------------------------------
+
+
+def test_an_access_running_past_an_odd_sized_buffers_end_is_the_kernels() -> None:
+    facts = sanitizer.parse(PADDLE)
+    assert facts is not None and (facts.allocation_relation, facts.allocation_tail_overrun_bytes) == ("inside", 3)
+    assert decided(PADDLE) == ("kernel-logic", "oob-global-access", "sanitizer-oob-word-past-buffer-tail")
+
+
+def test_an_access_past_a_segment_sized_allocation_is_not_a_tail_overrun() -> None:
+    # 256 bytes past a 20 MiB caching-allocator segment: the next pages are another mapping (expandable segments)
+    facts = sanitizer.parse(SEGMENTS)
+    assert facts is not None and facts.allocation_relation == "inside"
+    assert facts.allocation_tail_overrun_bytes is None
+    assert decided(SEGMENTS)[2] != "sanitizer-oob-word-past-buffer-tail"
