@@ -244,6 +244,15 @@ class CompilerFacts(Facts):
     # with needs_arch or removed_from_arch: the arch of the failing pass (EDG's "...compute_20.cpp1.ii"), else the
     # lowest arch a printed command line builds for ("sm_35")
     build_arch: str | None = None
+    build_arch_below_need: bool = False  # build_arch is known and older than needs_arch: the arch guard hides it
+    # the first error's undefined intrinsic has a documented first toolkit release
+    # (diagnose.collectors.compile_api.INTRINSIC_RELEASES), whether or not an arch guard declares it:
+    intrinsic_added_in: str | None = None  # "9.0" for __shfl_down_sync
+    intrinsic_in_every_compile: bool = False  # its header is one nvcc includes into every .cu (no #include hides it)
+    intrinsic_toolkit_side: str | None = None  # too-old | inside: the log's toolkit release against intrinsic_added_in
+    # with needs_arch: no toolkit that declares the intrinsic builds for an arch below needs_arch (CUDA 9.0 added the
+    # *_sync warp intrinsics, guarded at sm_30, and dropped Fermi), so the guard cannot be what hides it
+    needs_arch_unbuildable: bool = False
     # "sm_70": an error names an intrinsic the CUDA headers declare only below this arch (the legacy warp shuffles
     # `__shfl*`, declared for sm_30 up to sm_70), and the log does not show the build below their floor
     removed_from_arch: str | None = None
@@ -272,6 +281,12 @@ class CompilerFacts(Facts):
     toolkit_intrinsic_header: str | None = None  # "cuda_fp16.h": the header that declares it
     toolkit_intrinsic_in_every_compile: bool = False  # nvcc includes that header into every .cu
     toolkit_intrinsic_side: str | None = None  # declares | older: the log's toolkit release against the table's
+    # the first error's undeclared name is one of the CUDA runtime or driver API that the toolkit's headers declare
+    # (diagnose/data/cuda_api_names.json: functions, types, enum constants, flags):
+    toolkit_api: str | None = None  # "cudaHostRegisterReadOnly"
+    toolkit_api_header: str | None = None  # "driver_types.h": the header that declares it
+    toolkit_api_in_every_compile: bool = False  # nvcc includes that header into every .cu (the runtime API's)
+    toolkit_api_side: str | None = None  # declares | older: the log's toolkit release against the table's
     diagnostics: tuple[Diagnostic, ...] = ()  # record: not visible to rules
 
 
@@ -341,6 +356,9 @@ class SanitizerFacts(Facts):
     allocation_size_bytes: int | None = None  # its size
     # an address after the allocation by exactly one power of two (>= 2^33) plus an offset inside it: 2^k
     allocation_high_bit_bytes: int | None = None
+    # an access that starts inside the nearest allocation and runs past its end, on an allocation whose size is not a
+    # multiple of the access size: the bytes past the end (3: a 4-byte read at byte 8 of a 9-byte buffer)
+    allocation_tail_overrun_bytes: int | None = None
     accesses: tuple[str, ...] = ()  # racecheck: the two (or more) accesses of the first hazard
     leaked_bytes: int | None = None  # bytes leaked, summed over the reports (or the LEAK SUMMARY's)
     unwritten_bytes: int | None = None  # initcheck unused memory: "Not written 80 bytes at offset 0x14"

@@ -27,6 +27,9 @@ _ARCH_SPECIFIC = re.compile(r"\bsm_\d{2,3}a\b|__CUDA_ARCH_FEAT_|__CUDA_ARCH_SPEC
 GUARD_ALLOWED: dict[str, str] = {
     "nvcc-intrinsic-needs-newer-arch": "the intrinsics and atomic overloads it names are declared under `#if "
     "__CUDA_ARCH__ >= ...` in the toolkit's own headers: every later architecture keeps them",
+    "nvcc-arch-gated-intrinsic-as-runtime-assumption": "the same intrinsics and overloads as "
+    "nvcc-intrinsic-needs-newer-arch (the headers' own `__CUDA_ARCH__ >= ...` guards)",
+    "nvcc-arch-gated-intrinsic-as-environment": "the same intrinsics and overloads as nvcc-intrinsic-needs-newer-arch",
 }
 
 

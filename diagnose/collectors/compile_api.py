@@ -73,6 +73,9 @@ from diagnose.collectors.compile_cause import UNDEFINED_IDENTIFIER
 #: the device intrinsics the installed toolkit's headers declare, with the headers that declare them
 #: (scripts/gen-cuda-intrinsics: CUDA 13.0.88)
 _INTRINSICS_FILE = Path(__file__).resolve().parent.parent / "data" / "cuda_intrinsics.json"
+#: the CUDA runtime and driver API names the installed toolkit's headers declare, with the header that declares
+#: each (scripts/gen-cuda-api-names: CUDA 13.0.88)
+_API_NAMES_FILE = Path(__file__).resolve().parent.parent / "data" / "cuda_api_names.json"
 
 #: deprecated CUDA runtime API no toolkit from 12.0 on declares (see the module's docstring)
 REMOVED_CUDA_API: dict[str, str] = {
@@ -161,6 +164,71 @@ ADDED_CUDA_TYPES: dict[str, tuple[str, str]] = {
     **dict.fromkeys(("__nv_fp4_e2m1", "__nv_fp4x2_e2m1", "__nv_fp4x4_e2m1"), (_FP6_FP4, "cuda_fp4.h")),
 }
 
+#: device intrinsics whose first toolkit release NVIDIA's documentation dates: name -> that release.  The headers
+#: do not say when a name appeared (diagnose/data/cuda_intrinsics.json lists what CUDA 13.0 declares), so only
+#: families with a documented release are here:
+#:
+#: - CUDA 9.0, the warp-synchronous intrinsics: the CUDA C++ Programming Guide's warp vote, match and shuffle
+#:   sections ("Deprecation Notice: __any, __all, and __ballot have been deprecated in CUDA 9.0 for all devices";
+#:   "__shfl, __shfl_up, __shfl_down, and __shfl_xor have been deprecated in CUDA 9.0", replaced by the ``*_sync``
+#:   variants that take a mask), NVIDIA's "Using CUDA Warp-Level Primitives" (CUDA 9 introduced ``__syncwarp``,
+#:   ``__activemask`` and the ``*_sync`` intrinsics); projects guard them with ``CUDA_VERSION >= 9000`` (LLVM's
+#:   openmp ``omptarget-nvptx.h``).  The guide states their arch minimum (compute capability 3.x; ``__match_*_sync``
+#:   7.x), which the headers' ``__CUDA_ARCH__`` guards carry (cuda_arch_gates.json);
+#: - CUDA 11.0, the warp reduce functions ``__reduce_*_sync``: compute capability 8.x or higher (the guide), and
+#:   sm_80 came with CUDA 11.0 (its release notes).
+_WARP_SYNC, _WARP_REDUCE = "9.0", "11.0"
+INTRINSIC_RELEASES: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "__shfl_sync",
+            "__shfl_up_sync",
+            "__shfl_down_sync",
+            "__shfl_xor_sync",
+            "__all_sync",
+            "__any_sync",
+            "__uni_sync",
+            "__ballot_sync",
+            "__activemask",
+            "__syncwarp",
+            "__match_any_sync",
+            "__match_all_sync",
+        ),
+        _WARP_SYNC,
+    ),
+    **dict.fromkeys(
+        (
+            "__reduce_add_sync",
+            "__reduce_min_sync",
+            "__reduce_max_sync",
+            "__reduce_and_sync",
+            "__reduce_or_sync",
+            "__reduce_xor_sync",
+        ),
+        _WARP_REDUCE,
+    ),
+}
+
+
+def intrinsic_release(message: str) -> tuple[str, str, bool] | None:
+    """(name, the first toolkit release that declares it, whether nvcc includes its header into every .cu) when
+    ``message`` says a device intrinsic with a documented first release is undefined, else None.
+
+    >>> intrinsic_release('identifier "__shfl_down_sync" is undefined')
+    ('__shfl_down_sync', '9.0', True)
+    >>> intrinsic_release('identifier "__shfl_down" is undefined') is None
+    True
+    """
+    m = UNDEFINED_IDENTIFIER.search(message)
+    if not m or m.group("name") not in INTRINSIC_RELEASES:
+        return None
+    name = m.group("name")
+    names, every, _ = _intrinsics()
+    headers = names.get(name, ())
+    in_every = bool(headers) and any(Path(headers[0]).match(g) for g in every)
+    return name, INTRINSIC_RELEASES[name], in_every
+
+
 #: headers of the CUDA toolkit's ``include/``: (the header as an ``#include`` names it, the first release that ships it
 #: or None for every release kdiag knows, what it is).  CUB ships with the toolkit from CUDA 11.0 (CUB 1.9.9: the
 #: release table of https://nvidia.github.io/cccl/cub/releases.html); the data-type headers with their types (above);
@@ -173,6 +241,9 @@ TOOLKIT_HEADERS: tuple[tuple[re.Pattern[str], str | None, str], ...] = (
     (re.compile(r"^cuda_fp8\.hp?p?$"), _FP8, "the FP8 header"),
     (re.compile(r"^cuda_fp[64]\.hp?p?$"), _FP6_FP4, "the FP6/FP4 header"),
     (re.compile(r"^thrust/[\w/.]+$"), None, "Thrust"),
+    # cooperative groups: new in CUDA 9.0 (its release notes; the programming guide's "Cooperative Groups" chapter);
+    # its sub-headers (cooperative_groups/reduce.h, memcpy_async.h) came in later releases, not dated here
+    (re.compile(r"^cooperative_groups\.h$"), _WARP_SYNC, "the cooperative groups header"),
     # the math libraries' headers, each from the release its library joined the toolkit (the release notes and
     # library guides of that release: https://docs.nvidia.com/cuda/archive/): cuBLASLt (cublasLt.h) CUDA 10.1,
     # nvJPEG 10.0, cuSOLVER and NVRTC 7.0, cublasXt 6.0, the memory/async-copy pipeline headers 11.0,
@@ -195,7 +266,7 @@ TOOLKIT_HEADERS: tuple[tuple[re.Pattern[str], str | None, str], ...] = (
     ),
     (
         re.compile(
-            r"^(?:cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuComplex|cooperative_groups|mma|math_constants"
+            r"^(?:cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuComplex|mma|math_constants"
             r"|device_launch_parameters|library_types|driver_types|vector_types)\.hp?p?$"
         ),
         None,
@@ -356,3 +427,49 @@ def toolkit_intrinsic(message: str) -> tuple[str, str, bool] | None:
         return None
     header = headers[0]
     return m.group("name"), header, any(Path(header).match(g) for g in every)
+
+
+@functools.cache
+def _api_names() -> tuple[dict[str, str], tuple[str, ...], str | None]:
+    """(name -> the header that declares it, the headers nvcc includes into every .cu, the toolkit release the table
+    was read from)."""
+    try:
+        data = json.loads(_API_NAMES_FILE.read_text())
+        names = {str(k): str(v) for k, v in data.get("names", {}).items()}
+        every = tuple(str(h) for h in data.get("header", {}).get("every_compile", ()))
+        version = str(data.get("header", {}).get("nvcc_version") or "")
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}, (), None
+    return names, every, ".".join(version.split(".")[:2]) if version else None
+
+
+def toolkit_api(message: str) -> tuple[str, str, bool] | None:
+    """(name, the header that declares it, whether nvcc includes that header into every .cu) when ``message`` says a
+    name of the CUDA runtime or driver API that the toolkit's headers declare is undefined, else None.
+
+    >>> toolkit_api('identifier "cudaHostRegisterReadOnly" is undefined')
+    ('cudaHostRegisterReadOnly', 'driver_types.h', True)
+    >>> toolkit_api('identifier "cuMemAlloc" is undefined')
+    ('cuMemAlloc', 'cuda.h', False)
+    >>> toolkit_api('identifier "cudaHostRegisterReadOnlyy" is undefined') is None
+    True
+    """
+    m = UNDEFINED_IDENTIFIER.search(message)
+    if not m:
+        return None
+    names, every, _ = _api_names()
+    header = names.get(m.group("name"))
+    return (m.group("name"), header, header in every) if header else None
+
+
+def api_names_side(release: str | None) -> str | None:
+    """How the log's toolkit ``release`` stands to the one the API names table was read from: ``declares`` (that
+    release or newer), ``older`` (it may predate the name), None (no release in the log).
+
+    >>> api_names_side("13.0"), api_names_side("11.7"), api_names_side(None)
+    ('declares', 'older', None)
+    """
+    table = _api_names()[2]
+    if not release or not table:
+        return None
+    return "older" if _ver(release) < _ver(table) else "declares"

@@ -412,7 +412,7 @@ def _declared_below() -> dict[str, str]:
         return {}
 
 
-def _arch_number(arch: str | None) -> int | None:
+def arch_number(arch: str | None) -> int | None:
     m = re.search(r"(\d+)", arch or "")
     return int(m.group(1)) if m else None
 
@@ -474,8 +474,8 @@ def arch_gate(message: str, after: list[str], build_arch: str | None = None) -> 
     """
     legacy = removed_from_arch(message)
     if legacy:
-        n = _arch_number(build_arch)
-        floor = _arch_number(_LEGACY_FLOOR)
+        n = arch_number(build_arch)
+        floor = arch_number(_LEGACY_FLOOR)
         return (_LEGACY_FLOOR, legacy[1]) if n is not None and floor is not None and n < floor else None
     m = _NO_INSTANCE.search(message)
     if m:
@@ -494,7 +494,7 @@ def arch_gate(message: str, after: list[str], build_arch: str | None = None) -> 
     member = namespace_member(message, after)
     if member:
         first = _NAMESPACE_GATES.get(member)
-        n, need = _arch_number(build_arch), _arch_number(first)
+        n, need = arch_number(build_arch), arch_number(first)
         if first and (n is None or need is None or n < need):
             return first, "::".join(member)
     return None

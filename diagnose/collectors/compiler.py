@@ -523,6 +523,16 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
         if out["toolkit_clash"] is None:
             out["toolkit_clash"] = compile_cause.clash(d.message, after)
     first_user = next((d for d in edg if not (d.file and in_toolkit_header(d.file))), None)
+    dated = compile_api.intrinsic_release(first_user.message) if first_user is edg[0] else None
+    if dated:
+        release = toolkit_release.toolkit_release(text)
+        out["intrinsic_added_in"], out["intrinsic_in_every_compile"] = dated[1], dated[2]
+        out["intrinsic_toolkit_side"] = compile_api.release_side(dated[1], release)
+        if out["needs_arch"]:
+            out["needs_arch_unbuildable"] = not toolkit_release.arch_below_buildable(out["needs_arch"], dated[1])
+    if out["needs_arch"] and out.get("build_arch"):
+        need, built = compile_cause.arch_number(out["needs_arch"]), compile_cause.arch_number(out["build_arch"])
+        out["build_arch_below_need"] = need is not None and built is not None and built < need
     if (
         first_user is not None
         and out["needs_arch"] is None
@@ -538,4 +548,9 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
                 out["toolkit_intrinsic_in_every_compile"],
             ) = intrinsic
             out["toolkit_intrinsic_side"] = compile_api.intrinsic_side(toolkit_release.toolkit_release(text))
+        # a name of the CUDA runtime or driver API the toolkit's headers declare: the toolkit's name, not a typo
+        api_name = compile_api.toolkit_api(first_user.message) if first_user is edg[0] and not intrinsic else None
+        if api_name:
+            out["toolkit_api"], out["toolkit_api_header"], out["toolkit_api_in_every_compile"] = api_name
+            out["toolkit_api_side"] = compile_api.api_names_side(toolkit_release.toolkit_release(text))
     return out

@@ -321,6 +321,7 @@ def parse(text: str) -> SanitizerFacts | None:
         allocation_address=alloc_rec.allocation_address if alloc_rec else _unused_alloc(recs)[0],
         allocation_size_bytes=alloc_rec.allocation_size if alloc_rec else _unused_alloc(recs)[1],
         allocation_high_bit_bytes=_high_bit_past(alloc_rec),
+        allocation_tail_overrun_bytes=_tail_overrun(alloc_rec),
         accesses=tuple(race.accesses) if race else (),
         leaked_bytes=leaked or None,
         unwritten_bytes=next((r.unwritten for r in recs if r.unwritten is not None), None),
@@ -330,6 +331,31 @@ def parse(text: str) -> SanitizerFacts | None:
 
 #: the smallest displacement read as one high address bit: past what any 32-bit index of 2-byte elements reaches
 HIGH_BIT_MIN = 1 << 33
+
+
+def _tail_overrun(rec: Rec | None) -> int | None:
+    """Bytes an access runs past the end of the nearest allocation when it starts inside it and the allocation's
+    size is not a multiple of the access size: a word (or vector) access to the partial last word of a buffer.
+    memcheck places such an access "inside the nearest allocation", since its first byte is.  A size that is a
+    multiple of the access (a caching allocator's segment, whose next pages another mapping holds) says nothing.
+
+    >>> r = Rec(tool="memcheck", kind="invalid-global-read", line=1, message="", size=4, address="0x7fe9eca00a08",
+    ...         relation="inside", allocation_address="0x7fe9eca00a00", allocation_size=9)
+    >>> _tail_overrun(r)
+    3
+    >>> _tail_overrun(Rec(tool="memcheck", kind="invalid-global-write", line=1, message="", size=256,
+    ...         address="0x147267fff80", relation="inside", allocation_address="0x14725400000", allocation_size=20971520))
+    """
+    if rec is None or rec.relation != "inside" or not rec.size or not rec.address or not rec.allocation_address:
+        return None
+    size, total = rec.size, rec.allocation_size
+    if not total or total % size == 0:
+        return None
+    try:
+        offset = int(rec.address, 16) - int(rec.allocation_address, 16)
+    except ValueError:
+        return None
+    return offset + size - total if 0 <= offset < total < offset + size else None
 
 
 def _high_bit_past(rec: Rec | None) -> int | None:

@@ -114,3 +114,24 @@ def arch_side(arch: str | None, release: str | None) -> str | None:
     if first is not None:
         return "inside"
     return None
+
+
+def arch_below_buildable(need: str, since: str) -> bool:
+    """Whether some toolkit release from ``since`` on builds for an architecture below ``need`` (``sm_30``).
+
+    An intrinsic that the headers declare only from ``need`` on can be hidden by that guard only in a build for
+    an older architecture, and only a toolkit that declares the intrinsic can have the guard: CUDA 9.0 added the
+    ``*_sync`` warp intrinsics (guarded ``__CUDA_ARCH__ >= 300``) and removed Fermi (sm_20/21), the last
+    architectures below sm_30, so no toolkit has both and the guard can never be what hides them.
+
+    >>> arch_below_buildable("sm_30", "9.0"), arch_below_buildable("sm_30", "8.0"), arch_below_buildable("sm_80", "11.0")
+    (False, True, True)
+    """
+    m = _ARCH.match(need.strip())
+    if not m:
+        return True
+    need_n = int(re.sub(r"\D", "", m.group(1)))
+    for key, (_first, removed) in _table().items():
+        if key.isdigit() and int(key) < need_n and (removed is None or _ver(removed) > _ver(since)):
+            return True
+    return False

@@ -33,7 +33,10 @@ def _caused_by(text: str, rule: str) -> str | None:
 def test_compile_error_decides_over_the_image_it_failed_to_build() -> None:
     # holdout10 xmrig-nvrtc-funnelshift-undefined-sm30 (xmrig/xmrig-nvidia#246)
     log = corpus_log("holdout10", "xmrig-nvrtc-funnelshift-undefined-sm30")
-    assert decided(log) == ("runtime-assumption", "arch-feature-unavailable", "nvcc-intrinsic-needs-newer-arch")
+    # the compile error leads; without the build's arch in the log it abstains between the arch and the toolkit
+    report = classify_text(log)
+    assert report.diagnosis is not None
+    assert report.diagnosis.findings[0].rule == "nvcc-arch-gated-intrinsic-as-runtime-assumption"
     compiler = collect(log).compiler
     assert compiler is not None and compiler.first_error_file == "CryptonightR.cu"  # not its "Program compile log: "
     note = _caused_by(log, "cudart-kernel-image-invalid")
