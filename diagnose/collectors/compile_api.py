@@ -45,6 +45,8 @@ checks that against the installed toolkit).
 ('texture', 'CUDA runtime', 'CUDA 12.0')
 >>> undefined_api('namespace "cub" has no member "DeviceTopK"')
 ('cub::DeviceTopK', 'CUB', None)
+>>> undefined_api('namespace "cub" has no member "Max"'), cccl_replacement("cub::Max")
+(('cub::Max', 'CUB', 'CUDA 13.0 (CCCL 3.0)'), 'cuda::maximum')
 >>> undefined_api('identifier "factor" is undefined') is None
 True
 >>> undefined_api('identifier "cudaMalloc" is undefined') is None  # declared by every toolkit: a missing include
@@ -116,6 +118,141 @@ REMOVED_CUDA_API: dict[str, str] = {
         "CUDA 12.0",
     ),
 }
+
+#: CUB and Thrust API that CCCL 3.0 removed (CCCL 2.8 deprecated it), the CCCL that CUDA 13.0 ships: the names of the
+#: "Removed functions and classes" list of CCCL's 3.0 migration guide (docs/cccl/3.0_migration_guide.rst,
+#: https://nvidia.github.io/cccl/cccl/3.0_migration_guide.html) that a namespace-qualified use names, each with the
+#: replacement the guide gives, or None where it gives none.  None is declared by the CUDA 13.0.88 headers
+#: (``include/cccl/``): nvcc 13.0 says ``namespace "cub" has no member "Max"`` for every one (the test compiles them).
+#: A source that still uses them was written for CCCL 2.x (CUDA 12.x and older).
+REMOVED_CCCL_RELEASE = "CUDA 13.0 (CCCL 3.0)"
+CCCL_REPLACEMENTS: dict[str, str | None] = {
+    **dict.fromkeys(
+        (
+            "cub::AliasTemporaries",
+            "cub::ArrayWrapper",
+            "cub::BAR",
+            "cub::BFI",
+            "cub::ConstantInputIterator",
+            "cub::CountingInputIterator",
+            "cub::CTA_SYNC_AND",
+            "cub::CTA_SYNC_OR",
+            "cub::CTA_SYNC",
+            "cub::DeviceSpmv",
+            "cub::Difference",
+            "cub::DivideAndRoundUp",
+            "cub::Division",
+            "cub::Equality",
+            "cub::FFMA_RZ",
+            "cub::FMUL_RZ",
+            "cub::FpLimits",
+            "cub::GridBarrier",
+            "cub::GridBarrierLifetime",
+            "cub::IADD3",
+            "cub::Inequality",
+            "cub::Int2Type",
+            "cub::IterateThreadLoad",
+            "cub::IterateThreadStore",
+            "cub::KernelConfig",
+            "cub::LaneId",
+            "cub::LaneMaskGe",
+            "cub::LaneMaskGt",
+            "cub::LaneMaskLe",
+            "cub::LaneMaskLt",
+            "cub::MakePolicyWrapper",
+            "cub::Max",
+            "cub::max",
+            "cub::MemBoundScaling",
+            "cub::Min",
+            "cub::min",
+            "cub::Mutex",
+            "cub::PolicyWrapper",
+            "cub::PRMT",
+            "cub::RegBoundScaling",
+            "cub::SHFL_IDX_SYNC",
+            "cub::SHL_ADD",
+            "cub::SHR_ADD",
+            "cub::Sum",
+            "cub::Swap",
+            "cub::ThreadTrap",
+            "cub::TransformInputIterator",
+            "cub::TripleChevronFactory",
+            "cub::ValueCache",
+            "cub::WARP_ALL",
+            "cub::WARP_ANY",
+            "cub::WARP_BALLOT",
+            "cub::WARP_SYNC",
+            "cub::WarpId",
+        ),
+    ),
+    **dict.fromkeys(
+        (
+            "thrust::unary_function",
+            "thrust::binary_function",
+            "thrust::unary_traits",
+            "thrust::binary_traits",
+            "thrust::bidirectional_universal_iterator_tag",
+            "thrust::conjunction_value",
+            "thrust::conjunction_value_v",
+            "thrust::disjunction_value",
+            "thrust::disjunction_value_v",
+            "thrust::forward_universal_iterator_tag",
+            "thrust::identity",
+            "thrust::input_universal_iterator_tag",
+            "thrust::negation_value",
+            "thrust::negation_value_v",
+            "thrust::not1",
+            "thrust::not2",
+            "thrust::null_type",
+            "thrust::numeric_limits",
+            "thrust::optional",
+            "thrust::output_universal_iterator_tag",
+            "thrust::random_access_universal_iterator_tag",
+            "thrust::remove_cvref",
+            "thrust::remove_cvref_t",
+            "thrust::void_t",
+        ),
+    ),
+    # the replacements the guide names (the others have none, or an internal one)
+    "cub::Max": "cuda::maximum",
+    "cub::Min": "cuda::minimum",
+    "cub::Sum": "cuda::std::plus",
+    "cub::Difference": "cuda::std::minus",
+    "cub::Division": "cuda::std::divides",
+    "cub::Equality": "cuda::std::equal_to",
+    "cub::Inequality": "cuda::std::not_equal_to",
+    "cub::max": "cuda::std::max",
+    "cub::min": "cuda::std::min",
+    "cub::Swap": "cuda::std::swap",
+    "cub::ArrayWrapper": "cuda::std::array",
+    "cub::FpLimits": "cuda::std::numeric_limits",
+    "cub::Int2Type": "cuda::std::integral_constant",
+    "cub::DivideAndRoundUp": "cuda::round_up",
+    "cub::BFI": "cuda::bitfield_insert",
+    "cub::PRMT": "cuda::ptx::prmt",
+    "cub::LaneId": "cuda::ptx::get_sreg_laneid",
+    "cub::WarpId": "cuda::ptx::get_sreg_warpid",
+    "cub::ConstantInputIterator": "thrust::constant_iterator",
+    "cub::CountingInputIterator": "thrust::counting_iterator",
+    "cub::TransformInputIterator": "thrust::transform_iterator",
+    "cub::CTA_SYNC": "__syncthreads()",
+    "cub::WARP_SYNC": "__syncwarp()",
+    "cub::SHFL_IDX_SYNC": "__shfl_sync()",
+    "cub::WARP_BALLOT": "__ballot_sync()",
+    "cub::WARP_ALL": "__all_sync()",
+    "cub::WARP_ANY": "__any_sync()",
+    "cub::ThreadTrap": "cuda::std::terminate",
+    "cub::DeviceSpmv": "cuSPARSE",
+    "thrust::identity": "cuda::std::identity",
+    "thrust::not1": "cuda::std::not_fn",
+    "thrust::not2": "cuda::std::not_fn",
+    "thrust::numeric_limits": "cuda::std::numeric_limits",
+    "thrust::optional": "cuda::std::optional",
+    "thrust::remove_cvref": "cuda::std::remove_cvref",
+    "thrust::remove_cvref_t": "cuda::std::remove_cvref_t",
+    "thrust::void_t": "cuda::std::void_t",
+}
+
 
 #: PyTorch C++ API names a release removed, -> that release: ``AT_CHECK`` (c10/util/Exception.h), deprecated
 #: for ``TORCH_CHECK`` and removed in PyTorch 1.5 (pytorch/pytorch#34846, #36581; extension builds that still
@@ -371,12 +508,19 @@ def undefined_api(message: str) -> tuple[str, str, str | None] | None:
         return name, "CUDA runtime", REMOVED_CUDA_API[name]
     if name in REMOVED_TORCH_API:
         return name, "PyTorch C++ API", REMOVED_TORCH_API[name]
+    if name in CCCL_REPLACEMENTS:
+        return name, "CUB" if name.startswith("cub::") else "Thrust", REMOVED_CCCL_RELEASE
     if name in ADDED_CUDA_TYPES:
         return name, "CUDA toolkit", None
     for rx, library in _LIBRARY_NAMES:
         if rx.search(name):
             return name, library, None
     return None
+
+
+def cccl_replacement(name: str) -> str | None:
+    """What CCCL's 3.0 migration guide says to use instead of a CUB or Thrust name CCCL 3.0 removed, else None."""
+    return CCCL_REPLACEMENTS.get(name)
 
 
 @functools.cache

@@ -503,6 +503,7 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
     api = compile_api.undefined_api(edg[0].message)  # the first error: later ones are often its cascade
     if api:
         out["undefined_api"], out["api_owner"], out["api_removed_in"] = api
+        out["api_replacement"] = compile_api.cccl_replacement(api[0])
         added = compile_api.added_type(api[0])
         if added:
             out["api_added_in"], out["api_header"], out["api_in_every_compile"] = added

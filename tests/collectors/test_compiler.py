@@ -68,6 +68,16 @@ EXPECTED: dict[str, dict[str, object]] = {
         first_error='namespace "cub" has no member "DeviceTopKMaxPairs"',
         first_error_file="topk.cu",
     ),
+    "nvcc-removed-cccl-api": dict(
+        tool="nvcc",
+        error_count=1,
+        first_error='namespace "cub" has no member "Max"',
+        first_error_file="block_max.cu",
+        undefined_api="cub::Max",
+        api_owner="CUB",
+        api_removed_in="CUDA 13.0 (CCCL 3.0)",
+        api_replacement="cuda::maximum",
+    ),
     "nvcc-intrinsic-header-not-included": dict(
         tool="nvcc",
         error_count=1,

@@ -28,7 +28,7 @@ import pytest
 from corpus_logs import classify_text, corpus_log, decided, finding_of
 
 from diagnose.collectors import collect
-from diagnose.collectors.compile_api import ADDED_CUDA_TYPES, REMOVED_CUDA_API, undefined_api
+from diagnose.collectors.compile_api import ADDED_CUDA_TYPES, CCCL_REPLACEMENTS, REMOVED_CUDA_API, undefined_api
 from diagnose.collectors.compile_cause import arch_gate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -223,6 +223,43 @@ def test_removed_names_are_not_declared_by_the_installed_toolkit() -> None:
     declared = [n for n in REMOVED_CUDA_API if re.search(rf"\b{n}\s*[(<]", text)]
     assert declared == []
     assert re.search(r"\bcudaDeviceSynchronize\s*\(", text)  # the check itself finds declared names
+
+
+def test_removed_cccl_api_is_version_skew() -> None:
+    # a real nvcc 13.0.88 run (tests/fixtures/compiler/nvcc-removed-cccl-api.source.yaml): cub::Max, which CCCL 3.0
+    # removed; the fix names the migration guide's replacement
+    log = (FIXTURES / "nvcc-removed-cccl-api.log").read_text()
+    assert decided(log) == ("environment", "version-skew", "nvcc-removed-cccl-api")
+    assert "cuda::maximum" in finding_of(log, "nvcc-removed-cccl-api").fix
+    # in a library the build fetches (AMReX-Codes/amrex#4647): the library's release against this toolkit
+    log = corpus_log("holdout32", "h32b-amrex-cuda13-cub-min-removed")
+    assert decided(log) == ("environment", "version-skew", "nvcc-removed-cccl-api")
+    # a CUB name not on the removed list stays with the undefined-library-API candidates
+    assert undefined_api('namespace "cub" has no member "DeviceTopKMaxPairs"') == (
+        "cub::DeviceTopKMaxPairs",
+        "CUB",
+        None,
+    )
+    assert undefined_api('namespace "thrust" has no member "unary_function"') == (
+        "thrust::unary_function",
+        "Thrust",
+        "CUDA 13.0 (CCCL 3.0)",
+    )
+
+
+@pytest.mark.toolkit
+@pytest.mark.slow
+def test_removed_cccl_names_are_not_declared_by_the_installed_toolkit(tmp_path: Path) -> None:
+    # nvcc's front end (--cuda) on one use of each name: every one is "has no member" in CUDA 13.0's CCCL
+    src = ["#include <cub/cub.cuh>", "#include <thrust/functional.h>", "#include <thrust/device_vector.h>"]
+    src += [f"void f{i}() {{ (void)sizeof({name}); }}" for i, name in enumerate(CCCL_REPLACEMENTS)]
+    (tmp_path / "removed.cu").write_text("\n".join(src) + "\n")
+    cmd = ["nvcc", "-arch=sm_90", "--cuda", "removed.cu", "-o", "/dev/null"]
+    out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
+    missing = {
+        f"{ns}::{n}" for ns, n in re.findall(r'namespace "(\w+)" has no member "(\w+)"', out.stdout + out.stderr)
+    }
+    assert missing == set(CCCL_REPLACEMENTS)
 
 
 # --- compiler-generated kernels ----------------------------------------------------------------------------
@@ -427,6 +464,21 @@ def test_cublas_status_number_in_a_check_macros_layout() -> None:
     # another status number is another family, and a longer number is none of them
     assert _answer("RuntimeError: cuBLAS error at /src/gemm.cu:125 code=8")[2][0][1].startswith("cublas-arch-mismatch")
     assert "cublas-not-supported" not in {r for _, r in _answer("cuBLAS error at /src/gemm.cu:125 code=150")[2]}
+
+
+def test_cublas_status_in_a_call_xla_made_is_the_compilers() -> None:
+    # openxla/xla#6370: XLA's stream executor ran a cuBLASLt FP8 GEMM its rewriter set up, and cuBLAS refused it;
+    # a regression of XLA's rewrite (bisected and reverted), not the program's request
+    log = corpus_log("holdout32", "h32b-xla-fp8-cublaslt-regression")
+    assert decided(log) == ("environment", "compiler-regression", "concept-library-status-in-xla-generated-call")
+    # PyTorch's own call, the program's bf16 GEMM (kijai/ComfyUI-WanVideoWrapper#656), stays cublas-not-supported
+    log = (
+        "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmStridedBatchedEx(handle, opa, "
+        "opb, (int)m, (int)n, (int)k, (void*)&falpha, a, CUDA_R_16BF, (int)lda, stridea, b, CUDA_R_16BF, (int)ldb, "
+        "strideb, (void*)&fbeta, c, CUDA_R_16BF, (int)ldc, stridec, (int)num_batches, compute_type, "
+        "CUBLAS_GEMM_DEFAULT_TENSOR_OP)`"
+    )
+    assert decided(log) == ("runtime-assumption", "library-unsupported-config", "cublas-not-supported")
 
 
 # --- an #include not found inside an installed library's header -------------------------------------------

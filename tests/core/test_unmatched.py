@@ -56,6 +56,18 @@ def test_kind_of_a_dev_log(path: str, cid: str, kind: str) -> None:
     assert h.candidates and h.check
 
 
+def test_trtexec_summary_alone_is_a_failed_engine_build() -> None:
+    # holdout12 tensorrt-trtexec-cublaslt-heuristic-assertion (NVIDIA/TensorRT#2437) without the builder's own
+    # error lines: trtexec's summary and its FAILED verdict, which is not a failed comparison
+    log = case("holdout12/issues.yaml", "tensorrt-trtexec-cublaslt-heuristic-assertion")["log"]
+    summary = "\n".join(line for line in log.splitlines() if "Error Code" not in line)
+    h = hint_for(collect(summary))
+    assert h is not None and h.kind == "tensorrt-build-failed"
+    # an object without the attribute the code asks for (flashrt-project/FlashRT#91)
+    h = hint_for(collect(case("holdout32/issues.yaml", "h32b-flashrt-sm89-fp8-path-dropped")["log"]))
+    assert h is not None and h.kind == "object-attribute-missing"
+
+
 @pytest.mark.parametrize(
     "line",
     [
