@@ -341,7 +341,14 @@ class SanitizerFacts(Facts):
     allocation_size_bytes: int | None = None  # its size
     # an address after the allocation by exactly one power of two (>= 2^33) plus an offset inside it: 2^k
     allocation_high_bit_bytes: int | None = None
+    # an access that starts inside the nearest allocation but whose size carries it past the end: the bytes
+    # past it (a 4-byte read at offset 8 of a 9-byte allocation: 3); None when it ends inside or is not inside
+    access_overrun_bytes: int | None = None
     accesses: tuple[str, ...] = ()  # racecheck: the two (or more) accesses of the first hazard
+    # racecheck: the threads of the first hazard's accesses, where the report prints them: True when two of
+    # them are in different warps (x // 32 differs, same y and z), False when all are in one warp
+    race_across_warps: bool | None = None
+    race_one_warp: bool = False  # race_across_warps is False: every thread printed is in one warp
     leaked_bytes: int | None = None  # bytes leaked, summed over the reports (or the LEAK SUMMARY's)
     unwritten_bytes: int | None = None  # initcheck unused memory: "Not written 80 bytes at offset 0x14"
     records: tuple[SanitizerRecord, ...] = ()  # record: not visible to rules

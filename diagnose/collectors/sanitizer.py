@@ -82,6 +82,11 @@ except where said:
 ``accesses``               the accesses racecheck pairs in the first hazard: ``write at raceWAW.cu:20``,
                            ``read by thread (32,0,0) at warp_error.cu:56`` (kernel+offset without -lineinfo);
                            a long path keeps its last two components
+``race_across_warps``      racecheck's paired accesses print their threads and two are in different warps
+                           (``x // 32`` differs, same y and z): True; all in one warp: False (``race_one_warp``);
+                           None when the threads are not printed (a block barrier or a warp barrier decides)
+``access_overrun_bytes``   an access that starts inside the nearest allocation but whose size carries it past
+                           the end: the bytes past it (a 4-byte read at offset 8 of a 9-byte allocation: 3)
 ``leaked_bytes``           summed ``Leaked N bytes`` (or the ``LEAK SUMMARY``)
 ``unwritten_bytes``        initcheck's ``Not written N bytes at offset ...``
 
@@ -321,7 +326,10 @@ def parse(text: str) -> SanitizerFacts | None:
         allocation_address=alloc_rec.allocation_address if alloc_rec else _unused_alloc(recs)[0],
         allocation_size_bytes=alloc_rec.allocation_size if alloc_rec else _unused_alloc(recs)[1],
         allocation_high_bit_bytes=_high_bit_past(alloc_rec),
+        access_overrun_bytes=_overrun(alloc_rec, access_rec.size if access_rec else None, lead),
         accesses=tuple(race.accesses) if race else (),
+        race_across_warps=_across_warps(race.accesses) if race else None,
+        race_one_warp=_across_warps(race.accesses) is False if race else False,
         leaked_bytes=leaked or None,
         unwritten_bytes=next((r.unwritten for r in recs if r.unwritten is not None), None),
         records=records,
@@ -330,6 +338,52 @@ def parse(text: str) -> SanitizerFacts | None:
 
 #: the smallest displacement read as one high address bit: past what any 32-bit index of 2-byte elements reaches
 HIGH_BIT_MIN = 1 << 33
+
+
+def _overrun(rec: Rec | None, size: int | None, lead: Rec | None) -> int | None:
+    """Bytes past the end of the nearest allocation that an access starting inside it covers: memcheck
+    calls a 4-byte read at offset 8 of a 9-byte allocation out of bounds and "inside the nearest
+    allocation", and it is a tail overrun (the access's size carries it 3 bytes past the end), not an
+    access to freed memory.
+
+    >>> r = Rec(tool=None, kind="invalid-global-read", line=1, message="", relation="inside",
+    ...         allocation_address="0x7fe9eca00a00", allocation_size=9)
+    >>> _overrun(r, 4, Rec(tool=None, kind="", line=1, message="", address="0x7fe9eca00a08"))
+    3
+    >>> _overrun(r, 1, Rec(tool=None, kind="", line=1, message="", address="0x7fe9eca00a08")) is None
+    True
+    """
+    if rec is None or lead is None or rec.relation != "inside" or not size:
+        return None
+    if not (rec.allocation_size and rec.allocation_address and lead.address):
+        return None
+    try:
+        offset = int(lead.address, 16) - int(rec.allocation_address, 16)
+    except ValueError:
+        return None
+    past = offset + size - rec.allocation_size
+    return past if 0 <= offset < rec.allocation_size and past > 0 else None
+
+
+_THREAD_IN_ACCESS = re.compile(r"\bby thread \((\d+),(\d+),(\d+)\)")
+
+
+def _across_warps(accesses: tuple[str, ...] | list[str]) -> bool | None:
+    """Whether racecheck's paired accesses come from threads of different warps (True) or of one warp
+    (False); None when the report does not print two threads, or their y/z differ (the block's x
+    extent, which decides the warp, is not in the report).
+
+    >>> _across_warps(["write by thread (35,0,0) at warp_error.cu:44", "read by thread (32,0,0) at warp_error.cu:56"])
+    False
+    >>> _across_warps(["write by thread (0,0,0) at a.cu:289", "read by thread (64,0,0) at a.cu:291"])
+    True
+    >>> _across_warps(["write at a.cu:289", "read at a.cu:291"]) is None
+    True
+    """
+    threads = [tuple(int(g) for g in m.groups()) for a in accesses for m in [_THREAD_IN_ACCESS.search(a)] if m]
+    if len(threads) < 2 or len({t[1:] for t in threads}) > 1:
+        return None
+    return len({t[0] // 32 for t in threads}) > 1
 
 
 def _high_bit_past(rec: Rec | None) -> int | None:
