@@ -361,6 +361,10 @@ class SanitizerFacts(Facts):
     # multiple of the access size: the bytes past the end (3: a 4-byte read at byte 8 of a 9-byte buffer)
     allocation_tail_overrun_bytes: int | None = None
     accesses: tuple[str, ...] = ()  # racecheck: the two (or more) accesses of the first hazard
+    # racecheck: the threads of the first hazard's accesses, where the report prints them: True when two of
+    # them are in different warps (x // 32 differs, same y and z), False when all are in one warp
+    race_across_warps: bool | None = None
+    race_one_warp: bool = False  # race_across_warps is False: every thread printed is in one warp
     leaked_bytes: int | None = None  # bytes leaked, summed over the reports (or the LEAK SUMMARY's)
     unwritten_bytes: int | None = None  # initcheck unused memory: "Not written 80 bytes at offset 0x14"
     records: tuple[SanitizerRecord, ...] = ()  # record: not visible to rules

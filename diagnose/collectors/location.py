@@ -43,6 +43,7 @@ from typing import Any
 
 from diagnose.collectors import compile_cause
 from diagnose.collectors.gate_words import gate
+from diagnose.collectors.signature import own_name, strip_return_type
 from diagnose.facts import LocationFacts
 
 MAX_FRAME = 160  # characters of a frame kept
@@ -478,7 +479,28 @@ _DEVICE_LEAD = (
 )
 
 
+_PC_PREFIX = re.compile(r"^0x[0-9a-fA-F]+ in ")
+
+
+def _device_frame_text(where: str) -> str:
+    """A device frame as a report quotes it: without the return type printed before the function."""
+    pc = _PC_PREFIX.match(where)
+    head = pc.group(0) if pc else ""
+    return head + strip_return_type(where[len(head) :])
+
+
+def _device_own_name(where: str) -> str:
+    """A device frame reduced to the function's own qualified name (and the source after it): the library
+    that owns a kernel is its own namespace, not one that only its return type, template arguments or
+    parameter types name (``cuda::std::pair<int, int> cudf::...::page_bounds<...>`` is cuDF's)."""
+    pc = _PC_PREFIX.match(where)
+    head = pc.group(0) if pc else ""
+    return head + own_name(where[len(head) :])
+
+
 def _kernel_lib(name: str, *, device: bool = False) -> tuple[str, str] | None:
+    if device:
+        name = _device_own_name(name)
     for rx, kind, lib, keys in (_DEVICE_LEAD + _KERNEL_LIBS + _DEVICE_LIBS) if device else _KERNEL_LIBS:
         if any(k in name for k in keys) and rx.search(name):
             return kind, lib
@@ -606,7 +628,7 @@ def parse(text: str) -> LocationFacts | None:
         hit = _kernel_lib(kernel_where, device=True) or _kernel_lib(device[0][0], device=True)
         if hit:
             kind, library = hit
-            frame, lines = _clip(kernel_where), [at]
+            frame, lines = _clip(_device_frame_text(kernel_where)), [at]
         else:
             kind, frame, lines = "user", _clip(device[0][0]), [device[0][1]]
 

@@ -82,6 +82,9 @@ except where said:
 ``accesses``               the accesses racecheck pairs in the first hazard: ``write at raceWAW.cu:20``,
                            ``read by thread (32,0,0) at warp_error.cu:56`` (kernel+offset without -lineinfo);
                            a long path keeps its last two components
+``race_across_warps``      racecheck's paired accesses print their threads and two are in different warps
+                           (``x // 32`` differs, same y and z): True; all in one warp: False (``race_one_warp``);
+                           None when the threads are not printed (a block barrier or a warp barrier decides)
 ``leaked_bytes``           summed ``Leaked N bytes`` (or the ``LEAK SUMMARY``)
 ``unwritten_bytes``        initcheck's ``Not written N bytes at offset ...``
 
@@ -323,6 +326,8 @@ def parse(text: str) -> SanitizerFacts | None:
         allocation_high_bit_bytes=_high_bit_past(alloc_rec),
         allocation_tail_overrun_bytes=_tail_overrun(alloc_rec),
         accesses=tuple(race.accesses) if race else (),
+        race_across_warps=_across_warps(race.accesses) if race else None,
+        race_one_warp=_across_warps(race.accesses) is False if race else False,
         leaked_bytes=leaked or None,
         unwritten_bytes=next((r.unwritten for r in recs if r.unwritten is not None), None),
         records=records,
@@ -356,6 +361,27 @@ def _tail_overrun(rec: Rec | None) -> int | None:
     except ValueError:
         return None
     return offset + size - total if 0 <= offset < total < offset + size else None
+
+
+_THREAD_IN_ACCESS = re.compile(r"\bby thread \((\d+),(\d+),(\d+)\)")
+
+
+def _across_warps(accesses: tuple[str, ...] | list[str]) -> bool | None:
+    """Whether racecheck's paired accesses come from threads of different warps (True) or of one warp
+    (False); None when the report does not print two threads, or their y/z differ (the block's x
+    extent, which decides the warp, is not in the report).
+
+    >>> _across_warps(["write by thread (35,0,0) at warp_error.cu:44", "read by thread (32,0,0) at warp_error.cu:56"])
+    False
+    >>> _across_warps(["write by thread (0,0,0) at a.cu:289", "read by thread (64,0,0) at a.cu:291"])
+    True
+    >>> _across_warps(["write at a.cu:289", "read at a.cu:291"]) is None
+    True
+    """
+    threads = [tuple(int(g) for g in m.groups()) for a in accesses for m in [_THREAD_IN_ACCESS.search(a)] if m]
+    if len(threads) < 2 or len({t[1:] for t in threads}) > 1:
+        return None
+    return len({t[0] // 32 for t in threads}) > 1
 
 
 def _high_bit_past(rec: Rec | None) -> int | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from diagnose.collectors.signature import strip_return_type
 from diagnose.facts import SanitizerRecord
 
 # the report prefix: "========= " (indented when pasted inside a quote or a list)
@@ -141,8 +142,8 @@ def short_path(path: str) -> str:
 
 
 def _strip_void(name: str) -> str:
-    name = name.strip()
-    return name[5:] if name.startswith("void ") else name
+    """The function's name without the return type printed before it (``void``, ``cuda::std::pair<...>``)."""
+    return strip_return_type(name)
 
 
 @dataclass
