@@ -23,7 +23,9 @@ declarations (``diagnose/data/cuda_stand_in/``: the libraries' handle and status
 include path after every real folder.  A clean second compile checked the source's own code; an error in the
 source's own code that names none of the stood-in libraries is the source's; an error that names one (a cuBLAS
 call the stand-ins do not declare) or lies in torch's or the stand-in headers is not the source's, and the
-check stays stopped at the missing header (:func:`stand_in_errors`).
+check stays stopped at the missing header (:func:`stand_in_errors`).  A source that names such a library's
+functions or constants, which the stand-ins do not declare (``cublasSgemm``, ``CUBLAS_OP_T``), cannot be checked
+that way: its second compile is not run (:func:`undeclared_library_names`).
 """
 
 from __future__ import annotations
@@ -231,6 +233,28 @@ _ERROR = re.compile(
 )
 
 
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def _names(text: str) -> set[str]:
+    return set(_STOOD_IN_NAME.findall(_COMMENT.sub(" ", text)))
+
+
+def undeclared_library_names(text: str) -> list[str]:
+    """The stood-in libraries' identifiers a source names (outside comments) that the stand-ins do not declare
+    (``cublasSgemm``, ``CUBLAS_OP_T``): a compile with the stand-ins cannot check such a source, so it is not run.
+
+    >>> undeclared_library_names("cublasHandle_t h; // cublasCreate(&h)\\nif (s != CUBLAS_STATUS_SUCCESS) {}")
+    []
+    >>> undeclared_library_names("cublasStatus_t s = cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N);")
+    ['CUBLAS_OP_N', 'CUBLAS_OP_T', 'cublasSgemm']
+    """
+    declared: set[str] = set()
+    for header in STAND_IN_DIR.rglob("*.h"):
+        declared |= _names(header.read_text(encoding="utf-8"))
+    return sorted(_names(text) - declared)
+
+
 def stand_in_header(log: str) -> str | None:
     """The header a compile stopped at, when kdiag has a stand-in for it (``cusparse.h``, ``cublas_v2.h``,
     ``c10/cuda/impl/cuda_cmake_macros.h`` ...).
@@ -354,7 +378,14 @@ def check(
             src, f"build/{name}", tuple(argv), ok, log, outcome.timed_out, regs, spilled, shared, outcome, missing
         )
         if missing is not None and stand_in_header(log):
-            got = _with_stand_ins(got, path, src.lang == "cuda", build / f"source{i}_stand_in", run)
+            beyond = undeclared_library_names(src.text)
+            if beyond:  # a compile with the stand-ins would stop at these: the library's gap, found without it
+                named = ", ".join(beyond[:3]) + (" ..." if len(beyond) > 3 else "")
+                got = dataclasses.replace(
+                    got, unchecked=f"the source names {named}, which the stand-ins do not declare"
+                )
+            else:
+                got = _with_stand_ins(got, path, src.lang == "cuda", build / f"source{i}_stand_in", run)
         compiled.append(got)
         if not got.ok:
             break  # the first source that does not compile is the finding
@@ -385,4 +416,5 @@ def _with_stand_ins(first: Compiled, path: Path, cuda: bool, folder: Path, run: 
     if own and not other:
         return Compiled(first.source, first.file, tuple(argv), False, log, False, outcome=outcome, stood_in=stood)
     why = re.sub(r"^\S*/", "", other[0])[:200] if other else ("it timed out" if outcome.timed_out else "it failed")
-    return dataclasses.replace(first, unchecked=why)
+    return dataclasses.replace(first, unchecked=f"compiled with them, its errors involve those libraries or torch's "
+                               f"headers, not the source's own code: {why}")  # fmt: skip

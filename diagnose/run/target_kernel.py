@@ -159,9 +159,8 @@ def _compile_check(ctx: RunContext) -> CC.Check | None:
     (ctx.rd / "compile.log").write_text(check.log)
     for c in check.compiled:
         if c.missing:
-            past = (f" (compiled again with kdiag's stand-in declarations for the CUDA math libraries' headers, its "
-                    f"errors involve those libraries or torch's headers, not the source's own code: {c.unchecked})"
-                    ) if c.unchecked else ""  # fmt: skip
+            past = (f" (kdiag's stand-in declarations for the CUDA math libraries' headers cannot check it past "
+                    f"there: {c.unchecked})") if c.unchecked else ""  # fmt: skip
             ctx.log.note(f"compile check of {c.source.origin} stopped: {c.missing} is not installed on this machine; "
                          f"the source was not checked past it{past}")  # fmt: skip
         if c.stood_in:

@@ -94,8 +94,21 @@ def test_a_call_into_a_library_the_stand_ins_leave_out_is_not_the_source_s(tmp_p
     assert check.failed is None and not check.ok
     stopped = check.incomplete
     assert stopped is not None and stopped.missing == "cusparse.h (included by ATen/cuda/CUDAContextLight.h)"
-    assert stopped.unchecked == 'source0_load_inline.cu(76): error: identifier "cublasCreate" is undefined'
+    assert stopped.unchecked is not None
+    assert stopped.unchecked.endswith('source0_load_inline.cu(76): error: identifier "cublasCreate" is undefined')
     assert stopped.log == CUSPARSE  # the record is the first compile's stop at the header
+
+
+def test_a_source_that_names_what_the_stand_ins_leave_out_is_not_compiled_with_them(tmp_path: Path) -> None:
+    """The cuBLAS submission of the fixture above: its calls would stop the second compile, so it is not run."""
+    calls: list[list[str]] = []
+    found = S.extract(ROOT / "corpus" / "kernelbench" / "real_gep_mgs_v3_cublas_epilogue" / "submission.py")
+    check = CC.check(found, tmp_path, "sm_90", "nvcc", None, _replay([CUSPARSE], calls))
+    assert len(calls) == 1 and check.failed is None
+    stopped = check.incomplete
+    assert stopped is not None and stopped.unchecked is not None
+    assert stopped.unchecked.startswith("the source names CUBLAS_DEFAULT_MATH, CUBLAS_OP_N, CUBLAS_OP_T ...")
+    assert "cublasSgemm" in CC.undeclared_library_names(found.sources[0].text)
 
 
 def test_whose_errors_under_the_stand_ins() -> None:
