@@ -88,6 +88,16 @@ def test_a_source_error_quotes_nvcc_and_a_clean_compile_says_what_it_checked(lab
 
 
 @pytest.mark.toolkit
+def test_a_source_that_includes_torch_s_cuda_context_is_checked_past_the_math_libraries_headers(labelled) -> None:
+    """torch's ATen/cuda/CUDAContext.h includes cuSPARSE's, cuBLAS's and cuSOLVER's headers: where the toolkit lacks
+    them, kdiag's stand-ins take their place in a second compile, and the kernel's own error is still found."""
+    _, bad, _ = labelled("cuda_context_source_error")
+    quoted = [e["text"] for e in bad["evidence"]]
+    assert any('error: identifier "alpah" is undefined' in t for t in quoted), quoted
+    assert not any("cusparse" in t for t in quoted), quoted
+
+
+@pytest.mark.toolkit
 def test_the_host_cxx_of_load_inline_is_compiled_with_the_bindings_it_gets(labelled) -> None:
     _, bad, _ = labelled("cuda_cpp_decl_error")
     host = Path(bad["run_dir"]) / "build" / "source1_load_inline.cpp"

@@ -14,10 +14,23 @@ file ``load`` names) go through the host compiler with ``-fsyntax-only`` once ev
 compiled: a missing ``;`` after a declaration, or a name in ``functions`` that no source declares,
 fails there, as it fails load_inline's build of ``main.cpp``.  Without a host compiler they are
 listed, not compiled.
+
+torch's CUDA headers (``ATen/cuda/CUDAContext.h``, which most model-written sources include for
+``at::cuda::getCurrentCUDAStream()``) include the CUDA math libraries' headers (cuSPARSE, cuBLAS, cuBLASLt,
+cuSOLVER), and torch's CPU wheels lack ``c10/cuda/impl/cuda_cmake_macros.h``.  When a compile stops at one of
+those headers on a machine that lacks it, the source is compiled a second time with kdiag's stand-in
+declarations (``diagnose/data/cuda_stand_in/``: the libraries' handle and status types, no functions) on the
+include path after every real folder.  A clean second compile checked the source's own code; an error in the
+source's own code that names none of the stood-in libraries is the source's; an error that names one (a cuBLAS
+call the stand-ins do not declare) or lies in torch's or the stand-in headers is not the source's, and the
+check stays stopped at the missing header (:func:`stand_in_errors`).  A source that names such a library's
+functions or constants, which the stand-ins do not declare (``cublasSgemm``, ``CUBLAS_OP_T``), cannot be checked
+that way: its second compile is not run (:func:`undeclared_library_names`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sysconfig
 from collections.abc import Mapping
@@ -57,6 +70,11 @@ class Compiled:
     shared: int = 0  # static shared memory, bytes (max over the kernels)
     outcome: Any = None  # the runner's Outcome of the nvcc child
     missing: str | None = None  # a header this machine lacks, included by torch's or the toolkit's own headers
+    #: the header the first compile stopped at, when this is the second compile's result, with kdiag's stand-in
+    #: declarations for the math libraries' headers (the source's own code compiled, or failed, past it)
+    stood_in: str | None = None
+    #: the stand-in compile's first error that involves a stood-in library, when that stopped it (not the source's)
+    unchecked: str | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +117,10 @@ class Check:
         what = "its CUDA source" if n == 1 else f"its {n} CUDA sources"
         host = sum(1 for c in self.compiled if c.source.lang == "cpp" and c.ok)
         also = f"; its host C++ ({'the bindings' if host == 1 else f'{host} sources'}) compiles" if host else ""
+        stood = next((c.stood_in for c in self.compiled if c.stood_in), None)
+        if stood:
+            also += (f"; {stood.split(' (')[0]} and the other CUDA math libraries' headers torch's headers include "
+                     "were stood in by kdiag's declarations (calls into those libraries were not checked)")  # fmt: skip
         return f"compiles for {self.arch} ({what}): {text}{also}"
 
 
@@ -198,6 +220,90 @@ def library_header(header: str) -> str | None:
     return header if _LIBRARY_HEADER.search(header.strip()) else None
 
 
+#: kdiag's stand-in declarations for the math libraries' headers torch's CUDA headers include (see its README.md)
+STAND_IN_DIR = Path(__file__).resolve().parents[1] / "data" / "cuda_stand_in"
+#: an identifier of a stood-in library: its functions and types (cublasSgemm, cublasLtMatmulDesc_t, cusparseSpMM ...)
+#: and constants (CUBLAS_OP_T, CUSPARSE_INDEX_32I ...), torch's own wrappers of them (_cublasGetErrorEnum)
+_STOOD_IN_NAME = re.compile(r"(?<![A-Za-z0-9])(?:cublas|cusparse|cusolver|CUBLAS|CUSPARSE|CUSOLVER)\w*")
+# an error's first line: EDG's (nvcc) 'FILE(12): error: ...', gcc/clang's 'FILE:12:5: error: ...'
+_ERROR = re.compile(
+    r"^(?P<file>[^\n(]+?)\((?P<line>\d+)\): (?:catastrophic )?error: (?P<msg>.*)$"
+    r"|^(?P<gfile>[^\n:]+?):(?P<gline>\d+):(?:\d+:)? (?:fatal )?error: (?P<gmsg>.*)$",
+    re.M,
+)
+
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def _names(text: str) -> set[str]:
+    return set(_STOOD_IN_NAME.findall(_COMMENT.sub(" ", text)))
+
+
+def undeclared_library_names(text: str) -> list[str]:
+    """The stood-in libraries' identifiers a source names (outside comments) that the stand-ins do not declare
+    (``cublasSgemm``, ``CUBLAS_OP_T``): a compile with the stand-ins cannot check such a source, so it is not run.
+
+    >>> undeclared_library_names("cublasHandle_t h; // cublasCreate(&h)\\nif (s != CUBLAS_STATUS_SUCCESS) {}")
+    []
+    >>> undeclared_library_names("cublasStatus_t s = cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N);")
+    ['CUBLAS_OP_N', 'CUBLAS_OP_T', 'cublasSgemm']
+    """
+    declared: set[str] = set()
+    for header in STAND_IN_DIR.rglob("*.h"):
+        declared |= _names(header.read_text(encoding="utf-8"))
+    return sorted(_names(text) - declared)
+
+
+def stand_in_header(log: str) -> str | None:
+    """The header a compile stopped at, when kdiag has a stand-in for it (``cusparse.h``, ``cublas_v2.h``,
+    ``c10/cuda/impl/cuda_cmake_macros.h`` ...).
+
+    >>> stand_in_header("/t/include/ATen/cuda/CUDAContextLight.h:10:10: fatal error: cusparse.h: No such file or directory")
+    'cusparse.h'
+    >>> stand_in_header('/r/s.cu(3): catastrophic error: cannot open source file "cufft.h"') is None
+    True
+    """
+    m = _MISSING.search(log)
+    header = (m.group("a") or m.group("b")).strip() if m else ""
+    return header if header and ".." not in header and (STAND_IN_DIR / header).is_file() else None
+
+
+def stand_in_errors(log: str, source: Path) -> tuple[list[str], list[str]]:
+    r"""A compile with the stand-ins that failed: its errors in the source's own code that involve none of the
+    stood-in libraries (the source's), and the others (a call into a library the stand-ins do not declare, an
+    error in torch's or the stand-in headers, a header still missing): the machine's gap.  Each error is its
+    first line with the source line a compiler quotes after it.
+
+    >>> own, lib = stand_in_errors(
+    ...     '/r/b/s.cu(9): error: identifier "scal" is undefined\n      y[i] = scal;\n             ^\n\n'
+    ...     '/r/b/s.cu(12): error: identifier "cublasSgemm" is undefined\n      cublasSgemm(h);\n      ^\n', Path("s.cu"))
+    >>> own, lib
+    (['/r/b/s.cu(9): error: identifier "scal" is undefined'], ['/r/b/s.cu(12): error: identifier "cublasSgemm" is undefined'])
+    """
+    own: list[str] = []
+    other: list[str] = []
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        m = _ERROR.match(line)
+        if m is None:
+            continue
+        where = (m.group("file") or m.group("gfile") or "").strip()
+        quoted = []
+        for nxt in lines[i + 1 : i + 4]:  # the quoted source line (and caret) that follow, until the next message
+            if not nxt.strip() or _ERROR.match(nxt) or nxt.startswith(("In file included", "                 from")):
+                break
+            quoted.append(nxt)
+        text = "\n".join([line, *quoted])
+        mine = Path(where).name == source.name and str(STAND_IN_DIR) not in where
+        if _MISSING.match(
+            line
+        ):  # a header still missing: the source's own only when it is neither torch's nor a library's
+            mine = missing_header(line, source) is None
+        (own if mine and not _STOOD_IN_NAME.search(text) else other).append(line.strip())
+    return own, other
+
+
 def missing_header(log: str, source: Path) -> str | None:
     """``header (included by FILE)`` when the compile stopped at a header that a file other than the
     submission's own source includes (torch's CUDA headers want cuSPARSE, cuBLAS ...): the machine lacks it; or
@@ -268,11 +374,47 @@ def check(
         ok = outcome.exit_code == 0 and not outcome.timed_out
         regs, spilled, shared = figures(log)
         missing = None if ok else missing_header(log, path)
-        compiled.append(
-            Compiled(
-                src, f"build/{name}", tuple(argv), ok, log, outcome.timed_out, regs, spilled, shared, outcome, missing
-            )
+        got = Compiled(
+            src, f"build/{name}", tuple(argv), ok, log, outcome.timed_out, regs, spilled, shared, outcome, missing
         )
-        if not ok:
+        if missing is not None and stand_in_header(log):
+            beyond = undeclared_library_names(src.text)
+            if beyond:  # a compile with the stand-ins would stop at these: the library's gap, found without it
+                named = ", ".join(beyond[:3]) + (" ..." if len(beyond) > 3 else "")
+                got = dataclasses.replace(
+                    got, unchecked=f"the source names {named}, which the stand-ins do not declare"
+                )
+            else:
+                got = _with_stand_ins(got, path, src.lang == "cuda", build / f"source{i}_stand_in", run)
+        compiled.append(got)
+        if not got.ok:
             break  # the first source that does not compile is the finding
     return Check(arch, tuple(compiled), tuple(listed), found.unresolved)
+
+
+def stand_in_argv(argv: tuple[str, ...], cuda: bool) -> list[str]:
+    """The same compile with the stand-in folder searched after every real include folder (``-idirafter``, which
+    nvcc hands its host compiler's preprocessor): a header that is installed is always the one read."""
+    flags = ["-Xcompiler", f"-idirafter,{STAND_IN_DIR}"] if cuda else ["-idirafter", str(STAND_IN_DIR)]
+    return [*argv[:-1], *flags, argv[-1]]  # the source stays last
+
+
+def _with_stand_ins(first: Compiled, path: Path, cuda: bool, folder: Path, run: Any) -> Compiled:
+    """The second compile, with kdiag's stand-ins for the math libraries' headers: its result when it compiles or
+    fails in the source's own code; else the first compile's stop at the missing header, with the stand-in
+    compile's first error that involves a stood-in library (``unchecked``)."""
+    argv = stand_in_argv(first.argv, cuda)
+    outcome = run(argv, folder, COMPILE_TIMEOUT_S)
+    log = outcome.stdout.read_text() + outcome.stderr.read_text()
+    ok = outcome.exit_code == 0 and not outcome.timed_out
+    stood = first.missing
+    if ok:
+        regs, spilled, shared = figures(log)
+        return Compiled(first.source, first.file, tuple(argv), True, log, False, regs, spilled, shared, outcome,
+                        None, stood)  # fmt: skip
+    own, other = ([], []) if outcome.timed_out else stand_in_errors(log, path)
+    if own and not other:
+        return Compiled(first.source, first.file, tuple(argv), False, log, False, outcome=outcome, stood_in=stood)
+    why = re.sub(r"^\S*/", "", other[0])[:200] if other else ("it timed out" if outcome.timed_out else "it failed")
+    return dataclasses.replace(first, unchecked=f"compiled with them, its errors involve those libraries or torch's "
+                               f"headers, not the source's own code: {why}")  # fmt: skip

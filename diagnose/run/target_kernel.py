@@ -159,8 +159,14 @@ def _compile_check(ctx: RunContext) -> CC.Check | None:
     (ctx.rd / "compile.log").write_text(check.log)
     for c in check.compiled:
         if c.missing:
+            past = (f" (kdiag's stand-in declarations for the CUDA math libraries' headers cannot check it past "
+                    f"there: {c.unchecked})") if c.unchecked else ""  # fmt: skip
             ctx.log.note(f"compile check of {c.source.origin} stopped: {c.missing} is not installed on this machine; "
-                         "the source was not checked past it")  # fmt: skip
+                         f"the source was not checked past it{past}")  # fmt: skip
+        if c.stood_in:
+            ctx.log.note(f"{c.source.origin}: {c.stood_in} is not installed on this machine; compiled again with "
+                         "kdiag's stand-in declarations for the CUDA math libraries' headers (their handle and status "
+                         "types: the source's own code is checked, its calls into those libraries are not)")  # fmt: skip
         if c.timed_out:
             ctx.log.note(f"compile check of {c.source.origin} timed out after {CC.COMPILE_TIMEOUT_S:.0f} s")
     return check
