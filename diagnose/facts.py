@@ -399,6 +399,8 @@ class EnvFacts(Facts):
     kernel_module_version: str | None = None  # the loaded nvidia.ko: NVRM "this kernel module has the version"
     driver_message: str | None = None  # the line saying the driver is missing, not loaded, mismatched or too old
     missing_command: str | None = None  # "nvcc" from "sh: 1: nvcc: not found" (CUDA tools only)
+    # "/usr/local/cuda/bin/nvcc" when the missing command was run by a path (a hard-coded toolkit location)
+    missing_command_path: str | None = None
     denied_path: str | None = None  # "/dev/nvidiactl" from "... /dev/nvidiactl: Permission denied"
     permission_message: str | None = None  # the line that refused access
     toolkit_cuda_version: str | None = None  # "11.8": the CUDA torch.utils.cpp_extension detected
