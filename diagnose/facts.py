@@ -116,6 +116,9 @@ class CudaFacts(Facts):
     message: str | None = None  # the runtime's string: "an illegal memory access was encountered"
     form: str | None = None  # torch | torch-accelerator | cupy | triton | numba | raw | driver-api | legacy | hip
     api_call: str | None = None  # the API call named next to it, when printed: "cudaDeviceSynchronize()"
+    # that call links or loads generated device code (cuLink*, cuModuleLoad*, cuLibraryLoad*, nvJitLink*), so the
+    # error is about the code a compiler or JIT produced, before any kernel of it ran
+    api_call_links: bool = False
     device_assert: bool = False  # a device-side assertion fired
     assert_message: str | None = None  # "Assertion `srcIndex < srcSelectDimSize` failed."
     # a symbol or kernel not found by name (diagnose.collectors.symbol_lookup): the dtype its name carries, the
