@@ -530,6 +530,9 @@ class NumericsFacts(Facts):
     shown_pairs: int = 0
     shown_nonfinite_new: int = 0
     shown_zero_new: int = 0  # ... and how many are exactly 0 in the output where the reference is a nonzero number
+    # a result printed as an array whose every element is Inf or NaN (3 or more, "[inf, inf, inf, ...]"), with no
+    # reference beside it: how many non-finite elements it printed (diagnose.collectors.numerics)
+    printed_nonfinite: int = 0
     # a launch configuration of the same sweep whose check passed before this mismatch ("All results match for
     # block_size=512."): the failure depends on the block size
     passed_block_size: int | None = None
