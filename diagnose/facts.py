@@ -116,6 +116,9 @@ class CudaFacts(Facts):
     message: str | None = None  # the runtime's string: "an illegal memory access was encountered"
     form: str | None = None  # torch | torch-accelerator | cupy | triton | numba | raw | driver-api | legacy | hip
     api_call: str | None = None  # the API call named next to it, when printed: "cudaDeviceSynchronize()"
+    # that call links or loads generated device code (cuLink*, cuModuleLoad*, cuLibraryLoad*, nvJitLink*), so the
+    # error is about the code a compiler or JIT produced, before any kernel of it ran
+    api_call_links: bool = False
     device_assert: bool = False  # a device-side assertion fired
     assert_message: str | None = None  # "Assertion `srcIndex < srcSelectDimSize` failed."
     # a symbol or kernel not found by name (diagnose.collectors.symbol_lookup): the dtype its name carries, the
@@ -399,6 +402,8 @@ class EnvFacts(Facts):
     kernel_module_version: str | None = None  # the loaded nvidia.ko: NVRM "this kernel module has the version"
     driver_message: str | None = None  # the line saying the driver is missing, not loaded, mismatched or too old
     missing_command: str | None = None  # "nvcc" from "sh: 1: nvcc: not found" (CUDA tools only)
+    # "/usr/local/cuda/bin/nvcc" when the missing command was run by a path (a hard-coded toolkit location)
+    missing_command_path: str | None = None
     denied_path: str | None = None  # "/dev/nvidiactl" from "... /dev/nvidiactl: Permission denied"
     permission_message: str | None = None  # the line that refused access
     toolkit_cuda_version: str | None = None  # "11.8": the CUDA torch.utils.cpp_extension detected
@@ -525,6 +530,9 @@ class NumericsFacts(Facts):
     shown_pairs: int = 0
     shown_nonfinite_new: int = 0
     shown_zero_new: int = 0  # ... and how many are exactly 0 in the output where the reference is a nonzero number
+    # a result printed as an array whose every element is Inf or NaN (3 or more, "[inf, inf, inf, ...]"), with no
+    # reference beside it: how many non-finite elements it printed (diagnose.collectors.numerics)
+    printed_nonfinite: int = 0
     # a launch configuration of the same sweep whose check passed before this mismatch ("All results match for
     # block_size=512."): the failure depends on the block size
     passed_block_size: int | None = None

@@ -313,9 +313,55 @@ ADDED_CUDA_TYPES: dict[str, tuple[str, str]] = {
 #:   openmp ``omptarget-nvptx.h``).  The guide states their arch minimum (compute capability 3.x; ``__match_*_sync``
 #:   7.x), which the headers' ``__CUDA_ARCH__`` guards carry (cuda_arch_gates.json);
 #: - CUDA 11.0, the warp reduce functions ``__reduce_*_sync``: compute capability 8.x or higher (the guide), and
-#:   sm_80 came with CUDA 11.0 (its release notes).
-_WARP_SYNC, _WARP_REDUCE = "9.0", "11.0"
+#:   sm_80 came with CUDA 11.0 (its release notes);
+#: - CUDA 8.0, cuda_fp16.h's conversions with a rounding mode (``__half2int_rn`` ... ``__ull2half_ru``,
+#:   ``__float2half_rd/_ru/_rz``) and its bit reinterpretations (``__half_as_short``, ``__half_as_ushort``,
+#:   ``__short_as_half``, ``__ushort_as_half``): the CUDA Math API's "Half Precision Conversion And Data Movement"
+#:   list of CUDA 7.5 (the release that added cuda_fp16.h) goes from ``__half2half2`` to ``__halves2half2`` with none
+#:   of them, CUDA 8.0's lists them (https://docs.nvidia.com/cuda/archive/8.0/cuda-math-api/
+#:   group__CUDA__MATH____HALF__MISC.html), and CUDA 8.0's cuda_fp16.h (``__half`` still the plain ``typedef struct
+#:   __align__(2) { unsigned short x; } __half``) declares them.  A CUDA 8.0 release candidate may lack them, which
+#:   a log's "8.0.x" cannot tell, so these date to 8.0 and a log's 8.0 release never reads as too old;
+#: - CUDA 9.0, ``__half_raw`` and ``__half2_raw``: CUDA 9.0 made ``__half`` a C++ class (constructors, conversion
+#:   operators, arithmetic operators, in the new cuda_fp16.hpp) and gave the plain struct of 7.5/8.0 these names
+#:   (the CUDA 9 cuda_fp16.h and cuda_fp16.hpp; projects guard them with ``CUDA_VERSION >= 9000``, as PyTorch's
+#:   THCHalf.h ``typedef __half_raw half`` does).  Neither family is in a header nvcc includes into every ``.cu``
+#:   (cuda_fp16.h must be included), so without the log's toolkit release a missing ``#include`` explains the
+#:   error as well and nothing is decided.
+_WARP_SYNC, _WARP_REDUCE, _HALF_CONVERSIONS, _HALF_CLASS = "9.0", "11.0", "8.0", "9.0"
+_HALF_ROUNDED = tuple(
+    f"__{src}2{dst}_{mode}"
+    for src, dst in (
+        ("half", "int"),
+        ("int", "half"),
+        ("half", "short"),
+        ("short", "half"),
+        ("half", "uint"),
+        ("uint", "half"),
+        ("half", "ushort"),
+        ("ushort", "half"),
+        ("half", "ll"),
+        ("ll", "half"),
+        ("half", "ull"),
+        ("ull", "half"),
+    )
+    for mode in ("rn", "rz", "rd", "ru")
+)
 INTRINSIC_RELEASES: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            *_HALF_ROUNDED,
+            "__float2half_rd",
+            "__float2half_ru",
+            "__float2half_rz",
+            "__half_as_short",
+            "__half_as_ushort",
+            "__short_as_half",
+            "__ushort_as_half",
+        ),
+        _HALF_CONVERSIONS,
+    ),
+    **dict.fromkeys(("__half_raw", "__half2_raw"), _HALF_CLASS),
     **dict.fromkeys(
         (
             "__shfl_sync",
@@ -355,6 +401,8 @@ def intrinsic_release(message: str) -> tuple[str, str, bool] | None:
     ('__shfl_down_sync', '9.0', True)
     >>> intrinsic_release('identifier "__shfl_down" is undefined') is None
     True
+    >>> intrinsic_release('identifier "__ushort_as_half" is undefined')
+    ('__ushort_as_half', '8.0', False)
     """
     m = UNDEFINED_IDENTIFIER.search(message)
     if not m or m.group("name") not in INTRINSIC_RELEASES:

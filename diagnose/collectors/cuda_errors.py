@@ -47,6 +47,12 @@ Driver-API, Numba, Triton and HIP names map to the runtime name with the same me
 'cudaErrorIllegalAddress'
 >>> parse("Memory access fault by GPU").form
 'hip'
+
+A call that links or loads generated device code is marked (``api_call_links``):
+
+>>> f = parse("numba.cuda.cudadrv.driver.CudaAPIError: [999] Call to cuLinkComplete results in CUDA_ERROR_UNKNOWN")
+>>> f.error, f.api_call, f.api_call_links
+('cudaErrorUnknown', 'cuLinkComplete', True)
 >>> parse("nothing to see here") is None
 True
 
@@ -182,6 +188,10 @@ _RAW_CODE = re.compile(
 _RAW_NAME = re.compile(r"\b(?P<name>cudaError[A-Z]\w*)")
 _CUPY = re.compile(r"CUDA(?:Runtime|Driver)Error: (?P<name>cudaError\w+|CUDA_ERROR_\w+)")
 _DRIVER = re.compile(r"\b(?P<name>CUDA_ERROR_[A-Z0-9_]+)")
+# the driver's and nvJitLink's calls that link or load device code (cuda.h: cuLinkCreate/AddData/AddFile/Complete,
+# cuModuleLoad/LoadData/LoadDataEx/LoadFatBinary, cuLibraryLoadData/LoadFromFile; nvJitLink.h: nvJitLinkCreate,
+# nvJitLinkAddData, nvJitLinkComplete ...), with their _v2 and runtime cudaLibraryLoad* forms
+_LINK_CALL = re.compile(r"(?:cuLink|cuModuleLoad|cuLibraryLoad|cudaLibraryLoad|nvJitLink)\w*")
 _NUMBA_CODE = re.compile(r"CudaAPIError: \[(?P<code>-?\d+)\] Call to (?P<call>\w+) results in (?P<what>\w+)")
 _HIP_NAME = re.compile(r"\b(?P<name>hipError[A-Z]\w*)")
 #: Rust bindings print the driver's CUresult as an enum variant in CamelCase (rustacuda / cust
@@ -619,6 +629,7 @@ def parse(text: str) -> CudaFacts | None:
         message=message,
         form=first.form,
         api_call=call,
+        api_call_links=bool(call and _LINK_CALL.match(call)),
         device_assert="cudaErrorAssert" in names or assert_message is not None,
         assert_message=assert_message,
     )

@@ -46,7 +46,10 @@ Tags in ``EnvFacts.issues`` (rule symbol ``env_issues``), in order of first appe
 ``cuda-toolkit-torch-mismatch`` ``The detected CUDA version (X) mismatches the version that was used to compile PyTorch (Y)``
 ``cuda-home-not-set``          ``CUDA_HOME environment variable is not set``
 ``nvcc-not-found``             ``nvcc: not found``, ``nvcc: command not found``,
-                               ``No such file or directory: 'nvcc'``
+                               ``No such file or directory: 'nvcc'``, and nvcc run by a path that holds
+                               nothing (``bash: /usr/local/cuda/bin/nvcc: No such file or directory``,
+                               zsh's ``no such file or directory: /usr/local/cuda/bin/nvcc``, Python's
+                               ``No such file or directory: '/usr/local/cuda/bin/nvcc'``)
 ``permission-denied``          ``Permission denied`` on ``/dev/nvidia*``; NVML ``Insufficient Permissions``
 ``mig``                        MIG in use: ``MIG-`` device ids, ``MIG mode``, an nvidia-smi MIG table,
                                ``GPU-I:`` in an Xid line
@@ -140,6 +143,18 @@ _SIMPLE: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("nvcc: not found", "nvcc: command not found", "No such file or directory: 'nvcc'", "'nvcc' is not recognized"),
     ),
 )
+# nvcc run by a path that holds nothing (a build or a library that hard-codes /usr/local/cuda/bin/nvcc while the
+# toolkit is elsewhere or absent), as each launcher words it: bash's "bash: line 1: /usr/local/cuda/bin/nvcc: No
+# such file or directory" (and a system(3) "sh" that is bash), zsh's "zsh: no such file or directory:
+# /usr/local/cuda/bin/nvcc", Python's "FileNotFoundError: [Errno 2] No such file or directory:
+# '/usr/local/cuda/bin/nvcc'" (tests/fixtures/environment/captured-nvcc-not-at-path-*.txt); dash's "sh: 1:
+# /usr/local/cuda/bin/nvcc: not found" is the "nvcc: not found" above
+_NVCC_PATH_NEEDLES = ("nvcc: No such file or directory", "/nvcc'", "no such file or directory: ")
+_NVCC_AT_PATH = re.compile(
+    r"((?:[\w.~+-]*[/\\])+nvcc(?:\.exe)?): (?:No such file or directory|not found)"
+    r"|\bno such file or directory: ((?:[\w.~+-]*[/\\])+nvcc)\b"
+    r"|No such file or directory: '((?:[\w.~+-]*[/\\])+nvcc(?:\.exe)?)'"
+)
 
 # needles of the extractors below (tags set by regex)
 _OTHER_NEEDLES = (
@@ -159,6 +174,7 @@ _OTHER_NEEDLES = (
     "CUDA_VISIBLE_DEVICES",
     "MIG",
     "NVIDIA-SMI",
+    *_NVCC_PATH_NEEDLES,
 )
 
 _ALL_NEEDLES = tuple(n for _t, ns in _SIMPLE for n in ns) + _OTHER_NEEDLES
@@ -230,6 +246,7 @@ _MISSING_COMMAND = re.compile(
     r"|'" + _CUDA_TOOL + r"' is not recognized as"
     r"|The term '" + _CUDA_TOOL + r"' is not recognized"
     r"|which: no " + _CUDA_TOOL + r" in "
+    r"|\bno such file or directory: " + _CUDA_TOOL + r"\b"
 )
 _DEV_NODE = re.compile(r"/dev/nvidia[\w-]*(?:/[\w-]+)?")
 _MAX_MESSAGE = 200
@@ -480,6 +497,11 @@ def parse(text: str) -> EnvFacts | None:
         if hits:
             tag(name, min(hits))
     kw: dict[str, Any] = {}
+    if "nvcc" in text and any(n in found for n in (*_NVCC_PATH_NEEDLES, "nvcc: not found")):
+        m = _NVCC_AT_PATH.search(text)
+        if m:
+            tag("nvcc-not-found", m.start())
+            kw["missing_command_path"] = next(g for g in m.groups() if g)
     _xids(text, tag, kw)
     _torch_messages(text, kw)
     _libraries(text, tag, kw)

@@ -199,8 +199,45 @@ def _compiled_path(text: str) -> NumericsFacts | None:
 
 
 def _printed_only(text: str) -> NumericsFacts | None:
-    """A mismatch the log shows only as printed results: a call on zeros, or a call compiled and not."""
-    return _zero_input(text) or _compiled_path(text)
+    """A mismatch the log shows only as printed results: a call on zeros, a call compiled and not, or a result
+    that is Inf/NaN everywhere it was printed."""
+    return _zero_input(text) or _compiled_path(text) or _nonfinite_result(text)
+
+
+# one element of a printed array that is not a finite number, as each language's repr spells it: Python and NumPy
+# "inf", "-inf", "nan" (NumPy's str() "inf" with no comma, "nan" likewise), torch and JAX the same inside
+# "tensor([...])" / "Array([...])", Julia "Inf", "NaN", "Inf32", "NaN16"
+_NONFINITE = r"[-+]?(?:inf|nan|Inf|NaN)(?:16|32|64)?\b"
+# an array repr whose elements are all such (the middle elided as "..." by NumPy, torch and JAX when it is long)
+_NONFINITE_ARRAY = re.compile(
+    r"\[\s*" + _NONFINITE + r"(?:(?:[ \t]*,\s*|\s+)(?:" + _NONFINITE + r"|\.\.\.|\u2026))+[ \t]*,?[ \t]*\]"
+)
+_NONFINITE_HINTS = ("inf, ", "nan, ", "inf inf", "nan nan", "Inf, ", "NaN, ", "inf,", "nan,")
+_has_nonfinite_hint = gate(_NONFINITE_HINTS)
+
+
+def _nonfinite_result(text: str) -> NumericsFacts | None:
+    """A result printed as an array of three or more elements, every one Inf or NaN, the first such.  No
+    reference is printed beside it, so it is no ``mismatch``: a result that is not a number anywhere it was shown
+    is the failure the log states.
+
+    >>> _nonfinite_result("# [inf, inf, inf, ...]").printed_nonfinite
+    3
+    >>> _nonfinite_result("tensor([nan, nan, nan, nan], device='cuda:0')").lines
+    (1,)
+    >>> _nonfinite_result("[inf inf inf\\n inf inf]").printed_nonfinite  # NumPy's str(), wrapped
+    5
+    >>> _nonfinite_result("[inf, 1.0, inf]") is None, _nonfinite_result("[nan, nan]") is None
+    (True, True)
+    """
+    if not _has_nonfinite_hint(text):
+        return None
+    for m in _NONFINITE_ARRAY.finditer(text):
+        count = len(re.findall(_NONFINITE, m.group(0)))
+        if count >= 3:
+            line = text.count("\n", 0, m.start()) + 1
+            return NumericsFacts(lines=(line,), printed_nonfinite=count)
+    return None
 
 
 #: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)

@@ -45,6 +45,11 @@ What is read (``error`` is the short class name):
 >>> f = parse("OutOfResources: shared memory, Required: 147456, Hardware limit: 101376")
 >>> f.error, f.resource, f.required, f.limit
 ('OutOfResources', 'shared memory', 147456.0, 101376.0)
+>>> f = parse("OutOfResources: Required 102,400 B > Hardware limit 98,304 B")
+>>> f.error, f.resource, f.required, f.limit
+('OutOfResources', 'shared memory', 102400.0, 98304.0)
+>>> parse("OutOfResources: smem, Required: 99 KiB, Hardware limit: 48 KiB").limit
+49152.0
 >>> parse("RuntimeError: 0 active drivers ([]). There should only be one.").no_active_driver
 True
 >>> parse("all good") is None
@@ -109,10 +114,27 @@ _AT = re.compile(r"at (\d+):(\d+):[ \t]*$")
 # a pasted log may wrap the line after a comma ("shared memory,\nRequired: 98304, Hardware limit: 65536.");
 # reports often quote it by the class name alone ("OutOfResources: shared memory, Required: 147456,
 # Hardware limit: 101376", the "out of resource:" of its str() left out)
+# Triton prints bare integers (errors.py in every release: f"..., Required: {required}, Hardware limit: {limit}"),
+# but a report retyping it prints the figures the way people write bytes: thousands separators, a unit, a ">"
+# between them and the resource left out ("OutOfResources: Required 102,400 B > Hardware limit 98,304 B")
+_OOR_NUM = r"(\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:[ \t]*(B|bytes|KiB|KB)\b)?"
 _OOR = re.compile(
-    r"(?:out of resource|\bOutOfResources): (?!out of resource:)([^,\n]+?),?[ \t]*\n?[ \t]*Required: (\d+),?"
-    r"[ \t]*\n?[ \t]*Hardware limit(?:ation)?: (\d+)"
+    r"(?:out of resource|\bOutOfResources):(?![ \t]*out of resource:)[ \t]*(?:([^,\n]+?),?[ \t]*\n?[ \t]*)??Required:?[ \t]*"
+    + _OOR_NUM
+    + r"[ \t]*[,>]?[ \t]*\n?[ \t]*Hardware limit(?:ation)?:?[ \t]*"
+    + _OOR_NUM
 )
+# what Triton's compiler raises OutOfResources for (compiler.py: "shared memory", "tensor memory", "threads"); of
+# these only shared memory is counted in bytes, so a figure with a byte unit and no resource named is shared memory
+_OOR_RESOURCE_ALIASES = {"smem": "shared memory", "shared mem": "shared memory", "shmem": "shared memory"}
+_OOR_UNIT_BYTES = {"B": 1, "bytes": 1, "KiB": 1024, "KB": 1024}
+
+
+def _oor_figure(number: str, unit: str | None) -> float:
+    """One figure of an OutOfResources message in bytes (or the resource's own unit when none is printed)."""
+    return float(number.replace(",", "")) * _OOR_UNIT_BYTES.get(unit or "", 1)
+
+
 _OOR_RAISED = re.compile(r"\bOutOfResources: out of resource:")
 _PTXAS = re.compile(r"PTXASError: (?:PTXAS error: ?)?(.*)$", re.M)
 _INTERP = re.compile(r"\bInterpreterError: (.*)$", re.M)
@@ -288,7 +310,11 @@ def _out_of_resources(t: _Text, raised: list[_Found]) -> tuple[str | None, float
                 continue
             oor = oor or m  # the first raised one: repeats of it are the same error logged again
         if oor is not None:
-            resource, required, limit = oor.group(1).strip(), float(oor.group(2)), float(oor.group(3))
+            named = (oor.group(1) or "").strip()
+            resource = _OOR_RESOURCE_ALIASES.get(named.lower(), named) or None
+            if resource is None and (oor.group(3) or oor.group(5)):
+                resource = "shared memory"
+            required, limit = _oor_figure(oor.group(2), oor.group(3)), _oor_figure(oor.group(4), oor.group(5))
             sentence_end = text.find("\n", oor.start())
             sentence = text[oor.start() : sentence_end if sentence_end >= 0 else len(text)].strip()
             # every line of the message: a pasted log may wrap the figures, which decide, onto the next line
