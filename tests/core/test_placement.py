@@ -129,7 +129,11 @@ def test_a_library_kernel_in_a_gtest_run_leads_with_the_kernel_fix(tmp_path: Pat
     # another wording: memcheck's out-of-bounds read in a cuDF Parquet gtest (holdout2)
     for suite, case_id, first in (
         ("holdout23/issues.yaml", "h23a-cudf-delta-decode-racecheck-barrier", "Put a block barrier"),
-        ("holdout23/issues.yaml", "h23a-cudf-delta-byte-array-warp-vote-race", "Order the write and the read with a barrier"),
+        (
+            "holdout23/issues.yaml",
+            "h23a-cudf-delta-byte-array-warp-vote-race",
+            "Order the write and the read with a barrier",
+        ),
         ("holdout2/issues.yaml", "cudf-parquet-decode-page-oob-read", "Guard the access"),
     ):
         best = _fix_of(suite, case_id, tmp_path).diagnosis.best
