@@ -855,6 +855,32 @@ def _cell_value(cell: str) -> float | None:
     return float(m["v"]) if m else None
 
 
+def _table_rows(text: str, box_rules: bool = False) -> Iterator[tuple[int, str, list[str], list[str]]]:
+    """The data rows of the markdown tables in ``text``: (line number, the stripped line, the header's cells, the
+    row's cells).  A row is a line of as many cells as the table's first line (its header); a separator line
+    (``|---|:--|``) is skipped, any other line ends the table.  ``box_rules``: a box-drawn table's rule lines
+    (``+----+----+``) inside a table are skipped too.
+
+    >>> [(n, c) for n, _, _, c in _table_rows("| a | b |\\n|---|---|\\n| 1 | 2 |\\ntext\\n| 3 | 4 |")]
+    [(3, ['1', '2'])]
+    """
+    header: list[str] | None = None
+    for i, line in enumerate(text.split("\n")):
+        stripped = line.strip()
+        if box_rules and header is not None and stripped[:1] == "+" and set(stripped) <= set("+-=: "):
+            continue
+        cells = _cells(line) if len(line) <= 2000 else None
+        if cells is None:
+            header = None
+            continue
+        if header is None or len(cells) != len(header):
+            header = cells
+            continue
+        if all(set(c) <= set("-: ") for c in cells):
+            continue
+        yield i + 1, stripped, header, cells
+
+
 def below_floor_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     """Rows of a markdown results table whose own ``floor`` column (``lower bound``, ``min required``; or
     ``ceiling``, ``upper bound``, ``max allowed``) a value of the same row is beyond: the table states the
@@ -867,19 +893,8 @@ def below_floor_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     """
     if "|" not in text or not any(w in text.lower() for w in ("floor", "bound", "required", "allowed", "ceiling")):
         return []
-    lines = text.split("\n")
     out: list[tuple[int, str]] = []
-    header: list[str] | None = None
-    for i, line in enumerate(lines):
-        cells = _cells(line) if len(line) <= 2000 else None
-        if cells is None:
-            header = None
-            continue
-        if header is None or len(cells) != len(header):
-            header = cells
-            continue
-        if all(set(c) <= set("-: ") for c in cells):
-            continue
+    for n, row, header, cells in _table_rows(text):
         bounds = [(j, -1) for j, h in enumerate(header) if _FLOOR_HEADER.match(h)]
         bounds += [(j, 1) for j, h in enumerate(header) if _CEILING_HEADER.match(h)]
         bounded = {j for j, _ in bounds}
@@ -893,7 +908,7 @@ def below_floor_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
                 if k not in bounded and header[k] and not _NOT_METRIC_HEADER.search(header[k])
             ]
             if any(v is not None and (v - bound) * sign > 0 for v in values):
-                out.append((i + 1, line.strip()))
+                out.append((n, row))
                 break
         if len(out) >= limit:
             break
@@ -950,22 +965,8 @@ def error_table_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     """
     if "|" not in text:
         return []
-    lines = text.split("\n")
     out: list[tuple[int, str]] = []
-    header: list[str] | None = None
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        if header is not None and stripped[:1] == "+" and set(stripped) <= set("+-=: "):
-            continue  # a box-drawn table's rule line
-        cells = _cells(line) if len(line) <= 2000 else None
-        if cells is None:
-            header = None
-            continue
-        if header is None or len(cells) != len(header):
-            header = cells
-            continue
-        if all(set(c) <= set("-: ") for c in cells):
-            continue
+    for n, row, header, cells in _table_rows(text, box_rules=True):
         relative = any(_REL_HEADER.search(h) for h in header)
         failed = False
         for j, h in enumerate(header):
@@ -981,7 +982,7 @@ def error_table_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
                 v = _cell_value(cells[j])
                 failed = v is not None and v >= _ROBUST_FAIL
             if failed:
-                out.append((i + 1, stripped))
+                out.append((n, row))
                 break
         if len(out) >= limit:
             break
