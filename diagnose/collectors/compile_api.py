@@ -68,9 +68,14 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from diagnose.collectors.compile_cause import UNDEFINED_IDENTIFIER
+
+#: a value of a table read from the toolkit's headers
+V = TypeVar("V")
 
 #: the device intrinsics the installed toolkit's headers declare, with the headers that declare them
 #: (scripts/gen-cuda-intrinsics: CUDA 13.0.88)
@@ -571,19 +576,33 @@ def cccl_replacement(name: str) -> str | None:
     return CCCL_REPLACEMENTS.get(name)
 
 
-@functools.cache
-def _intrinsics() -> tuple[dict[str, tuple[str, ...]], tuple[str, ...], str | None]:
-    """(name -> the headers that declare it, the header globs nvcc includes into every .cu, the toolkit release
-    the table was read from)."""
+def _toolkit_table(path: Path, key: str, value: Callable[[Any], V]) -> tuple[dict[str, V], tuple[str, ...], str | None]:
+    """A table a ``scripts/gen-cuda-*`` script read from the installed toolkit's headers: (its entries under
+    ``key``, each value made by ``value``; the header globs nvcc includes into every .cu; the toolkit release,
+    major.minor, it was read from).  Empty where the file is missing or malformed."""
     try:
-        data = json.loads(_INTRINSICS_FILE.read_text())
-        names = {str(k): tuple(str(h) for h in v) for k, v in data.get("intrinsics", {}).items()}
+        data = json.loads(path.read_text())
+        names = {str(k): value(v) for k, v in data.get(key, {}).items()}
         every = tuple(str(g) for g in data.get("header", {}).get("every_compile", ()))
         version = str(data.get("header", {}).get("nvcc_version") or "")
     except (OSError, ValueError, TypeError, AttributeError):
         return {}, (), None
-    release = ".".join(version.split(".")[:2]) if version else None
-    return names, every, release
+    return names, every, ".".join(version.split(".")[:2]) if version else None
+
+
+def _table_side(release: str | None, table: str | None) -> str | None:
+    """``declares`` when the log's toolkit ``release`` is the table's or newer, ``older`` when it is older (it may
+    predate a name), None when either is unknown."""
+    if not release or not table:
+        return None
+    return "older" if _ver(release) < _ver(table) else "declares"
+
+
+@functools.cache
+def _intrinsics() -> tuple[dict[str, tuple[str, ...]], tuple[str, ...], str | None]:
+    """(name -> the headers that declare it, the header globs nvcc includes into every .cu, the toolkit release
+    the table was read from)."""
+    return _toolkit_table(_INTRINSICS_FILE, "intrinsics", lambda v: tuple(str(h) for h in v))
 
 
 def intrinsic_side(release: str | None) -> str | None:
@@ -593,10 +612,7 @@ def intrinsic_side(release: str | None) -> str | None:
     >>> intrinsic_side("13.0"), intrinsic_side("11.3"), intrinsic_side(None)
     ('declares', 'older', None)
     """
-    table = _intrinsics()[2]
-    if not release or not table:
-        return None
-    return "older" if _ver(release) < _ver(table) else "declares"
+    return _table_side(release, _intrinsics()[2])
 
 
 def toolkit_intrinsic(message: str) -> tuple[str, str, bool] | None:
@@ -625,14 +641,7 @@ def toolkit_intrinsic(message: str) -> tuple[str, str, bool] | None:
 def _api_names() -> tuple[dict[str, str], tuple[str, ...], str | None]:
     """(name -> the header that declares it, the headers nvcc includes into every .cu, the toolkit release the table
     was read from)."""
-    try:
-        data = json.loads(_API_NAMES_FILE.read_text())
-        names = {str(k): str(v) for k, v in data.get("names", {}).items()}
-        every = tuple(str(h) for h in data.get("header", {}).get("every_compile", ()))
-        version = str(data.get("header", {}).get("nvcc_version") or "")
-    except (OSError, ValueError, TypeError, AttributeError):
-        return {}, (), None
-    return names, every, ".".join(version.split(".")[:2]) if version else None
+    return _toolkit_table(_API_NAMES_FILE, "names", str)
 
 
 def toolkit_api(message: str) -> tuple[str, str, bool] | None:
@@ -661,7 +670,4 @@ def api_names_side(release: str | None) -> str | None:
     >>> api_names_side("13.0"), api_names_side("11.7"), api_names_side(None)
     ('declares', 'older', None)
     """
-    table = _api_names()[2]
-    if not release or not table:
-        return None
-    return "older" if _ver(release) < _ver(table) else "declares"
+    return _table_side(release, _api_names()[2])
