@@ -65,3 +65,16 @@ def verdict(text: str) -> tuple[str, str | None, str | None]:
     if d is None:
         return report.status, None, None
     return report.status, d.category, d.rule
+
+
+def regenerated_table(script: str, table: str, out_dir: Path) -> tuple[dict, dict]:
+    """(the table checked in at diagnose/data/``table``, the one ``scripts/<script>`` writes now from this machine's
+    CUDA toolkit); a test marked ``toolkit`` compares them."""
+    import json
+    import subprocess
+    import sys
+
+    out = out_dir / table
+    cmd = [sys.executable, str(CORPUS.parent / "scripts" / script), "--cuda", "/usr/local/cuda", "--out", str(out)]
+    subprocess.run(cmd, check=True, capture_output=True)
+    return json.loads((CORPUS.parent / "diagnose" / "data" / table).read_text()), json.loads(out.read_text())

@@ -9,14 +9,10 @@ the tool's own message with its placeholders filled (the source named).
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from corpus_logs import classify_text, corpus_log, decided, verdict
+from corpus_logs import classify_text, corpus_log, decided, regenerated_table, verdict
 
 from diagnose.collectors import compile_api, compiler
 from diagnose.report import Report
@@ -91,20 +87,13 @@ def test_intrinsics_of_every_compile_are_told_apart() -> None:
     )
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None and not Path("/usr/local/cuda/include").is_dir(), reason="no toolkit")
+@pytest.mark.toolkit
 def test_intrinsics_table_is_the_installed_toolkits(tmp_path: Path) -> None:
-    data = json.loads((ROOT / "diagnose/data/cuda_intrinsics.json").read_text())
-    cuda = Path("/usr/local/cuda")
-    version = subprocess.run([str(cuda / "bin/nvcc"), "--version"], capture_output=True, text=True, check=False).stdout
-    if data["header"]["nvcc_version"] not in version:
-        pytest.skip("another toolkit than the table's")
-    out = tmp_path / "t.json"
-    subprocess.run(
-        [sys.executable, str(ROOT / "scripts/gen-cuda-intrinsics"), "--cuda", str(cuda), "--out", str(out)],
-        check=True,
-        capture_output=True,
+    shipped, fresh = regenerated_table("gen-cuda-intrinsics", "cuda_intrinsics.json", tmp_path)
+    assert fresh["header"]["nvcc_version"] == shipped["header"]["nvcc_version"], (
+        "regenerate: scripts/gen-cuda-intrinsics"
     )
-    assert json.loads(out.read_text())["intrinsics"] == data["intrinsics"]
+    assert fresh["intrinsics"] == shipped["intrinsics"]
 
 
 # --- managed memory touched by the host while the GPU owns it -------------------------------------------------------

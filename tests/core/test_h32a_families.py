@@ -9,14 +9,10 @@ Fixture lines are the logs of labelled dev cases (corpus id given) or output cap
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from corpus_logs import classify_text, corpus_log, decided, verdict
+from corpus_logs import classify_text, corpus_log, decided, regenerated_table, verdict
 
 from diagnose.collectors import compile_api, compiler, sanitizer, toolkit_release
 
@@ -102,21 +98,13 @@ def test_a_name_of_the_source_is_not_a_toolkit_api_name() -> None:
     assert compile_api.toolkit_api('identifier "cuMemAlloc" is undefined') == ("cuMemAlloc", "cuda.h", False)
 
 
-@pytest.mark.skipif(not Path("/usr/local/cuda/include/cuda_runtime_api.h").is_file(), reason="no toolkit")
+@pytest.mark.toolkit
 def test_api_names_table_is_the_installed_toolkits(tmp_path: Path) -> None:
-    data = json.loads((ROOT / "diagnose/data/cuda_api_names.json").read_text())
-    cuda = Path("/usr/local/cuda")
-    nvcc = shutil.which("nvcc") or str(cuda / "bin/nvcc")
-    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True, check=False).stdout
-    if data["header"]["nvcc_version"] not in version:
-        pytest.skip("another toolkit than the table's")
-    out = tmp_path / "t.json"
-    subprocess.run(
-        [sys.executable, str(ROOT / "scripts/gen-cuda-api-names"), "--cuda", str(cuda), "--out", str(out)],
-        check=True,
-        capture_output=True,
+    shipped, fresh = regenerated_table("gen-cuda-api-names", "cuda_api_names.json", tmp_path)
+    assert fresh["header"]["nvcc_version"] == shipped["header"]["nvcc_version"], (
+        "regenerate: scripts/gen-cuda-api-names"
     )
-    assert json.loads(out.read_text())["names"] == data["names"]
+    assert fresh["names"] == shipped["names"]
 
 
 # --- a 32-bit offset wrap in PyTorch's own kernel ---------------------------------------------------------------------
