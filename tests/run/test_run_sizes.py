@@ -6,8 +6,6 @@ import types
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from diagnose.run import sizes as Z
 
 
@@ -40,7 +38,8 @@ def test_size_override_sets_a_make_inputs_keyword_in_every_declared_size(write, 
 
 
 def test_fit_halves_the_largest_constant_until_the_inputs_fit() -> None:
-    torch = pytest.importorskip("torch")
+    import torch
+
     from harness import sizes as H
 
     ref: Any = types.ModuleType("ref")
@@ -62,7 +61,8 @@ def test_fit_halves_the_largest_constant_until_the_inputs_fit() -> None:
 
 
 def test_fit_keeps_a_declared_multiple_of_1024_and_halves_a_power_of_two_first() -> None:
-    torch = pytest.importorskip("torch")
+    import torch
+
     from harness import sizes as H
 
     ref: Any = types.ModuleType("ref")  # KernelBench's 23_Softmax: 4096 x 393216 (3 * 2**17) float32, 6 GiB
@@ -79,7 +79,8 @@ def test_fit_keeps_a_declared_multiple_of_1024_and_halves_a_power_of_two_first()
 
 
 def test_fit_shrinks_sizes_that_must_stay_equal_together_when_the_reference_breaks() -> None:
-    torch = pytest.importorskip("torch")
+    import torch
+
     from harness import sizes as H
 
     ref: Any = types.ModuleType("ref")  # KernelBench's 100_HingeLoss: (B, 32768) * (B,) broadcasts only if B == 32768
@@ -135,7 +136,8 @@ def _norm_problem(torch: Any) -> Any:
 
 
 def test_a_constant_that_does_not_size_the_inputs_is_never_halved() -> None:
-    torch = pytest.importorskip("torch")
+    import torch
+
     from harness import sizes as H
 
     ref = _norm_problem(torch)
@@ -144,7 +146,8 @@ def test_a_constant_that_does_not_size_the_inputs_is_never_halved() -> None:
 
 
 def test_the_batch_is_what_sets_the_leading_dimension_of_inputs_and_output_alone() -> None:
-    torch = pytest.importorskip("torch")
+    import torch
+
     from harness import sizes as H
 
     ref = _norm_problem(torch)
@@ -161,7 +164,8 @@ def test_the_batch_is_what_sets_the_leading_dimension_of_inputs_and_output_alone
 
 
 def test_a_fit_by_the_batch_alone_keeps_every_sample_as_declared() -> None:
-    torch = pytest.importorskip("torch")
+    import torch
+
     from harness import sizes as H
 
     ref = _norm_problem(torch)
