@@ -1,10 +1,13 @@
 """Classification CPU time of this checkout against another checkout of kdiag, on one fixed input.
 
     .venv/bin/python bench/bench_classify_against.py --baseline DIR [--records 3000] [--runs 5] [--keep FILE]
+    .venv/bin/python bench/bench_classify_against.py --baseline DIR --input FILE [--runs 5]
 
 ``DIR`` is another kdiag checkout (e.g. ``git worktree add /tmp/kdiag-old SOME_COMMIT``).  One JSON
-Lines file is written: --records records cycling through the labelled logs of *both* checkouts'
-corpora (real logs, each record with its own id), so both trees classify exactly the same input.
+Lines file is written: --records records cycling through the labelled logs of the *baseline's* corpus
+(real logs, each record with its own id), so both trees classify exactly the same input, and a later
+measurement against the same baseline reads the same input again however this checkout's corpus has
+grown.  ``--input`` reads a file written before (``--keep``) instead.
 Then, alternately (baseline, this, baseline, this, ...) in fresh child processes with the
 checkout first on ``sys.path``:
 
@@ -103,6 +106,7 @@ def main() -> int:
     ap.add_argument("--records", type=int, default=3000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--keep", type=Path, help="write the input here and keep it (default: a temporary file)")
+    ap.add_argument("--input", type=Path, help="classify this JSON Lines file (one written with --keep) instead")
     args = ap.parse_args()
     base = args.baseline.resolve()
     if not (base / "diagnose" / "classify.py").is_file():
@@ -110,10 +114,19 @@ def main() -> int:
         return 2
     trees = {"baseline": base, "this": ROOT}
     with tempfile.TemporaryDirectory() as tmp:
-        path = args.keep or Path(tmp) / "records.jsonl"
-        cases = corpus_cases([base, ROOT])
-        write_input(path, cases, args.records)
-        print(f"input: {args.records} records ({path.stat().st_size / 1e6:.1f} MB), {len(cases)} distinct real logs")
+        if args.input is not None:
+            path = args.input
+            if not path.is_file():
+                print(f"{path}: no such file", file=sys.stderr)
+                return 2
+            n = sum(1 for line in path.open() if line.strip())
+            print(f"input: {path} ({n} records, {path.stat().st_size / 1e6:.1f} MB)")
+        else:
+            path = args.keep or Path(tmp) / "records.jsonl"
+            cases = corpus_cases([base])
+            write_input(path, cases, args.records)
+            n = args.records
+            print(f"input: {n} records ({path.stat().st_size / 1e6:.1f} MB), {len(cases)} distinct real logs")
         runs: dict[str, list[dict]] = {k: [] for k in trees}
         cli: dict[str, list[float]] = {k: [] for k in trees}
         for _ in range(args.runs):
@@ -127,7 +140,7 @@ def main() -> int:
         b, rules = best[name], runs[name][0]["rules"]
         print(
             f"{name:8s} ({rules} rules): classify {b['classify']:.3f} s CPU "
-            f"({args.records / b['classify']:,.0f} records/s), {b['classify'] / b['read']:.1f}x read+parse; "
+            f"({n / b['classify']:,.0f} records/s), {b['classify'] / b['read']:.1f}x read+parse; "
             f"rule load {b['load']:.2f} s; CLI {b['cli']:.2f} s user CPU"
         )
     t, o = best["this"], best["baseline"]
