@@ -260,6 +260,11 @@ class CompilerFacts(Facts):
     # `__shfl*`, declared for sm_30 up to sm_70), and the log does not show the build below their floor
     removed_from_arch: str | None = None
     toolkit_clash: str | None = None  # a CUDA-declared name the code redefines or overloads in conflict
+    # a redefinition with the toolkit's exact signature of an overload the headers declare from an arch on
+    # (diagnose.collectors.compile_cause.redefined_gated_overload): that arch ("sm_60" for atomicAdd(double *)), and
+    # whether every toolkit that builds for it declares the overload, so the code's arch guard let its copy through
+    toolkit_clash_from_arch: str | None = None
+    toolkit_clash_in_every_toolkit: bool = False
     # a function-like macro a header invokes with the wrong number of arguments: a macro defined before the header
     # shadows a function it declares ("nvtxRangePop" from `#define nvtxRangePop()`)
     macro_clash: str | None = None
