@@ -240,7 +240,9 @@ def redefined_gated_overload(message: str) -> tuple[str, bool] | None:
     if arch is None:
         return None
     first = _base_type(m.group("args").strip("()").split(",")[0])
-    added = next((r for (fn, t), r in _OVERLOAD_RELEASES.items() if fn == m.group("fn") and _base_type(t) == first), None)
+    added = next(
+        (r for (fn, t), r in _OVERLOAD_RELEASES.items() if fn == m.group("fn") and _base_type(t) == first), None
+    )
     arch_first = toolkit_release.arch_releases(arch)[0]
     every = added is not None and arch_first is not None and _release(added) <= _release(arch_first)
     return arch, every
