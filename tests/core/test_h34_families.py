@@ -129,3 +129,25 @@ def test_cublas_not_initialized_abstains_with_the_arch_check_first() -> None:
     assert report.diagnosis.findings[0].category == "environment"
     check = next_check(report) or ""
     assert check.index("compute_cap") < check.index("Free memory")
+
+
+def test_rmms_refusal_abstains_between_the_driver_and_the_device() -> None:
+    # RMM_EXPECTS's format ("RMM failure at: " FILE ":" LINE ": " reason, include/rmm/detail/error.hpp) with the
+    # reason of cuda_async_memory_resource.hpp
+    text = (
+        "RMM failure at: /opt/conda/include/rmm/mr/device/cuda_async_memory_resource.hpp:89: "
+        "cudaMallocAsync not supported with this CUDA driver/runtime version\n"
+    )
+    report = classify_text(text)
+    assert report.status == "unknown" and report.diagnosis is not None
+    assert [f.category for f in report.diagnosis.findings][:2] == ["environment", "runtime-assumption"]
+    assert "cudaDevAttrMemoryPoolsSupported" in (next_check(report) or "")
+
+
+def test_a_librarys_fallback_warning_stays_silent() -> None:
+    # cufinufft's own warning when it falls back to cudaMalloc (finufft src/cuda, after PR #468)
+    text = (
+        "[cufinufft] Warning: cudaMallocAsync not supported on this device. Use of CUDA streams may not perform "
+        "optimally.\n"
+    )
+    assert verdict(text)[0] == "no-failure"
