@@ -437,6 +437,8 @@ class ConceptFacts(Facts):
     need_version: str | None = None  # the version required (as printed)
     have_version: str | None = None  # the version found
     version_too_old: bool = False  # have_version is older than need_version
+    # the versions come from a warning the library went on after, beside an error of that component's own messages
+    version_from_warning: bool = False
     need_cc: float | None = None  # compute capability required: 8.0
     have_cc: float | None = None  # the device's (or the toolchain's highest, for a toolkit message)
     cc_too_low: bool = False  # need_cc > have_cc

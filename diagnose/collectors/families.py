@@ -240,10 +240,13 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
     errors = [h for h in hits if h.family.severity == "error"]
     ordered = errors + [h for h in hits if h.family.severity != "error"]
     raw: dict[str, str] = {}
+    version_from_warning = False
     for h in ordered:
         values = _values(h)
         if h.family.severity != "error" and not _version_warning_counts(values, errors):
             values = {k: v for k, v in values.items() if k not in _VERSION_KEYS}
+        if "need_version" in values and "need_version" not in raw:
+            version_from_warning = h.family.severity != "error"
         for key, value in values.items():
             raw.setdefault(key, value)
     first = next((h for h in hits if h.family.severity == "error"), None)
@@ -279,6 +282,7 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
         need_version=raw.get("need_version"),
         have_version=raw.get("have_version"),
         version_too_old=bool(C.older(raw.get("have_version"), raw.get("need_version"))),
+        version_from_warning=version_from_warning,
         need_cc=need_cc,
         have_cc=have_cc,
         cc_too_low=need_cc is not None and have_cc is not None and need_cc > have_cc,

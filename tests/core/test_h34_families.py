@@ -77,6 +77,8 @@ def test_the_jax_fix_speaks_of_jaxlib_not_cuda_malloc() -> None:
 
 def test_a_cudnn_status_after_paddles_cudnn_warning_is_the_mismatch() -> None:
     assert decided(PADDLE)[:2] == ("environment", "version-skew")
+    what = str(classify_text(PADDLE).to_dict()["what"])
+    assert "(CUDNN)" in what and "(7.6)" in what and "(7.3)" in what and "only warned" in what
 
 
 def test_the_warning_alone_is_no_failure() -> None:
