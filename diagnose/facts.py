@@ -260,6 +260,11 @@ class CompilerFacts(Facts):
     # `__shfl*`, declared for sm_30 up to sm_70), and the log does not show the build below their floor
     removed_from_arch: str | None = None
     toolkit_clash: str | None = None  # a CUDA-declared name the code redefines or overloads in conflict
+    # a redefinition with the toolkit's exact signature of an overload the headers declare from an arch on
+    # (diagnose.collectors.compile_cause.redefined_gated_overload): that arch ("sm_60" for atomicAdd(double *)), and
+    # whether every toolkit that builds for it declares the overload, so the code's arch guard let its copy through
+    toolkit_clash_from_arch: str | None = None
+    toolkit_clash_in_every_toolkit: bool = False
     # a function-like macro a header invokes with the wrong number of arguments: a macro defined before the header
     # shadows a function it declares ("nvtxRangePop" from `#define nvtxRangePop()`)
     macro_clash: str | None = None
@@ -432,6 +437,8 @@ class ConceptFacts(Facts):
     need_version: str | None = None  # the version required (as printed)
     have_version: str | None = None  # the version found
     version_too_old: bool = False  # have_version is older than need_version
+    # the versions come from a warning the library went on after, beside an error of that component's own messages
+    version_from_warning: bool = False
     need_cc: float | None = None  # compute capability required: 8.0
     have_cc: float | None = None  # the device's (or the toolchain's highest, for a toolkit message)
     cc_too_low: bool = False  # need_cc > have_cc

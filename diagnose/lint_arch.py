@@ -30,6 +30,8 @@ GUARD_ALLOWED: dict[str, str] = {
     "nvcc-arch-gated-intrinsic-as-runtime-assumption": "the same intrinsics and overloads as "
     "nvcc-intrinsic-needs-newer-arch (the headers' own `__CUDA_ARCH__ >= ...` guards)",
     "nvcc-arch-gated-intrinsic-as-environment": "the same intrinsics and overloads as nvcc-intrinsic-needs-newer-arch",
+    "nvcc-redefines-arch-gated-overload": "the overloads it names (atomicAdd(double *) from sm_60) are declared under "
+    "`#if __CUDA_ARCH__ >= ...` in the toolkit's own headers: every later architecture keeps them",
 }
 
 

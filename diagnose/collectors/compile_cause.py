@@ -85,6 +85,7 @@ import json
 import re
 from pathlib import Path
 
+from diagnose.collectors import toolkit_release
 from diagnose.facts import Diagnostic
 
 _TOOLKIT_HEADERS = (
@@ -200,6 +201,55 @@ def _header_overload(fn: str, args: str | None) -> str | None:
         return None
     first = _base_type(args.strip("()").split(",")[0])
     return next((arch for t, arch in _header_gates()[1].get(fn, ()) if _base_type(t) == first), None)
+
+
+#: the toolkit release that first declared an arch-gated overload a project often defines itself: CUDA 8.0 added the
+#: double ``atomicAdd`` with sm_60 (its programming guide: "The 64-bit floating-point version of atomicAdd() is only
+#: supported by devices of compute capability 6.x and higher"; CUDA 8.0 is also the first nvcc that builds sm_60), and
+#: CUDA 12.1 the float2/float4 ones for sm_90, which nvcc 11.8 already built
+_OVERLOAD_RELEASES: dict[tuple[str, str], str] = {
+    ("atomicAdd", "double *"): "8.0",
+    ("atomicAdd", "float2 *"): "12.1",
+    ("atomicAdd", "float4 *"): "12.1",
+}
+#: EDG's redefinition of a function with the toolkit's exact signature: 'function "atomicAdd(double *, double)" has
+#: already been defined' (nvcc 13.0 adds "(previous definition at line 93 of .../sm_60_atomic_functions.h)")
+_REDEFINED_SIGNATURE = re.compile(r"function \"(?P<fn>\w+)(?P<args>\([^\"]*\))\" has already been defined")
+
+
+def redefined_gated_overload(message: str) -> tuple[str, bool] | None:
+    """(the arch from which the CUDA headers declare the overload the code defines again, whether every toolkit that
+    builds for that arch declares it) for a redefinition with the toolkit's exact signature, else None.
+
+    Where every toolkit that builds for the arch declares the overload, no toolkit release can have added it under the
+    code: the code's own definition reached an arch the headers already cover, so its ``__CUDA_ARCH__`` guard (``#if
+    !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600`` around the toolkit's case) is what let it through.
+
+    >>> redefined_gated_overload('function "atomicAdd(double*, double)" has already been defined')
+    ('sm_60', True)
+    >>> redefined_gated_overload('function "atomicAdd(float2 *, float2)" has already been defined (previous '
+    ...     'definition at line 109 of /usr/local/cuda-13.0/bin/../targets/x86_64-linux/include/crt/sm_90_rt.h)')
+    ('sm_90', False)
+    >>> redefined_gated_overload('cannot overload functions distinguished by return type alone') is None
+    True
+    """
+    m = _REDEFINED_SIGNATURE.search(message)
+    if not m:
+        return None
+    arch = _header_overload(m.group("fn"), m.group("args"))
+    if arch is None:
+        return None
+    first = _base_type(m.group("args").strip("()").split(",")[0])
+    added = next(
+        (r for (fn, t), r in _OVERLOAD_RELEASES.items() if fn == m.group("fn") and _base_type(t) == first), None
+    )
+    arch_first = toolkit_release.arch_releases(arch)[0]
+    every = added is not None and arch_first is not None and _release(added) <= _release(arch_first)
+    return arch, every
+
+
+def _release(v: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in v.split("."))
 
 
 _NO_INSTANCE = re.compile(r"no instance of (?:overloaded )?function \"(?P<fn>\w+)\" matches the argument list")

@@ -523,6 +523,9 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
             out["gated_symbol"] = out["gated_symbol"] or gone[1]
         if out["toolkit_clash"] is None:
             out["toolkit_clash"] = compile_cause.clash(d.message, after)
+            gated = compile_cause.redefined_gated_overload(d.message) if out["toolkit_clash"] else None
+            if gated:
+                out["toolkit_clash_from_arch"], out["toolkit_clash_in_every_toolkit"] = gated
     first_user = next((d for d in edg if not (d.file and in_toolkit_header(d.file))), None)
     dated = compile_api.intrinsic_release(first_user.message) if first_user is edg[0] else None
     if dated:

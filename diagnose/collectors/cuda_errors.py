@@ -32,6 +32,12 @@ and keep it when the quotes around the statement came back typographic (``morsin
 ...       '\u201ccudaMallocArray(&arrays[i], &channelDesc, cols, rows)\u201d').api_call
 'cudaMallocArray(&arrays[i], &channelDesc, cols, rows)'
 
+or when the terminal wrapped the statement before its closing quote (``flatironinstitute/finufft#468``):
+
+>>> parse('CUDA error at memtransfer_wrapper.cu:33 code=801(cudaErrorNotSupported) "cudaMallocAsync(&d_plan->binsize, '
+...       'numbins * sizeof(int), s').api_call
+'cudaMallocAsync'
+
 A legacy check prints the number of the runtime it ran on: CUDA 10.1 renumbered the enum, and the number
 the log printed is the one quoted (``pytorch/pytorch#3865``, CUDA 9: 48, which is 209 today):
 
@@ -264,7 +270,8 @@ def _named_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
         return True
     m = _RAW_CODE.search(line)
     if m:
-        add(m["name"], "raw", m["call"])
+        # a statement the terminal wrapped has no closing quote on this line: its call is still named after the code
+        add(m["name"], "raw", m["call"] or _api_call(line[m.end() :]))
         return True
     for m in _RAW_NAME.finditer(line):
         if m["name"] in t.by_name and not compared(line, m.start(), m.end()):

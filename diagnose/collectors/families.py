@@ -237,10 +237,17 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
             over_int32_bytes=over_bytes,
         )
     # errors first: when a warning and an error both carry a value, the error's is the one that failed
-    ordered = [h for h in hits if h.family.severity == "error"] + [h for h in hits if h.family.severity != "error"]
+    errors = [h for h in hits if h.family.severity == "error"]
+    ordered = errors + [h for h in hits if h.family.severity != "error"]
     raw: dict[str, str] = {}
+    version_from_warning = False
     for h in ordered:
-        for key, value in _values(h).items():
+        values = _values(h)
+        if h.family.severity != "error" and not _version_warning_counts(values, errors):
+            values = {k: v for k, v in values.items() if k not in _VERSION_KEYS}
+        if "need_version" in values and "need_version" not in raw:
+            version_from_warning = h.family.severity != "error"
+        for key, value in values.items():
             raw.setdefault(key, value)
     first = next((h for h in hits if h.family.severity == "error"), None)
     first_error = first.family.id if first else None
@@ -275,6 +282,7 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
         need_version=raw.get("need_version"),
         have_version=raw.get("have_version"),
         version_too_old=bool(C.older(raw.get("have_version"), raw.get("need_version"))),
+        version_from_warning=version_from_warning,
         need_cc=need_cc,
         have_cc=have_cc,
         cc_too_low=need_cc is not None and have_cc is not None and need_cc > have_cc,
@@ -420,6 +428,26 @@ def _message(text: str, line: int) -> str | None:
     lines = text.split("\n", line)
     got = " ".join(lines[line - 1].split()) if len(lines) >= line else ""
     return (got if len(got) <= 300 else got[:297] + "...") or None
+
+
+#: the values a version message gives: a warning's count only beside a failure of the component it names
+_VERSION_KEYS = frozenset({"component", "need_version", "have_version"})
+
+
+def _version_warning_counts(values: dict[str, str], errors: list[Hit]) -> bool:
+    """Whether a warning's versions (a library built with one release of a component finding another, which it
+    goes on with: Paddle's "compiled with CUDNN 7.6, but CUDNN version in your machine is 7.3") bear on the log's
+    failure: an error of that component's own messages is printed (a cuDNN status after a cuDNN warning).  A
+    healthy run prints the warning too, and a failure of another part of the stack is not the mismatch's.
+    """
+    component = (values.get("component") or "").lower()
+    if not component or not (values.keys() & {"need_version", "have_version"}):
+        return True
+    for h in errors:
+        named = {h.family.tool.lower(), dict(h.family.concepts).get("component", "").lower()}
+        if any(n.startswith(component) for n in named if n):
+            return True
+    return False
 
 
 def _values(hit: Hit) -> dict[str, str]:

@@ -237,6 +237,16 @@ EXPECTED: dict[str, dict[str, object]] = {
         first_error=Prefix('function "atomicAdd(float2 *, float2)" has already been defined (previous definition'),
         first_error_file="pair.cu",
         toolkit_clash="atomicAdd",
+        toolkit_clash_from_arch="sm_90",  # CUDA 12.1 added it; 11.8 already built sm_90
+    ),
+    "nvcc-redefines-gated-atomicadd-double": dict(
+        tool="nvcc",
+        error_count=1,
+        first_error=Prefix('function "atomicAdd(double *, double)" has already been defined (previous definition'),
+        first_error_file="atomic_guard.cu",
+        toolkit_clash="atomicAdd",
+        toolkit_clash_from_arch="sm_60",
+        toolkit_clash_in_every_toolkit=True,
     ),
     "nvcc-ambiguous-with-toolkit-atomicadd": dict(
         tool="nvcc",
@@ -283,6 +293,8 @@ SCALARS = (
     "needs_arch",
     "gated_symbol",
     "toolkit_clash",
+    "toolkit_clash_from_arch",
+    "toolkit_clash_in_every_toolkit",
 )
 
 
