@@ -14,6 +14,8 @@ import fcntl
 import hashlib
 import io
 import json
+import os
+import resource
 import shutil
 from functools import cache
 from pathlib import Path
@@ -97,6 +99,26 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     # counts are the run's
     for marker, (n, why) in (getattr(node, "workeroutput", None) or {}).get("kdiag_deselected", {}).items():
         _DESELECTED[marker] = (n, why)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """With KDIAG_TEST_CPU=FILE, each test's CPU seconds (setup, call and teardown; this process and the children
+    it waited for) are appended to FILE as ``seconds<TAB>node id``: where the suite's time goes, whatever else the
+    machine runs (wall-clock durations count the waits for a core as well)."""
+    out = os.environ.get("KDIAG_TEST_CPU")
+    if not out:
+        yield
+        return
+    before = _cpu_seconds()
+    yield
+    with open(out, "a") as fh:
+        fh.write(f"{_cpu_seconds() - before:.2f}\t{item.nodeid}\n")
+
+
+def _cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _uses_a_module_fixture(item: pytest.Item) -> bool:
