@@ -11,8 +11,10 @@ any framework's evidence, whether it is:
 - ``library``: a named library's kernel or frame — by the kernel names the sanitizer prints
   (``flash::``, ``cutlass::``, ``at::native::``, cuBLAS's ``sm80_xmma_gemm_...``), native frames
   in the library's shared object (``in libcublasLt.so``), CUDA file paths inside it
-  (``aten/src/ATen/native/cuda/Indexing.cu:1236``), or the innermost Python frame in the library's
-  installed package (``site-packages/flash_attn/...``);
+  (``aten/src/ATen/native/cuda/Indexing.cu:1236``), the innermost Python frame in the library's
+  installed package (``site-packages/flash_attn/...``), or a sanitizer report whose kernel one of NVIDIA's
+  closed libraries launched (its first host frame past the driver and runtime is ``libcusolver.so.10.0``,
+  ``cublasSgemm_v2``, ...: ``SanitizerFacts.launch_library``);
 - ``user``: the innermost frame, kernel or source line is the user's own.
 
 Frameworks' own Python frames (torch, triton, jax, cupy, numba, the standard library) are passed
