@@ -285,7 +285,21 @@ def apply(confidence: float, moves: Iterable[tuple[float, str]]) -> float:
 def ruled_out(rule: Any, context: Mapping[str, Any]) -> str | None:
     """Why the input's own figures rule a matched rule's answer out, or None: memory other processes held is
     not what ran out when the log's figures show they held at most a tenth of the device (the device's free
-    memory about equal to its total when the job started, or this process holding nine tenths of it)."""
+    memory about equal to its total when the job started, or this process holding nine tenths of it); a fault
+    in the reader's kernel is not what a sanitizer report shows when its kernel was launched from inside one of
+    NVIDIA's closed libraries (``sanitizer_launch_library``): the library's bug, or the caller's arguments
+    breaking its contract, are what remain."""
     if rule.failure_mode == "oom-other-process" and context.get("oom_others_ruled_out"):
         return "the log's memory figures show other processes held at most a tenth of the device"
+    library = context.get("sanitizer_launch_library")
+    if (
+        rule.category == "kernel-logic"
+        and library
+        and "kb" not in (getattr(rule, "requires", None) or ())
+        # an address one high bit past a buffer is another mapping's (a peer GPU's, a virtual-memory pool's): the
+        # caller's code set that buffer up, and the caller's code is what a kernel-logic answer then points at
+        and not context.get("sanitizer_allocation_high_bit_bytes")
+    ):
+        # NVIDIA's closed code: no kernel of the reader's failed, and no one but NVIDIA can change the library's
+        return f"the sanitizer's host frames show {library} launched the faulting kernel: the kernel is the library's"
     return None

@@ -361,6 +361,9 @@ class SanitizerFacts(Facts):
     source: str | None = None  # "memcheck_demo.cu:39": the innermost frame printed with a file and line
     device_frame: str | None = None  # the first "Device Frame:" (the caller of `function`)
     host_frame: str | None = None  # the first host frame outside the CUDA driver and runtime
+    # that frame is a closed NVIDIA library's (no source line in the report): it launched the kernel
+    launch_library: str | None = None  # "cuSOLVER"
+    launch_module: str | None = None  # "libcusolver.so.10.0" (or the entry point, "cusolverDnZgesvd")
     allocation_address: str | None = None  # the nearest allocation's start: "0x7cc43a800000"
     allocation_size_bytes: int | None = None  # its size
     # an address after the allocation by exactly one power of two (>= 2^33) plus an offset inside it: 2^k

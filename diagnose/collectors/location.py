@@ -11,8 +11,10 @@ any framework's evidence, whether it is:
 - ``library``: a named library's kernel or frame — by the kernel names the sanitizer prints
   (``flash::``, ``cutlass::``, ``at::native::``, cuBLAS's ``sm80_xmma_gemm_...``), native frames
   in the library's shared object (``in libcublasLt.so``), CUDA file paths inside it
-  (``aten/src/ATen/native/cuda/Indexing.cu:1236``), or the innermost Python frame in the library's
-  installed package (``site-packages/flash_attn/...``);
+  (``aten/src/ATen/native/cuda/Indexing.cu:1236``), the innermost Python frame in the library's
+  installed package (``site-packages/flash_attn/...``), or a sanitizer report whose kernel one of NVIDIA's
+  closed libraries launched (its first host frame past the driver and runtime is ``libcusolver.so.10.0``,
+  ``cublasSgemm_v2``, ...: ``SanitizerFacts.launch_library``);
 - ``user``: the innermost frame, kernel or source line is the user's own.
 
 Frameworks' own Python frames (torch, triton, jax, cupy, numba, the standard library) are passed
@@ -42,6 +44,7 @@ from collections.abc import Callable
 from typing import Any
 
 from diagnose.collectors import compile_cause
+from diagnose.collectors import sanitizer as _sanitizer
 from diagnose.collectors.gate_words import gate
 from diagnose.collectors.signature import own_name, strip_return_type
 from diagnose.facts import LocationFacts
@@ -584,6 +587,8 @@ def _python(text: str) -> tuple[tuple[str, str, str, int] | None, tuple[str, int
 
 #: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
 _has_quick = gate(_QUICK)
+#: whether the log names one of NVIDIA's closed libraries at all (a cheap test before the sanitizer's host frames)
+_closed_lib_named = gate(("cusolver", "cublas", "cudnn", "cufft", "cusparse", "curand", "nccl", "nvjpeg", "npp"))
 
 
 def parse(text: str) -> LocationFacts | None:
@@ -631,6 +636,13 @@ def parse(text: str) -> LocationFacts | None:
             frame, lines = _clip(_device_frame_text(kernel_where)), [at]
         else:
             kind, frame, lines = "user", _clip(device[0][0]), [device[0][1]]
+
+    # a kernel the sanitizer does not name as a library's, launched from inside a closed NVIDIA library (the first
+    # host frame past the driver and runtime is libcusolver.so, cublasSgemm, ...): the library's own kernel
+    if kind == "user" and _closed_lib_named(text):
+        launch = _sanitizer.parse(text)
+        if launch is not None and launch.launch_library:
+            kind, library = "library", launch.launch_library
 
     # native host frames: a kernel library's shared object (cuBLAS, cuDNN, flash-attn's extension)
     if kind != "library":

@@ -72,6 +72,12 @@ except where said:
 ``host_frame``             the first ``Host Frame:`` outside the CUDA driver and runtime (``libcuda``,
                            ``libcudart``, ``cu*``/``cuda*`` entry points), of the first report that has
                            one: the application's (or a library's) launch, allocation or API call
+``launch_library``         the closed NVIDIA library (cuSOLVER, cuBLAS, cuDNN, cuFFT, cuSPARSE, cuRAND, NCCL,
+                           nvJPEG, NPP) whose shared object or entry point is that first host frame of the
+                           located report, when the report prints no source line (closed code carries none):
+                           the library launched the faulting kernel, so the kernel is the library's, not the
+                           application's; ``launch_module`` its file as printed (``libcusolver.so.10.0``, the
+                           release is its suffix) or the entry point (``cusolverDnZgesvd``)
 ``allocation_address``,    ``and is N bytes after the nearest allocation at 0x... of size M bytes`` (the
 ``allocation_size_bytes``  same report as ``allocation_relation``); initcheck's ``Unused __global__
                            memory in allocation 0x... of size M bytes``
@@ -286,6 +292,7 @@ def parse(text: str) -> SanitizerFacts | None:
     # the first report that locates the error (an address or a thread): the facts about "the first report"
     lead = next((r for r in recs if r.address or r.thread), None)
     first_host = next((f for f in (r.first_host_frame() for r in recs) if f), None)
+    launch = _launching_library(lead or (recs[0] if recs else None))
     race = next((r for r in recs if r.accesses), None)
     return SanitizerFacts(
         lines=tuple(sorted(set(lines)))[:MAX_LINES],
@@ -321,6 +328,8 @@ def parse(text: str) -> SanitizerFacts | None:
         source=_source(lead),
         device_frame=lead.frames[0] if lead and lead.frames else None,
         host_frame=first_host,
+        launch_library=launch[0] if launch else None,
+        launch_module=launch[1] if launch else None,
         allocation_address=alloc_rec.allocation_address if alloc_rec else _unused_alloc(recs)[0],
         allocation_size_bytes=alloc_rec.allocation_size if alloc_rec else _unused_alloc(recs)[1],
         allocation_high_bit_bytes=_high_bit_past(alloc_rec),
@@ -465,6 +474,13 @@ def _source(rec: Rec | None) -> str | None:
         return None
     src = rec.source or (rec.frame_sources[0] if rec.frame_sources else None)
     return short_path(src) if src else None
+
+
+def _launching_library(rec: Rec | None) -> tuple[str, str] | None:
+    """The closed library that launched the located report's kernel, when the report has no source line."""
+    if rec is None or _source(rec) is not None:
+        return None
+    return rec.launching_library()
 
 
 def _unused_alloc(recs: list[Rec]) -> tuple[str | None, int | None]:

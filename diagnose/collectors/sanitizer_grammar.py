@@ -86,6 +86,27 @@ _HOST_MODULE = re.compile(r"^in (\S+)$")
 # frames of the CUDA driver and runtime: where every launch goes through, not the application's code
 _CUDA_HOST_NAME = re.compile(r"^(?:cu[A-Z]\w*|cuda[A-Z]\w*|__cuda\w*|__cudart\w*|cudart::|libcuda)")
 _CUDA_HOST_MODULE = re.compile(r"(?:^|/)lib(?:cuda|cudart|nvidia-\w+)\.so|(?:^|[/\\])(?:nvcuda|cudart64_\w+)\.dll")
+# NVIDIA's closed CUDA libraries (and NCCL), by their shared object on Linux or DLL on Windows (any path, any version
+# suffix: libcusolver.so.10.0, libcublasLt.so.12, cudnn_ops_infer64_8.dll) or by their public entry points' names
+# (cusolverDnZgesvd, cublasSgemm_v2, cudnnConvolutionForward, nppiResize_8u_C1R): a kernel such a frame launched is
+# the library's own, whoever called the library
+_CLOSED_LIB_MODULE = re.compile(
+    r"(?:^|[/\\])(?:lib)?(?P<lib>cusolver|cublasLt|cublas|cudnn|cufft|cusparse|curand|nccl|nvjpeg|npp)"
+    r"[A-Za-z_]*(?:64_\d+)?\.(?:so|dll)(?:\.[\d.]*\d)?$"
+)
+_CLOSED_LIB_NAME = re.compile(r"^(?P<lib>cusolver|cublasLt|cublas|cudnn|cufft|cusparse|curand|nccl|nvjpeg|npp)[A-Z]\w*")
+CLOSED_LIBRARIES = {
+    "cusolver": "cuSOLVER",
+    "cublasLt": "cuBLAS",
+    "cublas": "cuBLAS",
+    "cudnn": "cuDNN",
+    "cufft": "cuFFT",
+    "cusparse": "cuSPARSE",
+    "curand": "cuRAND",
+    "nccl": "NCCL",
+    "nvjpeg": "nvJPEG",
+    "npp": "NPP",
+}
 _SRC = re.compile(r"^(.*) in (\S+:\d+)$")
 _OFFSET = re.compile(r"(?:\+|:)0x[0-9a-fA-F]+$")
 _OLD_FUNC = re.compile(r"^(\S+\.\w+:\d+):(.+)$")  # "/path/file.cuh:272:Func<...>" (cuda-memcheck)
@@ -212,6 +233,24 @@ class Rec:
             if src:
                 return f"{name} ({short_path(src)})"
             return f"{name} in {short_path(module)}" if module else name
+        return None
+
+    def launching_library(self) -> tuple[str, str] | None:
+        """The closed NVIDIA library whose code made the call the first host frame outside the CUDA driver and
+        runtime shows (the launch of the faulting kernel), as (library, its file or entry point), or None: that
+        frame is the application's own (or no host frame was printed)."""
+        for name, _src, module in self.host_frames:
+            if (name and _CUDA_HOST_NAME.match(name)) or (module and _CUDA_HOST_MODULE.search(module)):
+                continue
+            if not name and not module:
+                continue
+            m = _CLOSED_LIB_MODULE.search(module or "")
+            if m:
+                return CLOSED_LIBRARIES[m.group("lib")], module.replace("\\", "/").rsplit("/", 1)[-1]  # type: ignore[union-attr]
+            m = _CLOSED_LIB_NAME.match(name or "")
+            if m:
+                return CLOSED_LIBRARIES[m.group("lib")], m.group(0)
+            return None
         return None
 
     def freeze(self, tool: str) -> SanitizerRecord:

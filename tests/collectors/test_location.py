@@ -121,3 +121,11 @@ def test_raft_in_a_native_frame_and_a_fetched_source_tree() -> None:
     # Itanium-mangled in a libcuml++.so frame
     f = location.parse(_corpus_log("holdout29/issues.yaml", "h29a-cuml-dbscan-eps-nbhd-grid-y"))
     assert f is not None and (f.kind, f.library) == ("library", "RAFT")
+
+
+def test_an_unnamed_kernel_a_closed_library_launched_is_the_librarys() -> None:
+    # cupy/cupy#4628 (corpus/holdout35): cuSOLVER's larf_minus_tau, launched from cusolverDnZgesvd
+    cases = yaml.safe_load((ROOT / "corpus" / "holdout35" / "issues.yaml").read_text(encoding="utf-8"))
+    log = next(c["log"] for c in cases if c["id"] == "h35b-cupy-batched-svd-cusolver100-oob")
+    f = location.parse(log)
+    assert f is not None and f.kind == "library" and f.library == "cuSOLVER"

@@ -490,3 +490,24 @@ def test_a_report_behind_a_test_runners_prefix_is_read() -> None:
 
 def test_a_runners_prefix_without_the_report_prefix_is_not_read() -> None:
     assert parse("test_x.py::test_y PASSED\n[rank0]: Error: something else\n") is None
+
+
+def test_a_kernel_launched_from_inside_a_closed_nvidia_library_names_the_library() -> None:
+    # cupy/cupy#4628 (corpus/holdout35 h35b-cupy-batched-svd-cusolver100-oob): cuda-memcheck's host frame is
+    # cuSOLVER's shared object, with no source line in the report
+    f = parse(_case("corpus/holdout35/issues.yaml", "h35b-cupy-batched-svd-cusolver100-oob"))
+    assert f is not None and f.launch_library == "cuSOLVER"
+    assert f.launch_module == "libcusolver.so.10.0"
+    # ggml-org/llama.cpp#24489 (corpus/holdout10): compute-sanitizer's frames without a name, the module on the next
+    # line; the driver's frame is passed over and NCCL's is the launch
+    g = parse(_case("corpus/holdout10/issues.yaml", "ggml-nccl-allreduce-oob-write-vmm-pool-peer-access"))
+    assert g is not None and g.launch_library == "NCCL" and g.launch_module == "libnccl.so.2"
+
+
+def test_a_kernel_the_application_launched_names_no_library() -> None:
+    # the documentation's memcheck demo: the program's own host frames
+    f = parse(load("doc-51-memcheck-demo-output-with-memcheck-relea"))
+    assert f is not None and f.launch_library is None
+    # gkeyll's own shared object launches its kernel (and the report has source lines)
+    g = parse(load("case-gkeyll-reduction-oob-read"))
+    assert g is not None and g.launch_library is None

@@ -154,3 +154,39 @@ def test_torch_templates_decide_whatever_wraps_them(text: str, rule: str, catego
     d = diagnose(log)
     assert rule in {f.rule for f in d.findings}
     assert d.category == category
+
+
+# Paddle's start-up arch check (paddle/phi/backends/gpu/gpu_resources.cc, 2.5-3.x): "The GPU architecture in your
+# current machine is %s, which is not compatible with Paddle installation with arch: %s, ..." with the build's arch
+# set printed in ascending order
+_PADDLE_ARCH = (
+    "The GPU architecture in your current machine is {name}, which is not compatible with Paddle installation with "
+    "arch: {archs} , it is recommended to install the corresponding wheel package according to the installation "
+    "information on the official Paddle website.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "archs", "decides"),
+    [
+        ("Pascal", "70 75 80 86", True),  # PaddlePaddle/PaddleDetection#8873
+        ("Kepler", "50 52 60 61 70 75", True),
+        ("Maxwell", "60 61 70 75 80 86", True),
+        ("Ampere", "90", True),
+        # a GPU newer than the list can still run the wheel's PTX: the warning alone decides nothing
+        ("Ampere", "35 50 52 60 61 70 75", False),
+        ("Turing", "60 61 70", False),
+        # Kepler 3.7 runs sm_35 cubins: the list's first entry is not above every Kepler
+        ("Kepler", "35 50 52", False),
+    ],
+)
+def test_paddle_arch_check_decides_only_for_a_gpu_below_the_whole_list(
+    name: str, archs: str, decides: bool, tmp_path: Path
+) -> None:
+    log = tmp_path / "run.log"
+    log.write_text(_PADDLE_ARCH.format(name=name, archs=archs))
+    d = diagnose(log)
+    rules = {f.rule for f in d.findings}
+    assert ("paddle-gpu-below-build-arch-list" in rules) is decides
+    if decides:
+        assert (d.category, d.failure_mode) == ("environment", "no-kernel-image-for-arch")
