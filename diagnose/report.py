@@ -21,7 +21,8 @@ QUIET = ("no-failure", "pass")
 #: what a no-failure report says
 NO_FAILURE_TITLE = (
     "no failure found: no error, exception, failed test or bad exit status in the log"
-    " (a wrong value printed without an error is not visible in a log: compare it with a reference,"
+    " (a wrong value printed without an error, and a hang or crash that cut the log short without a message,"
+    " leave nothing to read here: compare the result with a reference and let a time limit catch a hang,"
     " `kdiag run KERNEL --reference REF`)"
 )
 
