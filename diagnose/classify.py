@@ -28,6 +28,10 @@ def evidence_for(rec: InputRecord, errors: list[str] | None = None) -> Evidence:
         ev = ev.replace(gpu=_gpu_facts(rec.env, errors))
     if rec.code or rec.source:
         ev = _source_facts(ev, rec)
+    else:
+        from diagnose.run import result_source
+
+        ev = result_source.with_record_facts(ev, rec.text)
     return ev
 
 

@@ -100,6 +100,9 @@ class PyFacts(Facts):
     # the user frame's line unpacks a tensor's dimensions into names (`B, C, H, W = x.shape`, `= w.stride()`):
     # with Python's unpack-count error, the code assumed a rank its tensor does not have
     unpacks_tensor_dims: bool = False
+    # a TypeError raised where Triton's launcher takes the grid's length or first entry (`grid_size = len(grid)` in
+    # runtime/jit.py, `len(grid)` in the interpreter): the kernel was launched with a grid that is not a tuple
+    launch_grid_not_sequence: bool = False
     frame_count: int = 0
     frames: tuple[Frame, ...] = ()  # record: not visible to rules
 

@@ -321,8 +321,44 @@ def _kb_text(s: Mapping[str, Any]) -> str:
             lines.append(f"{name.strip()}: {msg}" if msg not in (None, "") else name.strip())
             told.add(msg_key)  # its message is in that line already
     lines += [f"{key}: {s[key]}" for key in ("compiled", "correctness") if key in s]
-    lines += [f"{k}: {v}" for k, v in meta.items() if k not in told and k not in CODE_FIELDS]
+    # a recorded traceback starts its own line, as Python prints it (its frames then read as frames)
+    lines += [f"{k}:\n{v}" if isinstance(v, str) and v.startswith(_TB_HEAD) else f"{k}: {v}"
+              for k, v in meta.items() if k not in told and k not in CODE_FIELDS]  # fmt: skip
     return "\n".join(str(line) for line in lines) + "\n"
+
+
+_TB_HEAD = "Traceback (most recent call last):"
+
+
+#: what a KernelBench eval script writes for a sample it had no kernel file for: "Kernel not found for problem 28
+#: sample 0" (a fork's eval_from_generations.py), "Kernel file not found" (KernelBench's scripts/eval_from_generations.py)
+_KB_NO_KERNEL = re.compile(r"^kernel (?:file )?not found\b", re.I)
+
+
+def kb_not_evaluated(s: Mapping[str, Any]) -> str | None:
+    """Why a KernelBench sample has no result, when its record says the harness never evaluated it: the run skipped
+    it (``skipped: true``, with the fork's ``skip_reason``) or found no kernel file for it (nothing was generated);
+    None for a sample that ran, passed or failed.  Such a record is not a failure of any kernel.
+
+    >>> kb_not_evaluated({"compiled": False, "metadata": {"skipped": True, "skip_reason": "hang_risk"}})
+    'not evaluated: the harness skipped this sample (hang_risk)'
+    >>> kb_not_evaluated({"compiled": False, "metadata": {"error": "Kernel not found for problem 28 sample 0"}})
+    'not evaluated: Kernel not found for problem 28 sample 0 (no kernel was generated for it)'
+    >>> kb_not_evaluated({"compiled": False, "metadata": {"compilation_error": "boom", "error": "Kernel file not found"}})
+    """
+    if s.get("compiled") or s.get("correctness"):
+        return None
+    meta = s.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    if any(meta.get(k) not in (None, "") for _, k in _KB_ERRORS) or meta.get("other_error"):
+        return None  # the harness tried it: its error is the record
+    if meta.get("skipped") is True:
+        reason = meta.get("skip_reason")
+        return "not evaluated: the harness skipped this sample" + (f" ({reason})" if reason else "")
+    err = meta.get("error")
+    if isinstance(err, str) and _KB_NO_KERNEL.match(err.strip()):
+        return f"not evaluated: {err.strip()} (no kernel was generated for it)"
+    return None
 
 
 def _kb_records(problem: str, samples: list[dict], name: str) -> Iterator[InputRecord]:
@@ -334,6 +370,7 @@ def _kb_records(problem: str, samples: list[dict], name: str) -> Iterator[InputR
             origin=f"{name}[{problem}][{sid}]",
             passed=bool(s.get("compiled")) and bool(s.get("correctness")),
             code=_code(s, s.get("metadata")),
+            error=kb_not_evaluated(s),
         )
 
 

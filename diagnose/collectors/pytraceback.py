@@ -100,6 +100,11 @@ _UNPACK_DIMS = re.compile(
     r"\s*\(?\s*\*?\w+\s*(?:,\s*\*?\w+\s*)+,?\s*\)?\s*=\s*[\w.\[\]]+\.(?:shape|size\(\)|stride\(\))\s*(?:#.*)?$"
 )
 _MAX_EXCEPTIONS = 100
+#: Triton's launcher reading the grid (triton 3.7.1 runtime/jit.py ``grid_size = len(grid)``, runtime/interpreter.py
+#: ``assert len(grid) <= 3``; 2.x launchers also index ``grid[0]``), and CPython's TypeError for a value that is not
+#: a sequence there (an int grid: ``kernel[n](...)`` for ``kernel[(n,)](...)``)
+_GRID_READ = re.compile(r"\blen\(grid\)|\bgrid\[0\]")
+_NOT_SEQUENCE = re.compile(r"object of type '\w+' has no len\(\)|'\w+' object is not subscriptable")
 _MAX_MESSAGE_CHARS = 4000
 
 
@@ -356,6 +361,18 @@ def parse(text: str) -> PyFacts | None:
         user_line=user[0].line if user else None,
         user_func=user[0].func if user else None,
         unpacks_tensor_dims=bool(user and user[0].code and _UNPACK_DIMS.match(user[0].code)),
+        launch_grid_not_sequence=_launch_grid_not_sequence(main, last_frames),
         frame_count=len(last_frames),
         frames=tuple(fr for fr, _ in last_frames),
     )
+
+
+def _launch_grid_not_sequence(main: _Exc | None, frames: list[tuple[Frame, int]]) -> bool:
+    """The last exception is CPython's TypeError for a non-sequence, raised in Triton's own launcher where it reads
+    the grid: the kernel was launched with a grid that is not a tuple (or a callable returning one)."""
+    if main is None or main.qual.rsplit(".", 1)[-1] != "TypeError" or not _NOT_SEQUENCE.search(main.message or ""):
+        return False
+    if not frames:
+        return False
+    inner = frames[-1][0]
+    return "triton" in inner.file.replace("\\", "/") and bool(inner.code and _GRID_READ.search(inner.code))

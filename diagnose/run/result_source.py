@@ -163,6 +163,29 @@ def with_source_facts(ev: Evidence, text: str, *, path: Path | None = None, reco
     return ev.replace(run=F.RunFacts(**facts)) if facts else ev
 
 
+def with_record_facts(ev: Evidence, record_text: str) -> Evidence:
+    r"""``ev`` with what a KernelBench result record shows without its kernel (a fork that keeps no kernel files): a
+    compile failure on a ``triton.language`` name that no Triton release defines, read from the recorded message and
+    checked against the installed Triton's language as :func:`diagnose.run.triton_names.unknown_name` does (nothing is
+    concluded when that Triton is older than the newest release kdiag knows, or the name is one that moved).
+
+    >>> from diagnose.evidence import Evidence
+    >>> rec = "triton.compiler.errors.CompilationError: at 1:4: AttributeError(\"module 'triton.language' has no "
+    >>> rec += "attribute 'tanh'\")\ncompiled: True\n"
+    >>> got = with_record_facts(Evidence(), rec).run
+    >>> got is None or got.triton_name_unknown == "tanh"
+    True
+    >>> with_record_facts(Evidence(), rec.replace("compiled: True", "")).run is None
+    True
+    """
+    if ev.run is not None or not _KB_RECORD.search(record_text) or not _COMPILE_FAILED.search(record_text):
+        return ev
+    unknown = TN.unknown_name(record_text, TN.installed_language()[0])
+    return ev.replace(run=F.RunFacts(triton_name_unknown=unknown, target=TARGET)) if unknown else ev
+
+
+#: a KernelBench result record as :func:`diagnose.inputs._kb_text` writes it
+_KB_RECORD = re.compile(r"(?m)^compiled: (?:True|False)$")
 #: a result that says the sample was never built (KernelBench's ``compiled: False``): the file may not even load
 _NOT_COMPILED = re.compile(r"(?m)^compiled: False$")
 
