@@ -331,33 +331,21 @@ def test_a_build_is_at_import_unless_every_call_sits_in_a_function(tmp_path: Pat
     assert S.built_at_import(sub) is True
 
 
-LAZY_BUILD = '''
-import torch
-import torch.nn as nn
-from torch.utils.cpp_extension import load_inline
-
-CUDA = """
-#include <torch/extension.h>
-__global__ void twice_kernel(const float* x, float* y, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = 2.0f * x[i];
-}
-torch::Tensor twice(torch::Tensor x) {
-    auto y = torch::empty_like(x);
-    int n = x.numel();
-    twice_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
-    return y;
-}
-"""
-
+#: the load_inline call of corpus/kernelbench/cuda_compiles, character for character: the compile check's commands and
+#: sources are that case's, so the session compiles them once for both (tests/conftest.py, compile_once)
+CUDA_COMPILES = (ROOT / "corpus" / "kernelbench" / "cuda_compiles" / "submission.py").read_text()
+LAZY_BUILD = (
+    "import torch\nimport torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n"
+    + CUDA_COMPILES[CUDA_COMPILES.index('cuda_source = """') : CUDA_COMPILES.index("scaled_relu = load_inline(")]
+    + """
 
 class ModelNew(nn.Module):
     def forward(self, x):
         if x.is_cuda and torch.cuda.is_available():
-            ext = load_inline(name="twice", cpp_sources="torch::Tensor twice(torch::Tensor x);",
-                              cuda_sources=CUDA, functions=["twice"])
-            return ext.twice(x)
-        return x * 2
+            ext = load_inline(name="scaled_relu", cpp_sources=cpp_source, cuda_sources=cuda_source,
+                              functions=["scaled_relu"], verbose=False)
+            return ext.scaled_relu(x.contiguous(), 2.0)
+        return torch.relu(x) * 2
 
 
 def get_inputs():
@@ -366,7 +354,8 @@ def get_inputs():
 
 def get_init_inputs():
     return []
-'''
+"""
+)
 
 LAZY_REFERENCE = """
 import torch
@@ -375,7 +364,7 @@ import torch.nn as nn
 
 class Model(nn.Module):
     def forward(self, x):
-        return x * 2
+        return torch.relu(x) * 2
 
 
 def get_inputs():
