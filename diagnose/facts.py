@@ -131,6 +131,14 @@ class CudaFacts(Facts):
     symbol_need_cc: float | None = None  # 8.0 for bfloat16, 8.9 for fp8
     device_ccs: tuple[float, ...] = ()  # the distinct compute capabilities printed for the log's GPUs
     symbol_need_above_devices: bool = False  # every printed GPU is below symbol_need_cc
+    # with no kernel image / an invalid device function: the one compute capability the log prints for its GPUs,
+    # the CUDA release that removed that architecture (diagnose/data/cuda_arch_releases.yaml; None while every
+    # release since its first builds for it), the toolkit release the log names, and how that release stands to
+    # the architecture (toolkit_release.arch_side: too-old | dropped | inside)
+    device_cc: float | None = None
+    device_cc_removed_in: str | None = None
+    toolkit_release: str | None = None
+    device_cc_toolkit_side: str | None = None
 
 
 # --- out of memory ------------------------------------------------------------------

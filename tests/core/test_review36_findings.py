@@ -1,0 +1,84 @@
+"""What an expert review of first answers on real logs asked for: a GPU below what the toolkit still builds
+for, a stale cuDNN among the owners of a bare BAD_PARAM, the checks of a bare illegal address, and values in
+the decisive line read rather than left out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from diagnose import classify_log
+from diagnose.collectors import cuda_errors, symbol_lookup
+
+
+def _dict(log: str) -> dict[str, Any]:
+    return classify_log(log).to_dict()
+
+
+# --- a GPU whose architecture recent toolkits dropped ---------------------------------------------------------
+
+# xmrig/xmrig-nvidia#132 (corpus/holdout36): the miner's own GPU list prints the capability as "arch:21"
+XMRIG = (
+    " * GPU #0:       NVS 310 @ 1046/875 MHz 64x2 8x25 arch:21 SMX:1\n"
+    '[CUDA] Error gpu 0: <cryptonight_extra_cpu_prepare>:259 "no kernel image is available for execution on the device"\n'
+)
+
+
+def test_the_printed_capability_and_the_release_that_dropped_it_are_read() -> None:
+    f = cuda_errors.parse(XMRIG)
+    assert f is not None
+    assert (f.device_cc, f.device_cc_removed_in) == (2.1, "9.0")
+    assert 1 in f.lines  # the GPU's line is cited beside the error
+
+
+def test_a_gpu_no_recent_toolkit_builds_for_gets_no_rebuild_advice() -> None:
+    d = _dict(XMRIG)
+    assert d["rule"] == "cuda-no-kernel-image-gpu-arch-dropped"
+    assert d["category"] == "environment"
+    assert "CUDA 9.0 or newer cannot work" in d["fix"]
+    assert "2.1 (sm_21)" in d["what"]
+
+
+def test_a_capability_the_toolkit_still_builds_for_keeps_the_missing_arch_answer() -> None:
+    log = XMRIG.replace("arch:21", "arch:75")
+    assert _dict(log)["rule"] != "cuda-no-kernel-image-gpu-arch-dropped"
+
+
+def test_tensorflow_device_lines_print_the_capability() -> None:
+    assert symbol_lookup.printed_device_ccs(
+        "Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 10 MB memory) -> physical GPU "
+        "(device: 0, name: Tesla K80, pci bus id: 0000:00:1e.0, compute capability: 3.7)"
+    ) == (3.7,)
+
+
+def test_invalid_device_function_alone_names_both_readings_and_the_check() -> None:
+    # davisking/dlib#2290 (corpus/holdout35): a CC 2.1 GPU under dlib, whose minimum is sm_50
+    d = _dict(
+        "Failure message from test: Error while calling cudaOccupancyMaxPotentialBlockSize(&num_blocks,&num_threads,K)"
+        " in file /build/dlib/dlib/cuda/cuda_utils.h:186. code: 8, reason: invalid device function\n"
+    )
+    assert d["category"] == "environment"
+    assert "Two readings fit" in d["fix"]
+    assert "compute_cap" in d["fix"] and "documented minimum" in d["fix"]
+
+
+# --- cuDNN's BAD_PARAM: a stale cuDNN is one owner --------------------------------------------------------------
+
+
+def test_bad_param_lists_the_installation_and_checks_the_loaded_cudnn_first() -> None:
+    # JuliaGPU/CuArrays.jl#531 (corpus/holdout35): an old cuDNN from CUDA_PATH
+    d = _dict("  CUDNNError(code CUDNN_STATUS_BAD_PARAM, CUDNN_STATUS_BAD_PARAM)\n  Stacktrace:\n")
+    assert d["status"] == "unknown"
+    assert "environment" in {a["category"] for a in d["alternatives"]}
+    assert d["next_check"].startswith("Before changing a parameter, check which cuDNN the process loaded")
+    assert "torch.backends.cudnn.version()" in d["next_check"]
+
+
+# --- the stock illegal-address text -------------------------------------------------------------------------------
+
+
+def test_illegal_address_checks_name_32_bit_offsets_inputs_and_clocks() -> None:
+    d = _dict("RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    check = d["next_check"]
+    assert "computed in 32 bits" in check and "kernel-logic" in check
+    assert "compare the two" in check
+    assert "clocks raised above stock" in check
