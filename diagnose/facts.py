@@ -167,6 +167,9 @@ class OomFacts(Facts):
     # the figures show other processes held at most a tenth of the device (free about equal to total at the
     # start, or this process itself holding nine tenths of it): memory held by others is ruled out
     others_ruled_out: bool = False
+    # PyTorch's figures: the device's memory that is neither free nor counted by its caching allocator (total less
+    # free less reserved, or less "this process has"): other processes, the CUDA context, a display server
+    unaccounted_bytes: float | None = None
 
 
 # --- Triton -------------------------------------------------------------------------
@@ -361,7 +364,7 @@ class SanitizerFacts(Facts):
     # the first report, as printed (see diagnose.collectors.sanitizer for which record each comes from)
     message: str | None = None  # its first line: "Invalid __global__ write of size 4 bytes"
     address: str | None = None  # the address it names: "0x87654320"
-    null_address: str | None = None  # that address when it is a null pointer plus an offset below 64 KiB
+    null_address: str | None = None  # that address when it is a null pointer plus an offset below 1 MiB
     misaligned_by: int | None = None  # a misaligned access: its address modulo the access size (4: 8-byte read at ...4)
     # misaligned_by is odd: the address is inside an element of every type wider than a byte (a byte offset the
     # kernel added to a typed pointer, a packed struct), not a view that starts at another element

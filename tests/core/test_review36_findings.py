@@ -82,3 +82,33 @@ def test_illegal_address_checks_name_32_bit_offsets_inputs_and_clocks() -> None:
     assert "computed in 32 bits" in check and "kernel-logic" in check
     assert "compare the two" in check
     assert "clocks raised above stock" in check
+
+
+# --- values in the decisive line ------------------------------------------------------------------------------
+
+
+def test_pytorch_figures_that_do_not_decide_are_shown_not_called_missing() -> None:
+    # ranahanocka/MeshCNN#105 (corpus/holdout36): PyTorch's older message, total/allocated/free/reserved
+    d = _dict(
+        "RuntimeError: CUDA out of memory. Tried to allocate 1.62 GiB (GPU 0; 8.00 GiB total capacity; 3.97 GiB "
+        "already allocated; 1.25 GiB free; 4.68 GiB reserved in total by PyTorch).\n"
+    )
+    assert d["rule"] == "oom-figures-undecided"
+    assert "without figures" not in d["title"]
+    assert "8 GiB" in d["next_check"] and "2.1 GiB was neither free nor PyTorch's" in d["next_check"]
+    assert "half the batch size" in d["next_check"]
+
+
+def test_an_address_a_few_dozen_kib_above_null_is_an_unset_pointer_not_an_overrun() -> None:
+    # kokkos/kokkos#5596 (corpus/holdout35): a lock array never allocated in a debug shared build
+    log = (
+        "========= Invalid __global__ write of size 4\n"
+        "=========     at 0x000000d0 in /lammps_master/lib/kokkos/tpls/desul/src/Lock_Array_CUDA.cpp:31:desul::"
+        "_GLOBAL__N__50_tmpxft_0001a4f7_00000000_7_Lock_Array_CUDA_cpp1_ii_4d2bf3a0::init_lock_arrays_cuda_kernel(void)\n"
+        "=========     by thread (238,0,0) in block (80,0,0)\n"
+        "=========     Address 0x000143b8 is out of bounds\n"
+    )
+    d = _dict(log)
+    assert d["category"] == "kernel-logic"
+    assert d["fix"].startswith("The address, 0x000143b8, is a null pointer plus an offset")
+    assert "bounds guard helps" in d["fix"] and "if (i < n)" not in d["fix"]
