@@ -112,3 +112,24 @@ def test_an_address_a_few_dozen_kib_above_null_is_an_unset_pointer_not_an_overru
     assert d["category"] == "kernel-logic"
     assert d["fix"].startswith("The address, 0x000143b8, is a null pointer plus an offset")
     assert "bounds guard helps" in d["fix"] and "if (i < n)" not in d["fix"]
+
+
+THEANO = (
+    "RuntimeError: Cuda error: kSoftmax_node_3c4acb89aba08a5237cd1d1814011c3d_0: invalid argument.\n"
+    "Used 1 blocks, 512 threads 65536 bytes of shared memory\n"
+)
+
+
+def test_a_launch_printed_with_its_shared_memory_is_read_and_compared_with_48_kib() -> None:
+    # Theano/Theano#1302 (corpus/holdout36): GpuSoftmax sizes its shared memory from the whole row
+    d = _dict(THEANO)
+    assert d["status"] == "unknown"
+    assert d["rule"] == "concept-launch-smem-over-default-invalid-value"
+    assert {a["category"] for a in d["alternatives"][:2]} == {"kernel-logic", "runtime-assumption"}
+    assert "64 KiB (65,536 bytes)" in d["next_check"]
+    assert any(e["line"] == 2 for e in d["evidence"])
+
+
+def test_a_launch_within_48_kib_is_not_read_as_over_the_default() -> None:
+    d = _dict(THEANO.replace("65536 bytes", "32768 bytes"))
+    assert d["rule"] != "concept-launch-smem-over-default-invalid-value"
