@@ -133,3 +133,22 @@ def test_a_launch_printed_with_its_shared_memory_is_read_and_compared_with_48_ki
 def test_a_launch_within_48_kib_is_not_read_as_over_the_default() -> None:
     d = _dict(THEANO.replace("65536 bytes", "32768 bytes"))
     assert d["rule"] != "concept-launch-smem-over-default-invalid-value"
+
+
+# --- a launch refused inside a program's own assertion ------------------------------------------------------------
+
+
+def test_an_asserted_launch_call_lists_its_owners_and_asks_for_the_launch_figures() -> None:
+    # shader-slang/slangpy#830 (corpus/holdout36): zero thread groups for an empty input
+    d = _dict(
+        "python: .../cuda-command.cpp:480: ... Assertion `SLANG_CUDA_ASSERT_ON_FAIL(cuLaunchKernel(...))' failed.\n"
+        "Aborted (SIGABRT)\n"
+    )
+    assert d["status"] == "unknown"
+    assert d["alternatives"][0]["category"] == "kernel-logic"
+    assert "grid and block dimensions" in d["next_check"] and "zero dimension" in d["next_check"]
+
+
+def test_an_assertion_on_another_call_is_not_a_launch() -> None:
+    d = _dict("app: main.cu:12: int main(): Assertion `cudaMalloc(&p, n) == cudaSuccess' failed.\n")
+    assert not (d["rule"] or "").startswith("assert-kernel-launch-call-failed")
