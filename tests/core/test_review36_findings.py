@@ -34,7 +34,7 @@ def test_a_gpu_no_recent_toolkit_builds_for_gets_no_rebuild_advice() -> None:
     d = _dict(XMRIG)
     assert d["rule"] == "cuda-no-kernel-image-gpu-arch-dropped"
     assert d["category"] == "environment"
-    assert "CUDA 9.0 or newer cannot work" in d["fix"]
+    assert "with CUDA 9.0 or newer, no rebuild for this GPU can work" in d["fix"]
     assert "2.1 (sm_21)" in d["what"]
 
 
@@ -153,3 +153,9 @@ def test_an_asserted_launch_call_lists_its_owners_and_asks_for_the_launch_figure
 def test_an_assertion_on_another_call_is_not_a_launch() -> None:
     d = _dict("app: main.cu:12: int main(): Assertion `cudaMalloc(&p, n) == cudaSuccess' failed.\n")
     assert not (d["rule"] or "").startswith("assert-kernel-launch-call-failed")
+
+
+def test_a_named_toolkit_that_dropped_the_gpu_says_so_outright() -> None:
+    d = _dict("Cuda compilation tools, release 9.1, V9.1.85\n" + XMRIG)
+    assert d["rule"] == "cuda-no-kernel-image-gpu-arch-dropped"
+    assert d["fix"].startswith("The build's toolkit, CUDA 9.1, cannot target this GPU")
