@@ -131,6 +131,14 @@ class CudaFacts(Facts):
     symbol_need_cc: float | None = None  # 8.0 for bfloat16, 8.9 for fp8
     device_ccs: tuple[float, ...] = ()  # the distinct compute capabilities printed for the log's GPUs
     symbol_need_above_devices: bool = False  # every printed GPU is below symbol_need_cc
+    # with no kernel image / an invalid device function: the one compute capability the log prints for its GPUs,
+    # the CUDA release that removed that architecture (diagnose/data/cuda_arch_releases.yaml; None while every
+    # release since its first builds for it), the toolkit release the log names, and how that release stands to
+    # the architecture (toolkit_release.arch_side: too-old | dropped | inside)
+    device_cc: float | None = None
+    device_cc_removed_in: str | None = None
+    toolkit_release: str | None = None
+    device_cc_toolkit_side: str | None = None
 
 
 # --- out of memory ------------------------------------------------------------------
@@ -159,6 +167,9 @@ class OomFacts(Facts):
     # the figures show other processes held at most a tenth of the device (free about equal to total at the
     # start, or this process itself holding nine tenths of it): memory held by others is ruled out
     others_ruled_out: bool = False
+    # PyTorch's figures: the device's memory that is neither free nor counted by its caching allocator (total less
+    # free less reserved, or less "this process has"): other processes, the CUDA context, a display server
+    unaccounted_bytes: float | None = None
 
 
 # --- Triton -------------------------------------------------------------------------
@@ -353,7 +364,7 @@ class SanitizerFacts(Facts):
     # the first report, as printed (see diagnose.collectors.sanitizer for which record each comes from)
     message: str | None = None  # its first line: "Invalid __global__ write of size 4 bytes"
     address: str | None = None  # the address it names: "0x87654320"
-    null_address: str | None = None  # that address when it is a null pointer plus an offset below 64 KiB
+    null_address: str | None = None  # that address when it is a null pointer plus an offset below 1 MiB
     misaligned_by: int | None = None  # a misaligned access: its address modulo the access size (4: 8-byte read at ...4)
     # misaligned_by is odd: the address is inside an element of every type wider than a byte (a byte offset the
     # kernel added to a typed pointer, a packed struct), not a view that starts at another element

@@ -103,7 +103,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from diagnose.catalogue import compared
-from diagnose.collectors import symbol_lookup
+from diagnose.collectors import symbol_lookup, toolkit_release
 from diagnose.collectors.gate_words import gate
 from diagnose.collectors.negation import unsaid
 from diagnose.cuda_error_table import _DISTINCTIVE_LEN, _Tables, _trie_pattern, tables  # noqa: F401 (the table's home)
@@ -574,6 +574,30 @@ def _check_macro_hit(line: str, ln: int) -> _Hit | None:
 _has_hint = gate(_HINTS)
 
 
+#: the errors of a binary without code for the GPU (the driver's "no kernel image", the runtime's "invalid device
+#: function"): the GPU's compute capability, where the log prints it, says whether any toolkit still builds for it
+_NO_IMAGE = ("cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction")
+
+
+def _device_arch(text: str, ccs: tuple[float, ...]) -> tuple[float | None, str | None, str | None, str | None]:
+    """(the GPU's compute capability, the CUDA release that removed its architecture, the toolkit release the log
+    names, how that release stands to the architecture) for a log printing one capability for its GPUs.
+
+    >>> _device_arch(" * GPU #0: NVS 310 @ 1046/875 MHz 64x2 8x25 arch:21 SMX:1", (2.1,))
+    (2.1, '9.0', None, None)
+    >>> _device_arch("Cuda compilation tools, release 9.1, V9.1.85", (3.5,))
+    (3.5, '12.0', '9.1', 'inside')
+    >>> _device_arch("", (6.1, 7.5))
+    (None, None, None, None)
+    """
+    if len(ccs) != 1:
+        return None, None, None, None
+    cc = ccs[0]
+    arch = f"sm_{round(cc * 10)}"
+    release = toolkit_release.toolkit_release(text)
+    return cc, toolkit_release.arch_releases(arch)[1], release, toolkit_release.arch_side(arch, release)
+
+
 def parse(text: str) -> CudaFacts | None:
     """CUDA errors named in ``text``, or ``None`` when there are none."""
     if not _has_hint(text):
@@ -621,13 +645,23 @@ def parse(text: str) -> CudaFacts | None:
     lines = sorted({h.line for h in hits} | ({assert_line} if assert_line else set()) | ({stmt[0]} if stmt else set()))
     looked_up = first.name in ("cudaErrorSymbolNotFound", "cudaErrorInvalidSymbol")
     sym = symbol_lookup.symbol_dtype_in(text) if looked_up else None
-    ccs = symbol_lookup.printed_device_ccs(text) if looked_up else ()
+    no_image = not looked_up and any(n in _NO_IMAGE for n in names)
+    ccs = symbol_lookup.printed_device_ccs(text) if looked_up or no_image else ()
+    device_cc, removed_in, release, side = _device_arch(text, ccs) if no_image else (None, None, None, None)
+    # the GPU's line beside the error, when it shows an architecture recent toolkits dropped: it is what decides
+    cc_line = symbol_lookup.printed_device_cc_line(text) if removed_in else None
+    if cc_line is not None:
+        lines = sorted({*lines, cc_line})
     return CudaFacts(
         symbol_name=sym[0] if sym else None,
         symbol_dtype=sym[1] if sym else None,
         symbol_need_cc=sym[2] if sym else None,
         device_ccs=ccs,
         symbol_need_above_devices=bool(sym and ccs and max(ccs) < sym[2]),
+        device_cc=device_cc,
+        device_cc_removed_in=removed_in,
+        toolkit_release=release,
+        device_cc_toolkit_side=side,
         lines=tuple(lines),
         error=first.name,
         errors=tuple(names),

@@ -185,6 +185,11 @@ def _torch(text: str, m: re.Match[str]) -> OomFacts:
             allocated = to_bytes(na[1], na[2]) if na else None
             nr = _NEW_RESERVED.search(tail)
             reserved_unalloc = to_bytes(nr[1], nr[2]) if nr else None
+    unaccounted = None
+    if total is not None and free is not None:
+        counted = process if process is not None else (allocated or 0.0) + (reserved_unalloc or 0.0)
+        if process is not None or allocated is not None:
+            unaccounted = max(0.0, total - free - counted)
     held = other  # "Process N has X": the others; without it, what neither this process holds nor is free
     if held is None and None not in (total, free, process):
         held = max(0.0, (total or 0.0) - (free or 0.0) - (process or 0.0))
@@ -201,6 +206,7 @@ def _torch(text: str, m: re.Match[str]) -> OomFacts:
         reserved_unallocated_bytes=reserved_unalloc,
         other_process_bytes=other,
         other_process_count=count,
+        unaccounted_bytes=unaccounted,
     )
 
 

@@ -57,7 +57,7 @@ except where said:
 ``message``                the first record's first line (``Invalid __global__ write of size 4 bytes``)
 ``address``                ``Address 0x...`` / ``Access at 0x...`` / ``Access to 0x...``; racecheck's
                            ``__shared__ 0x8c`` and a deadlock's barrier address are shared addresses
-``null_address``           ``address`` when it is a null pointer plus less than 64 KiB, in a global or
+``null_address``           ``address`` when it is a null pointer plus less than 1 MiB, in a global or
                            generic access (an empty tensor's data pointer, an allocation never checked)
 ``misaligned_by``          the first misaligned access's address modulo its size (1 for a 4-byte write
                            at ...01; 4 for an 8-byte read at ...04, a float32 buffer read as float64)
@@ -428,8 +428,10 @@ def _high_bit_past(rec: Rec | None) -> int | None:
 
 
 #: below this, an address is a null pointer plus an offset (an empty tensor's data pointer, a failed
-#: allocation): no device allocation lives in the first 64 KiB of the address space
-NULL_WINDOW = 1 << 16
+#: allocation, a pointer member never set, indexed by a thread's offset): no device allocation lives in the first
+#: MiB of the address space (with unified addressing they start gigabytes up; the first allocations of runtimes
+#: without it start at 1 MiB)
+NULL_WINDOW = 1 << 20
 _MISALIGNED_SHARED_LOCAL = re.compile(r"^(?:Warp |Lane )?Misaligned Shared or Local Address\b", re.IGNORECASE)
 _NULL_KINDS = ("invalid-", "uninitialized-", "hardware-exception")
 

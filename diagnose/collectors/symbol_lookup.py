@@ -12,7 +12,12 @@ sources guard such kernels with ``#if __CUDA_ARCH__ >= 800`` / ``>= 890`` and an
 The capability is read where a tool prints it in its own format: deviceQuery's ``CUDA Capability Major/Minor
 version number:    7.5`` (cuda-samples, Samples/1_Utilities/deviceQuery/deviceQuery.cpp) and the ``compute_cap``
 column of ``nvidia-smi --query-gpu=...,compute_cap --format=csv`` (nvidia-smi's documented query field: "The CUDA
-Compute Capability, represented as Major DOT Minor").
+Compute Capability, represented as Major DOT Minor").  Programs that list their GPUs at start-up print it too:
+TensorFlow's device description (``core/common_runtime/gpu/gpu_device.cc``: ``device: 0, name: GeForce GTX 1080,
+pci bus id: 0000:01:00.0, compute capability: 6.1``; TensorFlow 1.x's ``Found device 0 with properties: name: ...
+major: 6 minor: 1 memoryClockRate(GHz): ...``) and the xmrig miners' GPU list (xmrig-nvidia and xmrig-cuda,
+``print_gpu``/``printThreads``: `` * GPU #0: NVS 310 @ 1046/875 MHz 64x2 8x25 arch:21 SMX:1``, ``arch:%d%d``
+being the major and the minor digit).
 
 >>> symbol_dtype('Error: DriverError(CUDA_ERROR_NOT_FOUND, "named symbol not found") when loading cast_f32_bf16')
 ('cast_f32_bf16', 'bfloat16', 8.0)
@@ -24,6 +29,12 @@ True
 (7.5,)
 >>> printed_device_ccs("name, compute_cap, driver_version\nTesla T4, 7.5, 535.1\nNVIDIA A100-SXM4-40GB, 8.0, 535.1\n")
 (7.5, 8.0)
+>>> printed_device_ccs(" * GPU #0:       NVS 310 @ 1046/875 MHz 64x2 8x25 arch:21 SMX:1")
+(2.1,)
+>>> printed_device_ccs("(device: 0, name: Tesla K80, pci bus id: 0000:00:1e.0, compute capability: 3.7)")
+(3.7,)
+>>> printed_device_ccs("name: GeForce GTX 1080 Ti major: 6 minor: 1 memoryClockRate(GHz): 1.582")
+(6.1,)
 """
 
 from __future__ import annotations
@@ -40,6 +51,10 @@ _DTYPES: tuple[tuple[re.Pattern[str], str, float], ...] = (
 )
 _DEVICE_QUERY = re.compile(r"CUDA Capability Major/Minor version number:\s+(\d+)\.(\d+)")
 _CSV_CC = re.compile(r"^\d+\.\d+$")
+_TF_DEVICE = re.compile(r"\bpci bus id: [^,()]*, compute capability: (\d+)\.(\d+)")
+_TF1_PROPS = re.compile(r"\bmajor: (\d+) minor: (\d+) memoryClockRate")
+#: "%d%d": one digit each below 10.0; a three-digit value is a two-digit major (12.0 prints "120")
+_XMRIG = re.compile(r"\barch:(\d{1,2})(\d) (?:SMX|smx):\d+")
 
 
 def symbol_dtype(line: str) -> tuple[str, str, float] | None:
@@ -65,6 +80,12 @@ def printed_device_ccs(text: str) -> tuple[float, ...]:
     found: list[float] = []
     if "Capability Major/Minor" in text:
         found += [float(f"{int(a)}.{int(b)}") for a, b in _DEVICE_QUERY.findall(text)]
+    if "compute capability: " in text:
+        found += [float(f"{int(a)}.{int(b)}") for a, b in _TF_DEVICE.findall(text)]
+    if "memoryClockRate" in text:
+        found += [float(f"{int(a)}.{int(b)}") for a, b in _TF1_PROPS.findall(text)]
+    if "arch:" in text:
+        found += [float(f"{int(a)}.{int(b)}") for a, b in _XMRIG.findall(text)]
     if "compute_cap" in text:
         lines = text.splitlines()
         for i, line in enumerate(lines):
@@ -78,3 +99,14 @@ def printed_device_ccs(text: str) -> tuple[float, ...]:
                     break
                 found.append(float(vals[k]))
     return tuple(dict.fromkeys(found))
+
+
+def printed_device_cc_line(text: str) -> int | None:
+    r"""The line (1-based) of the first compute capability the log prints for a GPU in a form read inline
+    (deviceQuery, TensorFlow's device line or properties, the xmrig list), else None.
+
+    >>> printed_device_cc_line("start\n * GPU #0:       NVS 310 @ 1046/875 MHz 64x2 8x25 arch:21 SMX:1\n")
+    2
+    """
+    hits = [m.start() for rx in (_DEVICE_QUERY, _TF_DEVICE, _TF1_PROPS, _XMRIG) if (m := rx.search(text))]
+    return text.count("\n", 0, min(hits)) + 1 if hits else None

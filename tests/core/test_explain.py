@@ -140,7 +140,7 @@ def test_the_framework_comes_from_the_evidence() -> None:
 
 def test_the_fix_fits_the_framework() -> None:
     for log, fw, rule, present, absent in (
-        (CUDA_OOB, "cuda", "sanitizer-oob-global-write", "if (i < n)", "tl.store"),
+        (CUDA_OOB, "cuda", "sanitizer-oob-global-write", "`__device__`", "tl.store"),
         (TRITON_OOB, "triton", "sanitizer-oob-just-past-end", "tl.load", "if (i < n)"),
     ):
         best = diagnose.classify_log(log).diagnosis.best
