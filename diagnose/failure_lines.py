@@ -264,16 +264,9 @@ def _searches() -> tuple[Callable[[str], bool], Callable[[str], bool], Callable[
     """The searches of :data:`_HEALTHY_LINE`, :data:`_NOT_ABOUT_RUN` and :data:`_STRONG`, each answered by the
     pattern's anchor test (:mod:`diagnose.regex_anchor`: a line without the literals that start every match is
     not searched), made once."""
-    from diagnose.regex_anchor import anchor_search
+    from diagnose.regex_anchor import hit_test
 
-    def searched(rx: re.Pattern[str]) -> Callable[[str], bool]:
-        found = anchor_search(rx)
-        if found is not None:
-            return found
-        search = rx.search
-        return lambda line: search(line) is not None
-
-    return searched(_HEALTHY_LINE), searched(_NOT_ABOUT_RUN), searched(_STRONG)
+    return hit_test(_HEALTHY_LINE), hit_test(_NOT_ABOUT_RUN), hit_test(_STRONG)
 
 
 def _healthy(line: str) -> bool:

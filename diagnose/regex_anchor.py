@@ -340,6 +340,16 @@ def anchor_search(rx: re.Pattern[str]) -> Callable[[str], bool] | None:
         return None
 
 
+def hit_test(rx: re.Pattern[str]) -> Callable[[str], bool]:
+    """``rx.search(text) is not None``: :func:`anchor_search` where the pattern has anchors (a text that holds none
+    of the literals every match starts with is not searched), else the search itself."""
+    found = anchor_search(rx)
+    if found is not None:
+        return found
+    search = rx.search
+    return lambda text: search(text) is not None
+
+
 def _sequence(
     items: list[tuple[Any, Any]], state: Any, whole: re.Pattern[str], flags: int
 ) -> tuple[Callable[[str], bool] | None, bool]:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from diagnose.lazy_regex import real
-from diagnose.regex_anchor import anchor_search, anchor_test, lowered, start_find
+from diagnose.regex_anchor import anchor_test, hit_test, lowered, start_find
 from diagnose.regex_code import from_code
 
 with warnings.catch_warnings():  # the stdlib's own regex parser (deprecated names of re._parser, re._constants)
@@ -74,8 +74,7 @@ def _searched(rx: re.Pattern[str]) -> Callable[[str], bool]:
 
     def found(s: str) -> bool:
         if not decide:
-            search = rx.search
-            decide.append(anchor_search(rx) or (lambda text: search(text) is not None))
+            decide.append(hit_test(rx))
         return decide[0](s)
 
     return found

@@ -238,13 +238,9 @@ def _may(rx: re.Pattern[str]) -> Callable[[str], bool]:
 def _search(rx: re.Pattern[str]) -> Callable[[str], bool]:
     """``rx.search(line) is not None``, answered by the pattern's anchor tests where it has them
     (diagnose.regex_anchor: a line that holds none of the literals every match starts with is not searched)."""
-    from diagnose.regex_anchor import anchor_search
+    from diagnose.regex_anchor import hit_test
 
-    found = anchor_search(rx)
-    if found is not None:
-        return found
-    search = rx.search
-    return lambda line: search(line) is not None
+    return hit_test(rx)
 
 
 def _failure_text(ev: Evidence) -> list[str]:

@@ -158,7 +158,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from diagnose.collectors.gate_words import automaton_of
-from diagnose.regex_anchor import StartSearch, lowered, start_find
+from diagnose.regex_anchor import StartSearch, hit_test, lowered, start_find
 
 #: the part of a log the words are looked for in
 SCAN = 200_000
@@ -405,10 +405,17 @@ def gpu_runtime(text: str) -> str | None:
     True
     """
     head = text[:SCAN]
-    found = next((name for name, rx in _GPU_RUNTIMES if rx.search(head)), None)
+    found = next((name for name, search in _runtime_searches() if search(head)), None)
     if found is None or _CUDA_SIGN.search(head):
         return None
     return found
+
+
+@functools.cache
+def _runtime_searches() -> tuple[tuple[str, Callable[[str], bool]], ...]:
+    """:data:`_GPU_RUNTIMES`' searches, each answered by the pattern's anchor test where it has one (every log is
+    asked; few name another runtime)."""
+    return tuple((name, hit_test(rx)) for name, rx in _GPU_RUNTIMES)
 
 
 def tpu(text: str) -> bool:
