@@ -807,6 +807,8 @@ _POINTER_MOD = re.compile(
 )
 _POINTER_VALUE = re.compile(r"^\s*\)?\s*(?:(?:\#|//)\s*)?(?:=(?!=)|:|->|→)\s*(?P<rem>\d+)\b")
 _REPL_VALUE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(?P<rem>\d+)\s*$")
+# what every _POINTER_MOD match holds, found by its literal '%' (a progress bar's "100%" has no modulus after it)
+_MOD_ONLY = re.compile(r"%\s*(?:2|4|8|16|32|64|128|256)\b")
 
 
 def pointer_misaligned(text: str) -> str | None:
@@ -820,6 +822,8 @@ def pointer_misaligned(text: str) -> str | None:
     if "%" not in text:
         return None
     head = text[:SCAN]
+    if _MOD_ONLY.search(head) is None:
+        return None
     for m in _POINTER_MOD.finditer(head):
         tail = m["tail"]
         v = _POINTER_VALUE.match(tail)
