@@ -81,6 +81,9 @@ def test_kernl_ampere_minimum_is_arch_feature_unavailable() -> None:
             "10.0 (sm_100)",
         ),
         ("RuntimeError: Your device is too old. We require compute capability >= 50\n", "5.0 (sm_50)"),
+        ("RuntimeError: SM80 or newer GPU is required\n", "8.0 (sm_80)"),
+        # an architecture's name stands for its first compute capability
+        ("RuntimeError: Hopper or newer is required; detected CC (8, 6)\n", "9.0 (sm_90)"),
     ],
 )
 def test_stated_minimums_decide_with_the_value(line: str, need: str) -> None:
@@ -98,6 +101,9 @@ def test_stated_minimums_decide_with_the_value(line: str, need: str) -> None:
         "SKIPPED [1] test_symm_mem_fp8.py:7: Requires compute capability >= 8.9\n",
         # a requirement in a README's list of prerequisites (Ocean SpGEMM's README): no error line
         "- NVIDIA GPUs with compute capability 8.0 or higher\n",
+        # a test that skips itself, and an example that prints why it does not run (public sources' own checks)
+        "unittest.case.SkipTest: SM90 or newer GPU is required, got capability (8, 6)\n",
+        "Skipping NVFP4 example: an SM100 or newer GPU is required.\n",
     ],
 )
 def test_a_stated_requirement_without_a_failure_is_silent(text: str) -> None:
