@@ -43,7 +43,7 @@ def compute_capability(raw: str | None) -> float | None:
         return None
     m = _CC.match(raw.strip().strip("'\"`"))
     if not m:
-        return _cc_hex(raw) or capability_tuple(raw)
+        return _cc_hex(raw) or capability_tuple(raw) or architecture_first_cc(raw)
     major, minor = m.group(1), m.group(2)
     if minor is not None:
         return float(f"{int(major)}.{int(minor)}")
@@ -69,6 +69,31 @@ def _cc_hex(raw: str) -> float | None:
         return None
     major, minor = int(m.group(1), 16), int(m.group(2), 16)
     return float(f"{major}.{minor}") if 1 <= major <= 15 and minor < 10 else None
+
+
+#: the first compute capability of each GPU architecture NVIDIA names (CUDA C++ Programming Guide, "Compute
+#: Capabilities"): a requirement stated as "Ampere or newer" is compute capability 8.0 or newer
+ARCHITECTURE_FIRST_CC = {
+    "kepler": 3.0,
+    "maxwell": 5.0,
+    "pascal": 6.0,
+    "volta": 7.0,
+    "turing": 7.5,
+    "ampere": 8.0,
+    "ada": 8.9,
+    "ada lovelace": 8.9,
+    "hopper": 9.0,
+    "blackwell": 10.0,
+}
+
+
+def architecture_first_cc(raw: str) -> float | None:
+    """An architecture's name → its first compute capability.
+
+    >>> architecture_first_cc("Ampere"), architecture_first_cc("Ada Lovelace"), architecture_first_cc("Fermi2")
+    (8.0, 8.9, None)
+    """
+    return ARCHITECTURE_FIRST_CC.get(" ".join(raw.lower().split()))
 
 
 _CC_TUPLE = re.compile(r"^\(?\s*(\d{1,2})\s*,\s*(\d)\s*\)?$")

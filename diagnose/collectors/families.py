@@ -56,9 +56,9 @@ def parse(text: str) -> ConceptFacts | None:
 
 
 #: a printed shape: 2 to 8 integers in brackets after a word that says it is one
-#: (``torch.Size([4, 1024])``, ``shape=(2, 3)``) ...
+#: (``torch.Size([4, 1024])``, ``shape=(2, 3)``, TensorRT's ``dimensions are [4,65536,65536]``) ...
 _NAMED_SHAPE = re.compile(
-    r"(?:Size\(\[|shape\s*[=:]?\s*[\[(]|size\s*[=:]\s*[\[(]|dims?\s*[=:]?\s*[\[(]|strided\(\s*\()"
+    r"(?:Size\(\[|shape\s*[=:]?\s*[\[(]|size\s*[=:]\s*[\[(]|dim(?:ension)?s?(?:\s+are)?\s*[=:]?\s*[\[(]|strided\(\s*\()"
     r"\s*(\d+(?:\s*,\s*\d+){1,7})\s*,?\s*[\])]",
     re.I,
 )
@@ -141,6 +141,8 @@ def shape_facts(text: str) -> tuple[float | None, bool]:
     (6039797760.0, False)
     >>> shape_facts("x: torch.Size([0, 128])  by thread (0,0,0) in block (7,0,0)")
     (0.0, True)
+    >>> shape_facts("_output: tensor volume exceeds (2^31)-1, dimensions are [4,65536,65536])")
+    (17179869184.0, False)
     >>> shape_facts("no shapes here (PCI:0000:06:00)\\n[0, 1, 2]")
     (None, False)
 
