@@ -1,9 +1,7 @@
 """Families learned from the misses of the thirty-seventh set: TensorRT's statement that a tensor's volume is past
 2^31 - 1 (runtime-assumption, with the element count of the dimensions it prints), and a library's check that states
 the minimum compute capability it needs as an error ("compute capability 8.0 (Ampere) or higher is required",
-"requires ... compute capability >= 10.0"), which says by itself that the device is below it; and a keyword of a
-`tl.*` call that an older Triton release accepted and the installed one dropped (`tl.dot`'s `trans_b`), which is the
-installed Triton newer than the code (environment / version-skew), not a misuse of the language.
+"requires ... compute capability >= 10.0"), which says by itself that the device is below it.
 
 Fixture lines are the logs of labelled dev cases (corpus id given), a catalogue message's sample (its source in the
 catalogue), or output captured here (said where).
@@ -11,18 +9,11 @@ catalogue), or output captured here (said where).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from corpus_logs import classify_text, corpus_log, decided, verdict
 
-ROOT = Path(__file__).resolve().parents[2]
-
 TRT_8_0 = corpus_log("holdout37", "h37b-trt-tensor-volume-over-int32")
 KERNL = corpus_log("holdout37", "h37b-kernl-requires-ampere")
-DNABERT_S = corpus_log("holdout37", "h37a-dnaberts-triton-dot-trans-b")
-#: triton 3.7.1 compiling tl.dot(q, k, trans_b=True) here (its .source.yaml says how)
-DOT_TRANS_B = (ROOT / "tests/fixtures/triton/compile-dot-trans-b.log").read_text()
 
 # --- TensorRT's tensor volume limit ---------------------------------------------------------------------------------
 
@@ -108,23 +99,3 @@ def test_stated_minimums_decide_with_the_value(line: str, need: str) -> None:
 )
 def test_a_stated_requirement_without_a_failure_is_silent(text: str) -> None:
     assert verdict(text)[0] == "no-failure"
-
-
-# --- a keyword a Triton release removed ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("text", [DNABERT_S, DOT_TRANS_B], ids=["dnabert-s", "captured-3.7.1"])
-def test_tl_dot_trans_b_is_triton_newer_than_the_code(text: str) -> None:
-    assert decided(text) == ("environment", "version-skew", "triton-keyword-removed-by-release")
-
-
-def test_a_keyword_no_triton_release_had_stays_the_kernels() -> None:
-    # rules/triton/triton-call-argument-rejected.yaml's own example (Alisehen/LLMKernel, an RTX 4090 run)
-    text = (
-        "triton.compiler.errors.CompilationError: at 34:16:\n"
-        "    # Compute partial sum and count for this block\n"
-        "    block_sum = tl.sum(clamped_loss, mask=mask)\n"
-        "                ^\n"
-        "TypeError(\"sum() got an unexpected keyword argument 'mask'\")\n"
-    )
-    assert decided(text)[:2] == ("kernel-logic", "language-misuse")
