@@ -73,6 +73,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from diagnose.collectors.compile_cause import UNDEFINED_IDENTIFIER
+from diagnose.collectors.toolkit_release import release_key
 
 #: a value of a table read from the toolkit's headers
 V = TypeVar("V")
@@ -487,7 +488,7 @@ def release_side(added_in: str, release: str | None) -> str | None:
     """How the log's toolkit ``release`` stands to ``added_in``: ``too-old``, ``inside``, or None (no release)."""
     if not release:
         return None
-    return "too-old" if _ver(release) < _ver(added_in) else "inside"
+    return "too-old" if release_key(release) < release_key(added_in) else "inside"
 
 
 #: toolkit headers nvcc includes into every .cu it compiles (cuda_runtime.h includes them)
@@ -501,17 +502,13 @@ def added_type(name: str) -> tuple[str, str, bool] | None:
     return (hit[0], hit[1], hit[1] in _IN_EVERY_CU) if hit else None
 
 
-def _ver(v: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in v.split("."))
-
-
 def added_side(name: str, release: str | None) -> str | None:
     """How the log's toolkit ``release`` stands to the one that added ``name``: ``too-old`` (before it),
     ``inside`` (it declares the name: the header is not included), None when either is unknown."""
     hit = ADDED_CUDA_TYPES.get(name)
     if hit is None or not release:
         return None
-    return "too-old" if _ver(release) < _ver(hit[0]) else "inside"
+    return "too-old" if release_key(release) < release_key(hit[0]) else "inside"
 
 
 #: API prefixes and namespaces of GPU libraries, as their public headers name their functions and types
@@ -595,7 +592,7 @@ def _table_side(release: str | None, table: str | None) -> str | None:
     predate a name), None when either is unknown."""
     if not release or not table:
         return None
-    return "older" if _ver(release) < _ver(table) else "declares"
+    return "older" if release_key(release) < release_key(table) else "declares"
 
 
 @functools.cache

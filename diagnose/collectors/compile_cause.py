@@ -244,12 +244,12 @@ def redefined_gated_overload(message: str) -> tuple[str, bool] | None:
         (r for (fn, t), r in _OVERLOAD_RELEASES.items() if fn == m.group("fn") and _base_type(t) == first), None
     )
     arch_first = toolkit_release.arch_releases(arch)[0]
-    every = added is not None and arch_first is not None and _release(added) <= _release(arch_first)
+    every = (
+        added is not None
+        and arch_first is not None
+        and toolkit_release.release_key(added) <= toolkit_release.release_key(arch_first)
+    )
     return arch, every
-
-
-def _release(v: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in v.split("."))
 
 
 _NO_INSTANCE = re.compile(r"no instance of (?:overloaded )?function \"(?P<fn>\w+)\" matches the argument list")

@@ -96,7 +96,8 @@ def arch_releases(arch: str) -> tuple[str | None, str | None]:
     return _table().get(m.group(1), (None, None))
 
 
-def _ver(v: str) -> tuple[int, ...]:
+def release_key(v: str) -> tuple[int, ...]:
+    """A toolkit release (``"12.1"``) as a tuple that compares in release order."""
     return tuple(int(p) for p in v.split("."))
 
 
@@ -107,9 +108,9 @@ def arch_side(arch: str | None, release: str | None) -> str | None:
     if not arch or not release:
         return None
     first, removed = arch_releases(arch)
-    if first is not None and _ver(release) < _ver(first):
+    if first is not None and release_key(release) < release_key(first):
         return "too-old"
-    if removed is not None and _ver(release) >= _ver(removed):
+    if removed is not None and release_key(release) >= release_key(removed):
         return "dropped"
     if first is not None:
         return "inside"
@@ -132,6 +133,6 @@ def arch_below_buildable(need: str, since: str) -> bool:
         return True
     need_n = int(re.sub(r"\D", "", m.group(1)))
     for key, (_first, removed) in _table().items():
-        if key.isdigit() and int(key) < need_n and (removed is None or _ver(removed) > _ver(since)):
+        if key.isdigit() and int(key) < need_n and (removed is None or release_key(removed) > release_key(since)):
             return True
     return False
