@@ -55,6 +55,13 @@ _TF_DEVICE = re.compile(r"\bpci bus id: [^,()]*, compute capability: (\d+)\.(\d+
 _TF1_PROPS = re.compile(r"\bmajor: (\d+) minor: (\d+) memoryClockRate")
 #: "%d%d": one digit each below 10.0; a three-digit value is a two-digit major (12.0 prints "120")
 _XMRIG = re.compile(r"\barch:(\d{1,2})(\d) (?:SMX|smx):\d+")
+#: the forms printed inline (major and minor as two groups), each with a word every match holds
+_INLINE_CC = (
+    ("Capability Major/Minor", _DEVICE_QUERY),
+    ("compute capability: ", _TF_DEVICE),
+    ("memoryClockRate", _TF1_PROPS),
+    ("arch:", _XMRIG),
+)
 
 
 def symbol_dtype(line: str) -> tuple[str, str, float] | None:
@@ -78,14 +85,9 @@ def symbol_dtype_in(text: str) -> tuple[str, str, float] | None:
 def printed_device_ccs(text: str) -> tuple[float, ...]:
     """The distinct compute capabilities the log prints for its GPUs, in order (deviceQuery, nvidia-smi's CSV)."""
     found: list[float] = []
-    if "Capability Major/Minor" in text:
-        found += [float(f"{int(a)}.{int(b)}") for a, b in _DEVICE_QUERY.findall(text)]
-    if "compute capability: " in text:
-        found += [float(f"{int(a)}.{int(b)}") for a, b in _TF_DEVICE.findall(text)]
-    if "memoryClockRate" in text:
-        found += [float(f"{int(a)}.{int(b)}") for a, b in _TF1_PROPS.findall(text)]
-    if "arch:" in text:
-        found += [float(f"{int(a)}.{int(b)}") for a, b in _XMRIG.findall(text)]
+    for word, rx in _INLINE_CC:
+        if word in text:
+            found += [float(f"{int(a)}.{int(b)}") for a, b in rx.findall(text)]
     if "compute_cap" in text:
         lines = text.splitlines()
         for i, line in enumerate(lines):
@@ -108,5 +110,5 @@ def printed_device_cc_line(text: str) -> int | None:
     >>> printed_device_cc_line("start\n * GPU #0:       NVS 310 @ 1046/875 MHz 64x2 8x25 arch:21 SMX:1\n")
     2
     """
-    hits = [m.start() for rx in (_DEVICE_QUERY, _TF_DEVICE, _TF1_PROPS, _XMRIG) if (m := rx.search(text))]
+    hits = [m.start() for _, rx in _INLINE_CC if (m := rx.search(text))]
     return text.count("\n", 0, min(hits)) + 1 if hits else None
