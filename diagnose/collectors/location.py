@@ -46,6 +46,7 @@ from typing import Any
 from diagnose.collectors import compile_cause
 from diagnose.collectors import sanitizer as _sanitizer
 from diagnose.collectors.gate_words import gate
+from diagnose.collectors.sanitizer_grammar import CLOSED_LIBRARIES
 from diagnose.collectors.signature import own_name, strip_return_type
 from diagnose.facts import LocationFacts
 
@@ -588,7 +589,7 @@ def _python(text: str) -> tuple[tuple[str, str, str, int] | None, tuple[str, int
 #: whether the log holds one of them, from one pass over it (diagnose.collectors.gate_words)
 _has_quick = gate(_QUICK)
 #: whether the log names one of NVIDIA's closed libraries at all (a cheap test before the sanitizer's host frames)
-_closed_lib_named = gate(("cusolver", "cublas", "cudnn", "cufft", "cusparse", "curand", "nccl", "nvjpeg", "npp"))
+_closed_lib_named = gate(tuple(sorted({name.lower() for name in CLOSED_LIBRARIES})))
 
 
 def parse(text: str) -> LocationFacts | None:

@@ -90,11 +90,6 @@ _CUDA_HOST_MODULE = re.compile(r"(?:^|/)lib(?:cuda|cudart|nvidia-\w+)\.so|(?:^|[
 # suffix: libcusolver.so.10.0, libcublasLt.so.12, cudnn_ops_infer64_8.dll) or by their public entry points' names
 # (cusolverDnZgesvd, cublasSgemm_v2, cudnnConvolutionForward, nppiResize_8u_C1R): a kernel such a frame launched is
 # the library's own, whoever called the library
-_CLOSED_LIB_MODULE = re.compile(
-    r"(?:^|[/\\])(?:lib)?(?P<lib>cusolver|cublasLt|cublas|cudnn|cufft|cusparse|curand|nccl|nvjpeg|npp)"
-    r"[A-Za-z_]*(?:64_\d+)?\.(?:so|dll)(?:\.[\d.]*\d)?$"
-)
-_CLOSED_LIB_NAME = re.compile(r"^(?P<lib>cusolver|cublasLt|cublas|cudnn|cufft|cusparse|curand|nccl|nvjpeg|npp)[A-Z]\w*")
 CLOSED_LIBRARIES = {
     "cusolver": "cuSOLVER",
     "cublasLt": "cuBLAS",
@@ -107,6 +102,11 @@ CLOSED_LIBRARIES = {
     "nvjpeg": "nvJPEG",
     "npp": "NPP",
 }
+_CLOSED_LIB = "|".join(CLOSED_LIBRARIES)  # cublasLt before cublas
+_CLOSED_LIB_MODULE = re.compile(
+    rf"(?:^|[/\\])(?:lib)?(?P<lib>{_CLOSED_LIB})[A-Za-z_]*(?:64_\d+)?\.(?:so|dll)(?:\.[\d.]*\d)?$"
+)
+_CLOSED_LIB_NAME = re.compile(rf"^(?P<lib>{_CLOSED_LIB})[A-Z]\w*")
 _SRC = re.compile(r"^(.*) in (\S+:\d+)$")
 _OFFSET = re.compile(r"(?:\+|:)0x[0-9a-fA-F]+$")
 _OLD_FUNC = re.compile(r"^(\S+\.\w+:\d+):(.+)$")  # "/path/file.cuh:272:Func<...>" (cuda-memcheck)
