@@ -14,6 +14,7 @@ from typing import Any
 
 from diagnose import facts as F
 from diagnose.collectors import host_os, int_wrap, jit_lock, link_symbols, log_words
+from diagnose.collectors.decorations import undecorate
 from diagnose.evidence import Evidence
 
 #: bytes of a log kept for rules' text search; larger logs keep head and tail
@@ -83,6 +84,7 @@ def collect(
     if _PARSERS is None:
         _PARSERS = _parsers()
     bounded, truncated = bound_text(text)
+    bounded = undecorate(bounded)  # a pipeline's colours and per-line prefixes: line numbers kept
     found: dict[str, Any] = {}
     for key, parse in _PARSERS.items():
         try:

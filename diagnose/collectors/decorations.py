@@ -1,0 +1,114 @@
+"""What a pipeline adds to every line of a log, taken off before the collectors read it.
+
+A failure log rarely reaches kdiag as the program printed it.  The pipeline that carried it adds
+terminal colours and a prefix per line, and the collectors' patterns (anchored at a line's start, or
+reading ``Error: ...`` as the line's first word) would miss the same failure under another pipeline.
+The prefixes come from a small family of tools, each with a fixed shape:
+
+- ANSI escape sequences (colours, cursor moves, hyperlinks: pytest, rich, ninja, CI consoles);
+- ISO-8601 time stamps (GitHub Actions raw logs, ``docker logs --timestamps``, ``kubectl logs
+  --timestamps``);
+- syslog / journald lines (``Dec 05 11:13:02 host python3[4242]: ``);
+- Open MPI's ``--tag-output`` (``[1,0]<stderr>:``);
+- a worker process's tag from Ray and vLLM (``(RayWorkerWrapper pid=4242, ip=10.0.0.2) ``);
+- torchrun's ``--tee`` (``[default0]:``) and torch.distributed's error lines (``[rank3]:``);
+- pytest's ``E`` column before an exception's lines (``E       RuntimeError: ...``), its indentation
+  inside the message kept;
+- and shapes that are only prefixes when (nearly) every line carries the same one: docker compose's
+  service column (``trainer-1  | ``), pdsh's host name (``worker-3: ``, DeepSpeed's multi-node
+  launcher) and srun's task label (``0: ``), and a Markdown quote (``> ``, a log quoted in a report).
+
+Only text inside a line is removed, so line numbers stay those of the input.  A log without any of
+these comes back unchanged (the same object), at the cost of two searches.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+# CSI (colours, cursor), OSC (titles, hyperlinks; ended by BEL or ST), charset and keypad selections
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[()][A-Za-z0-9]|[=>78])")
+
+# the prefixes whose shape no program's own output has at a line's start; several may stack
+_STAMP = (
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?[ \t]"  # ISO-8601
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ [\w.@/:-]+(?:\[\d+\])?:[ \t]"  # syslog / journald
+    r"|\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:[ \t]?"  # Open MPI --tag-output
+    r"|\((?:[^()\n]{0,80}?[ ,])?pid=\d+[^()\n]{0,60}\)[ \t]"  # Ray / vLLM worker
+    r"|\[(?:default|rank)\d+\]:[ \t]?"  # torchrun: --tee, and torch.distributed's error lines
+)
+_STAMPED = re.compile(rf"^(?:{_STAMP})+", re.MULTILINE)
+
+# prefixes only when one and the same name stands on (nearly) every line: (name, what follows it)
+_COMMON = (
+    (r"[\w.-]{1,63}", r" *\| ?"),  # docker compose's service column
+    (r"(?:[\w-]{0,62}\d[\w-]{0,62}|localhost)(?:\.[\w-]{1,63})*", r": "),  # pdsh's host (a digit in it)
+    (r">(?!>)", r" ?"),  # a Markdown quote (not a REPL's ">>> ")
+)
+_COMMON_SHAPES = tuple((re.compile(rf"({name}){tail}"), tail) for name, tail in _COMMON)
+# lines a sample takes to decide, and the share of them that must carry the same prefix
+_SAMPLE_LINES = 200
+_SHARE = 0.8
+
+
+def _same_name(lines: list[str], shape: re.Pattern[str]) -> str | None:
+    """The name that starts at least ``_SHARE`` of ``lines`` (two at least) in ``shape``."""
+    names = Counter(m.group(1) for m in map(shape.match, lines) if m)
+    if not names:
+        return None
+    name, n = names.most_common(1)[0]
+    return name if n >= 2 and n >= _SHARE * len(lines) else None
+
+
+def _strip_common(text: str) -> str:
+    head = text.lstrip()[:300]
+    first = head.split("\n", 1)[0]
+    shapes = [(shape, tail) for shape, tail in _COMMON_SHAPES if shape.match(first)]
+    if not shapes:  # a decorated log is decorated from its first line
+        return text
+    lines = [ln for ln in text[: 64 << 10].split("\n", _SAMPLE_LINES)[:_SAMPLE_LINES] if ln.strip()]
+    for shape, tail in shapes:
+        name = _same_name(lines, shape)
+        if name is not None:
+            return re.sub(rf"(?m)^{re.escape(name)}{tail}", "", text)
+    return text
+
+
+# pytest's column: "E" and the spaces that line the message up with the failing statement
+_PYTEST_E = re.compile(r"^E( {3,})(?=\S)", re.MULTILINE)
+
+
+def _strip_pytest(text: str) -> str:
+    """pytest's ``E`` column off, by the narrowest one in the log, so a message's own indentation stays."""
+    widths = {len(m.group(1)) for m in _PYTEST_E.finditer(text)}
+    if not widths:
+        return text
+    return re.sub(rf"(?m)^E {{{min(widths)}}}", "", text)
+
+
+def undecorate(text: str) -> str:
+    """``text`` without the colours and per-line prefixes a pipeline added (see the module's list).
+
+    >>> undecorate("2026-12-05T11:13:02.1234567Z RuntimeError: CUDA error: out of memory")
+    'RuntimeError: CUDA error: out of memory'
+    >>> undecorate("\\x1b[31mptxas error\\x1b[0m   : Entry function uses too much shared data")
+    'ptxas error   : Entry function uses too much shared data'
+    >>> undecorate("(RayWorkerWrapper pid=4242, ip=10.0.0.2) RuntimeError: CUDA error: an illegal memory access")
+    'RuntimeError: CUDA error: an illegal memory access'
+    >>> undecorate("worker-3: a\\nworker-3: b\\nworker-3: RuntimeError: x")
+    'a\\nb\\nRuntimeError: x'
+    >>> undecorate("E       RuntimeError: CUDA error: x\\nE         CUDA kernel errors might be reported")
+    'RuntimeError: CUDA error: x\\n  CUDA kernel errors might be reported'
+    >>> undecorate("> RuntimeError: a\\n> b\\n>\\n> c")
+    'RuntimeError: a\\nb\\n\\nc'
+    >>> undecorate("RuntimeError: a\\nRuntimeError: b\\nRuntimeError: c")  # a program's own words stay
+    'RuntimeError: a\\nRuntimeError: b\\nRuntimeError: c'
+    """
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if _STAMPED.search(text):
+        text = _STAMPED.sub("", text)
+    if "\nE  " in text or text.startswith("E  "):
+        text = _strip_pytest(text)
+    return _strip_common(text)

@@ -1,0 +1,110 @@
+"""A pipeline's colours and per-line prefixes change no answer (diagnose/collectors/decorations.py).
+
+The same failure reaches kdiag through a CI console, a container's log, an MPI or Ray job, a
+multi-node launcher or a quote in a bug report.  Each decoration below is applied to every line of
+the labelled development logs and of the healthy corpus, as the tool named adds it; the answer
+(status, category, rule) must be the one on the log as the program printed it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagnose.classify import classify_record
+from diagnose.collectors import collect
+from diagnose.collectors.decorations import undecorate
+from diagnose.inputs import InputRecord
+from diagnose.matcher import Matcher
+from diagnose.rules import default_rules
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+#: held-out sets stay unread
+HELD_OUT = {"holdout4", "holdout14", "holdout15"}
+
+
+def _each_line(prefix: Callable[[int], str]) -> Callable[[str], str]:
+    return lambda log: "\n".join(prefix(i) + line for i, line in enumerate(log.split("\n")))
+
+
+DECORATIONS: dict[str, Callable[[str], str]] = {
+    "GitHub Actions time stamps": _each_line(lambda i: f"2026-12-05T11:{i % 60:02d}:02.1234567Z "),
+    "ANSI colours": lambda log: "\n".join(f"\x1b[31m{ln}\x1b[0m" if ln else ln for ln in log.split("\n")),
+    "docker compose": _each_line(lambda i: "trainer-1  | "),
+    "Open MPI --tag-output": _each_line(lambda i: "[1,0]<stderr>:"),
+    "Ray worker": _each_line(lambda i: "(RayWorkerWrapper pid=4242, ip=10.0.0.2) "),
+    "pdsh host": _each_line(lambda i: "worker-3: "),
+    "srun --label": _each_line(lambda i: "0: "),
+    "torchrun --tee": _each_line(lambda i: "[default0]:"),
+    "torch.distributed rank": _each_line(lambda i: "[rank0]: "),
+    "journald": _each_line(lambda i: "Dec 05 11:13:02 gpu-node-7 python3[4242]: "),
+    "pytest E column": _each_line(lambda i: "E       "),
+    "Markdown quote": _each_line(lambda i: "> "),
+}
+
+
+def _logs() -> list[tuple[str, str]]:
+    logs: list[tuple[str, str]] = []
+    files = sorted(p for p in CORPUS.glob("holdout*/issues.yaml") if p.parent.name not in HELD_OUT)
+    files += sorted((CORPUS / "healthy").glob("*.yaml"))
+    for path in files:
+        for case in yaml.safe_load(path.read_text()) or []:
+            if isinstance(case, dict) and case.get("log"):
+                logs.append((str(case["id"]), str(case["log"])))
+    return logs
+
+
+@pytest.fixture(scope="module")
+def answers() -> tuple[Matcher, list[tuple[str, str]], dict[str, tuple[str, str, str | None]]]:
+    matcher = Matcher(default_rules())
+    logs = _logs()
+    return matcher, logs, {cid: _answer(matcher, log) for cid, log in logs}
+
+
+def _answer(matcher: Matcher, log: str) -> tuple[str, str, str | None]:
+    r = classify_record(InputRecord(id="x", text=log), matcher)
+    return r.status, r.diagnosis.category if r.diagnosis else "", r.diagnosis.rule if r.diagnosis else None
+
+
+@pytest.mark.parametrize("name", list(DECORATIONS))
+def test_a_decoration_changes_no_answer(answers, name: str) -> None:
+    matcher, logs, plain = answers
+    assert len(logs) > 1500
+    decorate = DECORATIONS[name]
+    changed = [cid for cid, log in logs if _answer(matcher, decorate(log)) != plain[cid]]
+    assert not changed, changed
+
+
+def test_line_numbers_are_the_input_s() -> None:
+    log = "2026-12-05T11:13:02.1Z step 1\n2026-12-05T11:13:03.1Z RuntimeError: CUDA error: out of memory\n"
+    ev = collect(log)
+    assert ev.log.text.splitlines()[1] == "RuntimeError: CUDA error: out of memory"
+    assert ev.log.line_count == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a program's own words at a line's start stay, however many lines carry them
+        "RuntimeError: a\nRuntimeError: b\nRuntimeError: c",
+        "ptxas info    : Used 32 registers\nptxas info    : Used 40 registers",
+        # a REPL's prompt is not a quote
+        ">>> import torch\n>>> torch.zeros(1).cuda()\nTraceback (most recent call last):",
+        # glog's severity column is the program's (a warning stays a warning)
+        "W1203 12:00:01.5 a.cc:3] slow\nE1203 12:00:02.5 a.cc:4] failed",
+        # a logger's own time stamp and level stay: the level says what the line is
+        "2026-12-05 11:13:02,123 - trainer - WARNING - slow step",
+        # one host name on a few lines only is not a launcher's prefix
+        "node01: starting\nRuntimeError: CUDA error: out of memory\nmore\nand more\nthe end",
+    ],
+)
+def test_what_is_not_a_decoration_stays(text: str) -> None:
+    assert undecorate(text) == text
+
+
+def test_prefixes_stack_and_colours_inside_a_line_go() -> None:
+    line = "2026-12-05T11:13:02.1Z [rank1]: \x1b[1;31mRuntimeError\x1b[0m: CUDA error: \x1b]8;;https://x\x07link\x1b]8;;\x07"
+    assert undecorate(line) == "RuntimeError: CUDA error: link"
