@@ -360,10 +360,11 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     # a reporter's verdict written as a comment that is only the verdict, as bug reports mark the failing call
     # or the block of output after it ("torch.randint(...).sum() # BAD", a line "# => BAD", "f(x)  // wrong!",
-    # "<-- WRONG"), not a comment that goes on ("# bad inputs are skipped")
+    # "<-- WRONG"), not a comment that goes on ("# bad inputs are skipped") nor a column named so (nccl-tests'
+    # header "... busbw #wrong")
     (
         ("bad", "wrong", "incorrect"),
-        r"(?:\#|//|<-+)\s*(?:=>|->|:)?\s*(?:BAD|[Bb]ad|WRONG|[Ww]rong|INCORRECT|[Ii]ncorrect)"
+        r"(?:\#(?![A-Za-z])|//|<-+)\s*(?:=>|->|:)?\s*(?:BAD|[Bb]ad|WRONG|[Ww]rong|INCORRECT|[Ii]ncorrect)"
         r"(?:\ (?:result|output|answer|value)s?)?\s*[!.]*\s*(?:\([^()\n]{0,80}\))?\s*$",
     ),
     # a check that says the values differ: "Mismatch of dbias at 0: ...", "3 mismatches found", "output does
