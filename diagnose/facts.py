@@ -289,6 +289,9 @@ class CompilerFacts(Facts):
     missing_header_added_in: str | None = None  # "11.0" for cub/cub.cuh; None: every release ships it
     missing_header_toolkit_release: str | None = None  # "10.2": the one toolkit release the log names
     missing_header_toolkit_too_old: bool = False  # ... is older than missing_header_added_in
+    # the missing header is one a framework release removed (diagnose.collectors.compile_api.REMOVED_FRAMEWORK_HEADERS):
+    missing_header_removed_in: str | None = None  # "PyTorch 1.11"
+    missing_header_removed_what: str | None = None  # "PyTorch's legacy THC headers"
     undefined_api: str | None = None  # the first error's undeclared name is a library's or a removed CUDA API's
     api_owner: str | None = None  # whose API: "NVBit", "CUB", "CUDA runtime"
     api_removed_in: str | None = None  # "CUDA 12.0": the toolkit release that removed it (documented)

@@ -466,6 +466,29 @@ TOOLKIT_HEADERS: tuple[tuple[re.Pattern[str], str | None, str], ...] = (
 )
 
 
+#: headers a framework release removed: a source that still includes one was written for an older release of it.
+#: PyTorch 1.11 removed the THC headers with the rest of its legacy CUDA C API (pytorch/pytorch#73520 on the
+#: release candidate; extension builds: open-mmlab/OpenPCDet#900, CoinCheung/pytorch-loss#36, MVIG-SJTU/AlphAction#84)
+REMOVED_FRAMEWORK_HEADERS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"^THC/[\w/.]+$"), "PyTorch 1.11", "PyTorch's legacy THC headers"),
+)
+
+
+def removed_framework_header(header: str) -> tuple[str, str] | None:
+    """(the release that removed it, what it was) for a header a framework release removed, else None.
+
+    >>> removed_framework_header("THC/THC.h"), removed_framework_header("<THC/THCAtomics.cuh>")
+    (('PyTorch 1.11', "PyTorch's legacy THC headers"), ('PyTorch 1.11', "PyTorch's legacy THC headers"))
+    >>> removed_framework_header("ATen/cuda/CUDAContext.h"), removed_framework_header("mylib/THC/THC.h")
+    (None, None)
+    """
+    name = header.strip().strip('<>"').removeprefix("./")
+    for rx, release, what in REMOVED_FRAMEWORK_HEADERS:
+        if rx.match(name):
+            return release, what
+    return None
+
+
 def toolkit_header(header: str) -> tuple[str | None, str] | None:
     """(the first release that ships it, or None for every one; what it is) for a header of the CUDA toolkit's
     ``include/``, else None.

@@ -486,6 +486,8 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
     if errors and (header := compile_cause.missing_header(errors[0].message)):
         out["missing_header"] = header
         out["missing_header_library"] = compile_cause.header_owner(errors[0].file)
+        if removed := compile_api.removed_framework_header(header):
+            out["missing_header_removed_in"], out["missing_header_removed_what"] = removed
         if shipped := compile_api.toolkit_header(header):
             added_in, out["missing_header_component"] = shipped
             release = toolkit_release.toolkit_release(text)

@@ -100,6 +100,15 @@ EXPECTED: dict[str, dict[str, object]] = {
         api_in_every_compile=False,
         api_toolkit_side="inside",
     ),
+    "nvcc-thc-header-removed": dict(
+        tool="host-compiler",
+        error_count=1,
+        first_error="THC/THCAtomics.cuh: No such file or directory",
+        first_error_file="roi_pool_kernel.cu",
+        missing_header="THC/THCAtomics.cuh",
+        missing_header_removed_in="PyTorch 1.11",
+        missing_header_removed_what="PyTorch's legacy THC headers",
+    ),
     "nvcc-torch-header-needs-cusparse": dict(
         tool="host-compiler",
         error_count=1,
@@ -295,6 +304,9 @@ SCALARS = (
     "toolkit_clash",
     "toolkit_clash_from_arch",
     "toolkit_clash_in_every_toolkit",
+    "missing_header",
+    "missing_header_removed_in",
+    "missing_header_removed_what",
 )
 
 
