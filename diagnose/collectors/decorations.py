@@ -18,12 +18,17 @@ The prefixes come from a small family of tools, each with a fixed shape:
   service column (``trainer-1  | ``), pdsh's host name (``worker-3: ``, DeepSpeed's multi-node
   launcher) and srun's task label (``0: ``), and a Markdown quote (``> ``, a log quoted in a report).
 
-Only text inside a line is removed, so line numbers stay those of the input.  A log without any of
+Two things a copy adds inside the text are undone as well: HTML entities (a log taken from a web page's
+source: ``&lt;module&gt;``, ``&quot;``) and typographic quotes (``‘x’``, ``“x”``: GCC prints them in a UTF-8
+locale, and forums and word processors turn plain quotes into them), read as the plain characters.
+
+Only text inside a line is removed or replaced, so line numbers stay those of the input.  A log without any of
 these comes back unchanged (the same object), at the cost of two searches.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 
@@ -87,6 +92,11 @@ def _strip_pytest(text: str) -> str:
     return re.sub(rf"(?m)^E {{{min(widths)}}}", "", text)
 
 
+# an HTML character reference a log's own text would not hold: named ones of the five HTML escapes, numeric ones
+_ENTITY = re.compile(r"&(?:lt|gt|quot|amp|apos|#\d{2,4}|#x[0-9a-fA-F]{2,4});")
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'})
+
+
 def undecorate(text: str) -> str:
     """``text`` without the colours and per-line prefixes a pipeline added (see the module's list).
 
@@ -96,6 +106,10 @@ def undecorate(text: str) -> str:
     'ptxas error   : Entry function uses too much shared data'
     >>> undecorate("(RayWorkerWrapper pid=4242, ip=10.0.0.2) RuntimeError: CUDA error: an illegal memory access")
     'RuntimeError: CUDA error: an illegal memory access'
+    >>> undecorate("File &quot;x.py&quot;, line 3, in &lt;module&gt;")
+    'File "x.py", line 3, in <module>'
+    >>> undecorate("error: \u2018THCState\u2019 was not declared in this scope")
+    "error: 'THCState' was not declared in this scope"
     >>> undecorate("worker-3: a\\nworker-3: b\\nworker-3: RuntimeError: x")
     'a\\nb\\nRuntimeError: x'
     >>> undecorate("E       RuntimeError: CUDA error: x\\nE         CUDA kernel errors might be reported")
@@ -107,6 +121,12 @@ def undecorate(text: str) -> str:
     """
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    if "&" in text and _ENTITY.search(text):
+        plain = html.unescape(text)
+        if plain.count("\n") == text.count("\n"):  # an encoded line break would move every line after it
+            text = plain
+    if any(q in text for q in "\u2018\u2019\u201c\u201d\u201a\u201e\u201b"):
+        text = text.translate(_QUOTES)
     if _STAMPED.search(text):
         text = _STAMPED.sub("", text)
     if "\nE  " in text or text.startswith("E  "):

@@ -1,13 +1,15 @@
 """A pipeline's colours and per-line prefixes change no answer (diagnose/collectors/decorations.py).
 
 The same failure reaches kdiag through a CI console, a container's log, an MPI or Ray job, a
-multi-node launcher or a quote in a bug report.  Each decoration below is applied to every line of
+multi-node launcher, a quote in a bug report or a web page's source.  Each decoration below is applied to every line of
 the labelled development logs and of the healthy corpus, as the tool named adds it; the answer
 (status, category, rule) must be the one on the log as the program printed it.
 """
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,6 +45,11 @@ DECORATIONS: dict[str, Callable[[str], str]] = {
     "journald": _each_line(lambda i: "Dec 05 11:13:02 gpu-node-7 python3[4242]: "),
     "pytest E column": _each_line(lambda i: "E       "),
     "Markdown quote": _each_line(lambda i: "> "),
+    # what a copy changes inside the text: a web page's source, a forum's or word processor's quotes
+    "HTML escaped": html.escape,
+    "typographic quotes": lambda log: re.sub(
+        r"'([^'\n]*)'", "\u2018\\1\u2019", re.sub(r'"([^"\n]*)"', "\u201c\\1\u201d", log)
+    ),
 }
 
 
@@ -103,6 +110,11 @@ def test_line_numbers_are_the_input_s() -> None:
 )
 def test_what_is_not_a_decoration_stays(text: str) -> None:
     assert undecorate(text) == text
+
+
+def test_an_encoded_line_break_is_left_encoded() -> None:
+    text = "a &lt;b&gt;&#10;c\nRuntimeError: x"
+    assert undecorate(text).count("\n") == 1
 
 
 def test_prefixes_stack_and_colours_inside_a_line_go() -> None:
