@@ -627,6 +627,13 @@ def parse(text: str) -> CudaFacts | None:
     if not hits and assert_line is not None:
         # kernels print the assertion before the host sees cudaErrorAssert; the message alone says enough
         hits.append(_Hit("cudaErrorAssert", "raw", assert_line))
+    # the host sees most device faults as "unspecified launch failure"; the debugger's exception (cuda-gdb's
+    # "CUDA_EXCEPTION_2, Lane User Stack Overflow") names which fault it was, so that one leads
+    if hits[0].name == "cudaErrorLaunchFailure":
+        named = next((h for h in hits if h.form == "cuda-gdb" and h.api_call is None), None)
+        if named is not None:
+            hits.remove(named)
+            hits.insert(0, named)
     names: list[str] = []
     for h in hits:
         if h.name not in names:

@@ -94,7 +94,9 @@ def _strip_pytest(text: str) -> str:
 
 # an HTML character reference a log's own text would not hold: named ones of the five HTML escapes, numeric ones
 _ENTITY = re.compile(r"&(?:lt|gt|quot|amp|apos|#\d{2,4}|#x[0-9a-fA-F]{2,4});")
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'})
+_QUOTES = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'}
+)
 
 
 def undecorate(text: str) -> str:

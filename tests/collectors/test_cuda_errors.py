@@ -257,3 +257,18 @@ def test_a_legacy_check_keeps_the_number_it_printed() -> None:
     # today's numbering, or no number printed: the table's code, nothing to say about it
     f = parse_cuda("RuntimeError: CUDA error: no kernel image is available for execution on the device")
     assert f is not None and (f.code, f.code_old_numbering) == (209, False)
+
+
+def test_the_debugger_s_exception_names_the_fault_behind_a_launch_failure() -> None:
+    # the host's "unspecified launch failure" first, then cuda-gdb's exception (corpus/holdout38, BLAST-WarpX/warpx#1153)
+    text = (
+        "amrex::Abort::0::CUDA error 719 in file AMReX_GpuDevice.cpp line 587: unspecified launch failure !!\n"
+        "CUDA_EXCEPTION_2, Lane User Stack Overflow.\n"
+    )
+    facts = parse(text)
+    assert facts is not None
+    assert facts.error == "cudaErrorHardwareStackError"
+    assert "cudaErrorLaunchFailure" in facts.errors
+    # a launch failure alone stays one
+    alone = parse("CUDA error 719: unspecified launch failure\n")
+    assert alone is not None and alone.error == "cudaErrorLaunchFailure"
