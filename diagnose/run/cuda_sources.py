@@ -10,6 +10,7 @@ or tuple of such, or one of those through ``textwrap.dedent``, ``.strip()``, ``.
 run time) is said, not guessed.
 
 >>> import ast
+import re
 >>> found = extract_text('''
 ... from torch.utils.cpp_extension import load_inline
 ... src = "__global__ void k(float* x) { x[0] = 1.f; }"
@@ -27,6 +28,7 @@ run time) is said, not guessed.
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +40,11 @@ LOAD_INLINE_CPP_PREFIX = "#include <torch/extension.h>\n"
 #: ``m.def`` lines name each function (wrapped in torch's error handling unless told otherwise)
 BIND_HEAD = "\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {"
 _CUDA_SUFFIXES = (".cu", ".cuh")
+#: what only HIP source has: its runtime's header, launch macro and API, AMD's platform macro and GCN builtins
+_HIP = re.compile(
+    r"#\s*include\s*[<\"]hip/|\bhipLaunchKernelGGL\b|\bhip(?:Malloc|Memcpy|Memset|Free|Stream|Event|Error|Device|GetLastError)"
+    r"\w*\s*\(|\b__HIP_PLATFORM_AMD__\b|\b__builtin_amdgcn_\w+|#\s*include\s*[<\"]rocwmma/"
+)
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,11 @@ class Source:
     @property
     def needs_torch(self) -> bool:
         return "torch/" in self.text or "ATen/" in self.text
+
+    @property
+    def hip(self) -> bool:
+        """HIP source for AMD GPUs (ROCm builds of torch compile ``cuda_sources`` with hipcc): nvcc cannot check it."""
+        return _HIP.search(self.text) is not None
 
     @property
     def device_only(self) -> bool:

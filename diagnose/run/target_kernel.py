@@ -141,6 +141,11 @@ def _compile_check(ctx: RunContext) -> CC.Check | None:
         ctx.log.note(f"CUDA source not checked: {u}")
     if not any(s.lang == "cuda" for s in found.sources):
         return None
+    hip = [s for s in found.sources if s.lang == "cuda" and s.hip]
+    if hip:
+        ctx.log.note(f"{hip[0].origin} is HIP, for AMD GPUs (a ROCm build of torch compiles it with hipcc): nvcc "
+                     "cannot check it, and it runs only on an AMD GPU with a ROCm build of torch")  # fmt: skip
+        return None
     nvcc = CC.find_nvcc(ctx.base_env)
     if nvcc is None:
         ctx.log.note("CUDA sources found, not compiled: nvcc not found")

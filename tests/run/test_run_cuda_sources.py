@@ -80,6 +80,26 @@ def test_cupy_and_nvrtc_are_device_only() -> None:
     assert all(s.device_only and s.text.startswith('extern "C"') for s in f.sources)
 
 
+@pytest.mark.parametrize(
+    ("body", "hip"),
+    [
+        ("#include <hip/hip_runtime.h>\n__global__ void k(float* x) { x[0] = 1.f; }", True),
+        ("void f(float* x, int n) { hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, x, n); }", True),
+        ("__global__ void k(int* x) { x[0] = __builtin_amdgcn_readfirstlane(x[1]); }", True),
+        ("#include <cuda_fp16.h>\n__global__ void k(__half* x) { x[0] = __hadd(x[0], x[1]); }", False),
+        ("// hipify later\n__global__ void k(float* x) { x[0] = 1.f; }", False),
+    ],
+)
+def test_hip_sources_are_told_from_cuda_ones(body: str, hip: bool) -> None:
+    f = found(f"""
+        from torch.utils.cpp_extension import load_inline
+        src = {body!r}
+        mod = load_inline(name="m", cpp_sources="void f();", cuda_sources=src)
+    """)
+    (cuda,) = [s for s in f.sources if s.lang == "cuda"]
+    assert cuda.hip is hip
+
+
 def test_what_cannot_be_read_without_running_is_said() -> None:
     f = found('n = 4\nm = load_inline(name="m", cpp_sources="", cuda_sources=f"#define N {n}")')
     assert f.sources == ()

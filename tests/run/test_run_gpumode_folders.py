@@ -81,6 +81,7 @@ def test_gpumode_case_reaches_its_label(case: str, kdiag_run) -> None:
     if label["verdict"] == "no-result":  # a CUDA submission without a GPU: compiled, not run
         assert (out["category"], label.get("title", "")) == (label["category"], label.get("title", ""))
         assert label.get("title", "") in out["title"]
+        assert label.get("note", "") in notes
         return
     assert "check_implementation" in notes  # the problem's checker decided, not kdiag's dtype-strict comparison
     if "note" in label:
