@@ -98,6 +98,8 @@ False
 True
 >>> cuda_toolkit("merge_sort: failed to synchronize: cudaErrorIllegalAddress")
 'thrust::merge_sort'
+>>> cuda_toolkit("inclusive_scan failed to synchronize: cudaErrorIllegalAddress")
+'thrust::inclusive_scan'
 >>> host("[node042:25688] *** Process received signal ***"), host("srun: error: gpu-07: task 3: Aborted")
 ('node042', 'gpu-07')
 >>> host("RuntimeError: CUDA error: an illegal memory access was encountered") is None
@@ -304,7 +306,8 @@ _TOOLKIT_RELEASE = re.compile(
 _TOOLKIT_LIBRARY = re.compile(
     r"\b(?:thrust|cub)::\w+|\b(?:cublas|cufft|cudnn|cusparse|cusolver|curand)\w*", re.IGNORECASE
 )
-_THRUST_SYNC = re.compile(r"\b(\w+): failed to synchronize\b")
+# (CCCL writes both "merge_sort: failed to synchronize" and "inclusive_scan failed to synchronize")
+_THRUST_SYNC = re.compile(r"\b(\w+): failed to synchronize\b|\b(\w+_\w+|reduce|extrema) failed to synchronize\b")
 # both searched where the literals that start their matches stand ("cu", "release ", "thrust", ...)
 _TOOLKIT_RELEASE_SEARCH = StartSearch(_TOOLKIT_RELEASE)
 _TOOLKIT_LIBRARY_SEARCH = StartSearch(_TOOLKIT_LIBRARY)
@@ -328,7 +331,7 @@ def cuda_toolkit(text: str) -> str | None:
     if "failed to synchronize" not in head:
         return None
     m = _THRUST_SYNC.search(head)
-    return f"thrust::{m.group(1)}" if m else None
+    return f"thrust::{m.group(1) or m.group(2)}" if m else None
 
 
 # Open MPI's signal report, "[%s:%05d] *** Process received signal ***" with the host's name and the process id
