@@ -46,6 +46,10 @@ KINDS = [
     ("holdout3/issues.yaml", "hecbench-dxtc1-cuda-validation-fails", "wrong-result"),
     # glibc's assert message of nvtop's own source, then zsh's "IOT instruction" (SIGABRT)
     ("holdout13/issues.yaml", "h13b-nvtop-misplaced-memory-percentage-assert", "program-assertion"),
+    # Mocha.jl's "ERROR: Arch mismatch" (cuDNN's ARCH_MISMATCH in its words): not a failed comparison
+    ("holdout38/issues.yaml", "h38b-mocha-cudnn-arch-mismatch-old-gpu", "arch-mismatch"),
+    # torchsparse's hash map: "ERROR: bucket overflow! (n=823, bucket_num=2/4, key=0)"
+    ("holdout38/issues.yaml", "h38b-torchsparse-hashmap-bucket-overflow", "capacity-overflow"),
 ]
 
 
