@@ -381,7 +381,8 @@ def parse(text: str) -> CompilerFacts | None:
         for d in errors
         if "unsupported" in d.message.lower() or "UNSUPPORTED" in d.message
     )
-    cited = [d.log_line for d in diags if d.severity != "note" and d.log_line is not None]
+    # the errors when there are any (a deprecation warning before them proves nothing), else the warnings
+    cited = [d.log_line for d in (errors or [d for d in diags if d.severity != "note"]) if d.log_line is not None]
     stdlib_pack_header, pack_lines = _stdlib_pack(diags)
     cited.extend(pack_lines)
     host_supported, host_ccbin = _host_range(errors) if host_unsupported else (None, None)
