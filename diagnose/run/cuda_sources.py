@@ -10,7 +10,6 @@ or tuple of such, or one of those through ``textwrap.dedent``, ``.strip()``, ``.
 run time) is said, not guessed.
 
 >>> import ast
-import re
 >>> found = extract_text('''
 ... from torch.utils.cpp_extension import load_inline
 ... src = "__global__ void k(float* x) { x[0] = 1.f; }"
