@@ -22,7 +22,10 @@ Two things a copy adds inside the text are undone as well: HTML entities (a log 
 source: ``&lt;module&gt;``, ``&quot;``) and typographic quotes (``‘x’``, ``“x”``: GCC prints them in a UTF-8
 locale, and forums and word processors turn plain quotes into them), read as the plain characters.
 
-Only text inside a line is removed or replaced, so line numbers stay those of the input.  A log without any of
+Only text inside a line is removed or replaced, so line numbers stay those of the input, with one exception: a
+log that is a single quoted string (a whole log as Python prints a string or bytes, ``b'...\\n...'``, or as a JSON
+string, on at most three lines) is read with its escaped line breaks as line breaks, and its line numbers count
+those.  A log without any of
 these comes back unchanged (the same object), at the cost of two searches.
 """
 
@@ -99,6 +102,33 @@ _QUOTES = str.maketrans(
 )
 
 
+# a line holding a whole log as a quoted string: three or more escaped line breaks in it
+_ESCAPED_BREAKS = 3
+_ESCAPES = {"n": "\n", "t": "\t", "r": "", "\\": "\\", "'": "'", '"': '"'}
+_ESCAPE = re.compile(r"\\([ntr\\'\"])")
+
+
+def _unquote_whole_log(text: str) -> str:
+    """A log of one to three lines, one of which holds the rest as a quoted string, with its escapes read."""
+    if "\\n" not in text:
+        return text
+    lines = text.split("\n")
+    if sum(1 for ln in lines if ln.strip()) > 3:
+        return text
+    return "\n".join(_unquote(ln) if ln.count("\\n") >= _ESCAPED_BREAKS else ln for ln in lines)
+
+
+# what stands before the string (a label: "stderr=", "Output: "), its bytes prefix and quote, its body
+_QUOTED = re.compile(r"^(?P<pre>.*?)(?<!\w)b?(?P<q>['\"])(?P<body>.*)(?P=q)[\s,)\]}]*$")
+
+
+def _unquote(line: str) -> str:
+    m = _QUOTED.match(line)
+    pre, body = (m.group("pre"), m.group("body")) if m else ("", line)
+    body = _ESCAPE.sub(lambda e: _ESCAPES[e.group(1)], body)
+    return f"{pre.rstrip()}\n{body}" if pre.strip() else body
+
+
 def undecorate(text: str) -> str:
     """``text`` without the colours and per-line prefixes a pipeline added (see the module's list).
 
@@ -112,6 +142,10 @@ def undecorate(text: str) -> str:
     'File "x.py", line 3, in <module>'
     >>> undecorate("error: \u2018THCState\u2019 was not declared in this scope")
     "error: 'THCState' was not declared in this scope"
+    >>> undecorate("stderr=b'ptxas info: x\\\\nptxas error: y\\\\nline 3\\\\nend'")
+    'stderr=\\nptxas info: x\\nptxas error: y\\nline 3\\nend'
+    >>> undecorate("'========= Invalid __global__ read\\\\n=========  at k\\\\n========= by thread\\\\n'")
+    '========= Invalid __global__ read\\n=========  at k\\n========= by thread\\n'
     >>> undecorate("worker-3: a\\nworker-3: b\\nworker-3: RuntimeError: x")
     'a\\nb\\nRuntimeError: x'
     >>> undecorate("E       RuntimeError: CUDA error: x\\nE         CUDA kernel errors might be reported")
@@ -121,6 +155,7 @@ def undecorate(text: str) -> str:
     >>> undecorate("RuntimeError: a\\nRuntimeError: b\\nRuntimeError: c")  # a program's own words stay
     'RuntimeError: a\\nRuntimeError: b\\nRuntimeError: c'
     """
+    text = _unquote_whole_log(text)
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if "&" in text and _ENTITY.search(text):

@@ -85,6 +85,16 @@ def test_a_decoration_changes_no_answer(answers, name: str) -> None:
     assert not changed, changed
 
 
+def test_a_whole_log_printed_as_one_python_string_is_read_line_by_line(answers) -> None:
+    # a captured stderr shown as Python prints a string (the log's line breaks as "\\n"): a log of three or more
+    # lines gets the answer it gets as printed
+    matcher, logs, plain = answers
+    several = [(cid, log) for cid, log in logs if log.count("\n") >= 3]
+    assert len(several) > 800
+    changed = [cid for cid, log in several if _answer(matcher, repr(log)) != plain[cid]]
+    assert not changed, changed
+
+
 def test_line_numbers_are_the_input_s() -> None:
     log = "2026-12-05T11:13:02.1Z step 1\n2026-12-05T11:13:03.1Z RuntimeError: CUDA error: out of memory\n"
     ev = collect(log)
