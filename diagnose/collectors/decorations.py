@@ -22,7 +22,11 @@ Two things a copy adds inside the text are undone as well: HTML entities (a log 
 source: ``&lt;module&gt;``, ``&quot;``) and typographic quotes (``‘x’``, ``“x”``: GCC prints them in a UTF-8
 locale, and forums and word processors turn plain quotes into them), read as the plain characters.
 
-Only text inside a line is removed or replaced, so line numbers stay those of the input, with one exception: a
+A carriage return inside a line is a terminal's overwrite (a progress bar redrawn: tqdm, pip, a compiler's
+status line): the line reads as what the terminal showed last, the text after the last one.
+
+Only text inside a line is removed or replaced, so line numbers stay those of the input, with two exceptions: a
+text whose only line breaks are carriage returns (an old Mac file) is read with them as line breaks; and a
 log that is a single quoted string (a whole log as Python prints a string or bytes, ``b'...\\n...'``, or as a JSON
 string, on at most three lines) is read with its escaped line breaks as line breaks, and its line numbers count
 those.  A log without any of
@@ -129,6 +133,19 @@ def _unquote(line: str) -> str:
     return f"{pre.rstrip()}\n{body}" if pre.strip() else body
 
 
+def _overwrites(text: str) -> str:
+    """Each line as the terminal left it: the text after its last carriage return (a lone one ends the line)."""
+    if "\n" not in text.rstrip("\r"):
+        return text.replace("\r", "\n")
+    out = []
+    for line in text.split("\n"):
+        if "\r" in line:
+            parts = [p for p in line.split("\r") if p.strip()]
+            line = parts[-1] if parts else ""
+        out.append(line)
+    return "\n".join(out)
+
+
 def undecorate(text: str) -> str:
     """``text`` without the colours and per-line prefixes a pipeline added (see the module's list).
 
@@ -146,6 +163,8 @@ def undecorate(text: str) -> str:
     'stderr=\\nptxas info: x\\nptxas error: y\\nline 3\\nend'
     >>> undecorate("'========= Invalid __global__ read\\\\n=========  at k\\\\n========= by thread\\\\n'")
     '========= Invalid __global__ read\\n=========  at k\\n========= by thread\\n'
+    >>> undecorate(" 37%|###   | 37/100\\r100%|######| 100/100\\nRuntimeError: x")
+    '100%|######| 100/100\\nRuntimeError: x'
     >>> undecorate("worker-3: a\\nworker-3: b\\nworker-3: RuntimeError: x")
     'a\\nb\\nRuntimeError: x'
     >>> undecorate("E       RuntimeError: CUDA error: x\\nE         CUDA kernel errors might be reported")
@@ -156,6 +175,8 @@ def undecorate(text: str) -> str:
     'RuntimeError: a\\nRuntimeError: b\\nRuntimeError: c'
     """
     text = _unquote_whole_log(text)
+    if "\r" in text:
+        text = _overwrites(text)
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if "&" in text and _ENTITY.search(text):
