@@ -35,6 +35,19 @@ True
 (3.7,)
 >>> printed_device_ccs("name: GeForce GTX 1080 Ti major: 6 minor: 1 memoryClockRate(GHz): 1.582")
 (6.1,)
+
+Where the log names its GPUs without a capability, the name decides it (diagnose/data/gpu_names.yaml, NVIDIA's
+list), read in the forms tools list devices in: nvidia-smi's table row and ``-L`` line, deviceQuery's ``Device 0:
+"..."``, and a program's own ``Device``/``GPU N``/``Using device`` line.
+
+>>> named_device_ccs("GPU 0: NVIDIA GeForce GTX 960 (UUID: GPU-5e1f)")
+(5.2,)
+>>> named_device_ccs('Device 0: "Tesla K40m"'), named_device_ccs("Device Tesla K40m")
+((3.5,), (3.5,))
+>>> named_device_ccs("|   0  NVIDIA GeForce RTX 3090     Off |  00000000:01:00.0  On |   N/A |")
+(8.6,)
+>>> named_device_ccs("GPU 0: GeForce GTX TITAN X (UUID: GPU-1)"), named_device_ccs("works on my GTX 960")
+((), ())
 """
 
 from __future__ import annotations
@@ -62,6 +75,57 @@ _INLINE_CC = (
     ("memoryClockRate", _TF1_PROPS),
     ("arch:", _XMRIG),
 )
+
+
+#: a line that lists a GPU by name: nvidia-smi's table row and -L line, deviceQuery's, a program's device line
+_DEVICE_NAME = re.compile(
+    r"^\|\s+\d+\s+(?P<smi>[^|]+?)\s+(?:On|Off)\s+\|"
+    r"|\bGPU \d+: (?P<list>[^(\n]+?) \(UUID"
+    r"|\bDevice \d+: \"(?P<query>[^\"\n]+)\""
+    r"|(?:\b(?:Using (?:CUDA )?)?[Dd]evice(?: \[?\d+\]?)?|\bGPU ?#?\d+)\s*[:=]?\s+(?P<line>(?:NVIDIA )?(?:GeForce|Tesla|Quadro|TITAN|RTX|NVS)\b[^,;(\n]*)",
+    re.MULTILINE,
+)
+_NAMES: list[tuple[re.Pattern[str], float]] | None = None
+
+
+def _names() -> list[tuple[re.Pattern[str], float]]:
+    global _NAMES
+    if _NAMES is None:
+        import importlib.resources
+
+        import yaml
+
+        data = yaml.safe_load(importlib.resources.files("diagnose.data").joinpath("gpu_names.yaml").read_text())
+        _NAMES = [(re.compile(g["name"], re.IGNORECASE), float(g["cc"])) for g in data["gpus"]]
+    return _NAMES
+
+
+def cc_of_name(name: str) -> float | None:
+    """The compute capability of the GPU ``name`` names, when the name alone decides it."""
+    name = name.strip().removeprefix("NVIDIA ").strip()
+    return next((cc for rx, cc in _names() if rx.search(name)), None)
+
+
+def named_device_ccs(text: str) -> tuple[float, ...]:
+    """The distinct compute capabilities of the GPUs the log lists by name, in order (names two architectures
+    share give none)."""
+    if not any(w in text for w in ("GPU", "Device", "device", "|")):
+        return ()
+    found: list[float] = []
+    for m in _DEVICE_NAME.finditer(text):
+        name = next(g for g in m.groups() if g)
+        cc = cc_of_name(name)
+        if cc is not None:
+            found.append(cc)
+    return tuple(dict.fromkeys(found))
+
+
+def named_device_line(text: str) -> int | None:
+    """The line (1-based) of the first GPU the log lists by a name that decides its capability, else None."""
+    for m in _DEVICE_NAME.finditer(text):
+        if cc_of_name(next(g for g in m.groups() if g)) is not None:
+            return text.count("\n", 0, m.start()) + 1
+    return None
 
 
 def symbol_dtype(line: str) -> tuple[str, str, float] | None:
