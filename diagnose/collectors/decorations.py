@@ -23,7 +23,8 @@ source: ``&lt;module&gt;``, ``&quot;``) and typographic quotes (``‘x’``, ``�
 locale, and forums and word processors turn plain quotes into them), read as the plain characters.
 
 A carriage return inside a line is a terminal's overwrite (a progress bar redrawn: tqdm, pip, a compiler's
-status line): the line reads as what the terminal showed last, the text after the last one.
+status line): the line reads as what the terminal showed last, the text after the last one. A tqdm bar left
+unterminated, with the next output (a traceback's first line) written right after it, is taken off that line.
 
 Only text inside a line is removed or replaced, so line numbers stay those of the input, with two exceptions: a
 text whose only line breaks are carriage returns (an old Mac file) is read with them as line breaks; and a
@@ -133,6 +134,13 @@ def _unquote(line: str) -> str:
     return f"{pre.rstrip()}\n{body}" if pre.strip() else body
 
 
+# tqdm's bar ("desc:  37%|###7      | 37/100 [00:03<00:05, 11.2it/s]") with text written right after it
+_BAR = re.compile(
+    r"^(?:[^|\n]{0,60}: )?\s*\d{1,3}%\|[^|\n]{0,200}\|\s*[\d.]+[kMGT]?/[\d.?]+[kMGT]?\s*\[[^\]\n]{0,80}\](?=.*\S)",
+    re.MULTILINE,
+)
+
+
 def _overwrites(text: str) -> str:
     """Each line as the terminal left it: the text after its last carriage return (a lone one ends the line)."""
     if "\n" not in text.rstrip("\r"):
@@ -165,6 +173,8 @@ def undecorate(text: str) -> str:
     '========= Invalid __global__ read\\n=========  at k\\n========= by thread\\n'
     >>> undecorate(" 37%|###   | 37/100\\r100%|######| 100/100\\nRuntimeError: x")
     '100%|######| 100/100\\nRuntimeError: x'
+    >>> undecorate(" 37%|###7      | 37/100 [00:03<00:05, 11.2it/s]Traceback (most recent call last):")
+    'Traceback (most recent call last):'
     >>> undecorate("worker-3: a\\nworker-3: b\\nworker-3: RuntimeError: x")
     'a\\nb\\nRuntimeError: x'
     >>> undecorate("E       RuntimeError: CUDA error: x\\nE         CUDA kernel errors might be reported")
@@ -177,6 +187,8 @@ def undecorate(text: str) -> str:
     text = _unquote_whole_log(text)
     if "\r" in text:
         text = _overwrites(text)
+    if "%|" in text:
+        text = _BAR.sub("", text)
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if "&" in text and _ENTITY.search(text):

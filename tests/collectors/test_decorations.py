@@ -45,6 +45,8 @@ DECORATIONS: dict[str, Callable[[str], str]] = {
     "journald": _each_line(lambda i: "Dec 05 11:13:02 gpu-node-7 python3[4242]: "),
     "pytest E column": _each_line(lambda i: "E       "),
     "Markdown quote": _each_line(lambda i: "> "),
+    # an unterminated tqdm bar with the log's first line written right after it
+    "progress bar left unterminated": lambda log: "\r 37%|###7      | 37/100 [00:03<00:05, 11.2it/s]" + log,
     # a progress bar redrawn with carriage returns before some of the lines (tqdm, pip), as a file keeps it
     "progress bar redrawn": lambda log: "\n".join(
         ("  0%|          | 0/100\r 37%|###7      | 37/100 [00:03<00:05]\r" + ln) if i % 3 == 1 else ln
