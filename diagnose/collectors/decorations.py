@@ -1,4 +1,4 @@
-"""What a pipeline adds to every line of a log, taken off before the collectors read it.
+"""What a pipeline or a copy adds to a log, taken off before the collectors read it.
 
 A failure log rarely reaches kdiag as the program printed it.  The pipeline that carried it adds
 terminal colours and a prefix per line, and the collectors' patterns (anchored at a line's start, or
@@ -26,12 +26,12 @@ A carriage return inside a line is a terminal's overwrite (a progress bar redraw
 status line): the line reads as what the terminal showed last, the text after the last one. A tqdm bar left
 unterminated, with the next output (a traceback's first line) written right after it, is taken off that line.
 
-Only text inside a line is removed or replaced, so line numbers stay those of the input, with two exceptions: a
-text whose only line breaks are carriage returns (an old Mac file) is read with them as line breaks; and a
-log that is a single quoted string (a whole log as Python prints a string or bytes, ``b'...\\n...'``, or as a JSON
-string, on at most three lines) is read with its escaped line breaks as line breaks, and its line numbers count
-those.  A log without any of
-these comes back unchanged (the same object), at the cost of two searches.
+Only text inside a line is removed or replaced, so line numbers stay those of the input, with two exceptions:
+a text whose only line breaks are carriage returns (an old Mac file) is read with them as line breaks, and a log
+that is a single quoted string (a whole log as Python prints a string or bytes, ``b'...\\n...'``, or as a JSON
+string, on at most three lines) is read with its escaped line breaks as line breaks; there the line numbers count
+the lines read.  A log without any of these comes back unchanged, at the cost of a few substring tests and one
+search.
 """
 
 from __future__ import annotations
@@ -187,10 +187,10 @@ def undecorate(text: str) -> str:
     text = _unquote_whole_log(text)
     if "\r" in text:
         text = _overwrites(text)
-    if "%|" in text:
-        text = _BAR.sub("", text)
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    if "%|" in text:
+        text = _BAR.sub("", text)
     if "&" in text and _ENTITY.search(text):
         plain = html.unescape(text)
         if plain.count("\n") == text.count("\n"):  # an encoded line break would move every line after it
