@@ -29,7 +29,7 @@ unterminated, with the next output (a traceback's first line) written right afte
 Only text inside a line is removed or replaced, so line numbers stay those of the input, with two exceptions:
 a text whose only line breaks are carriage returns (an old Mac file) is read with them as line breaks, and a log
 that is a single quoted string (a whole log as Python prints a string or bytes, ``b'...\\n...'``, or as a JSON
-string, on at most three lines) is read with its escaped line breaks as line breaks; there the line numbers count
+string, alone or after a short label) is read with its escaped line breaks as line breaks; there the line numbers count
 the lines read.  A log without any of these comes back unchanged, at the cost of a few substring tests and one
 search.
 """
@@ -107,20 +107,27 @@ _QUOTES = str.maketrans(
 )
 
 
-# a line holding a whole log as a quoted string: three or more escaped line breaks in it
+# a line holding a whole log as a quoted string: three or more escaped line breaks in it, after a label this long
 _ESCAPED_BREAKS = 3
+_LABEL = 40
 _ESCAPES = {"n": "\n", "t": "\t", "r": "", "\\": "\\", "'": "'", '"': '"'}
 _ESCAPE = re.compile(r"\\([ntr\\'\"])")
 
 
 def _unquote_whole_log(text: str) -> str:
-    """A log of one to three lines, one of which holds the rest as a quoted string, with its escapes read."""
+    """A log of one or two lines, one of which is a quoted string holding the rest (after at most a short label:
+    ``stderr=``), with its escapes read; a message that quotes a value with line breaks in it stays as it is."""
     if "\\n" not in text:
         return text
     lines = text.split("\n")
-    if sum(1 for ln in lines if ln.strip()) > 3:
+    if sum(1 for ln in lines if ln.strip()) > 2:
         return text
-    return "\n".join(_unquote(ln) if ln.count("\\n") >= _ESCAPED_BREAKS else ln for ln in lines)
+    return "\n".join(_unquote(ln) if _whole_string(ln) else ln for ln in lines)
+
+
+def _whole_string(line: str) -> bool:
+    m = _QUOTED.match(line)
+    return m is not None and len(m.group("pre")) <= _LABEL and m.group("body").count("\\n") >= _ESCAPED_BREAKS
 
 
 # what stands before the string (a label: "stderr=", "Output: "), its bytes prefix and quote, its body
@@ -129,8 +136,8 @@ _QUOTED = re.compile(r"^(?P<pre>.*?)(?<!\w)b?(?P<q>['\"])(?P<body>.*)(?P=q)[\s,)
 
 def _unquote(line: str) -> str:
     m = _QUOTED.match(line)
-    pre, body = (m.group("pre"), m.group("body")) if m else ("", line)
-    body = _ESCAPE.sub(lambda e: _ESCAPES[e.group(1)], body)
+    assert m is not None  # _whole_string said so
+    pre, body = m.group("pre"), _ESCAPE.sub(lambda e: _ESCAPES[e.group(1)], m.group("body"))
     return f"{pre.rstrip()}\n{body}" if pre.strip() else body
 
 
