@@ -39,6 +39,27 @@ LOAD_INLINE_CPP_PREFIX = "#include <torch/extension.h>\n"
 #: ``m.def`` lines name each function (wrapped in torch's error handling unless told otherwise)
 BIND_HEAD = "\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {"
 _CUDA_SUFFIXES = (".cu", ".cuh")
+#: a target architecture in nvcc's and NVRTC's flags: -arch=sm_100a, --gpu-architecture compute_90a,
+#: -gencode arch=compute_100a,code=sm_100a (the code= part names what is built)
+_ARCH_FLAG = re.compile(
+    r"(?:-arch|--gpu-architecture|-gencode(?:=|\s+)arch=compute_\w+,code)[=\s]\[?(?:sm|compute)_(\d{2,3}[af]?)\b"
+)
+
+
+def requested_arch(flags: list[str] | None) -> str | None:
+    """The newest target a source's own flags ask nvcc or NVRTC for, as ``sm_NN``, else None.
+
+    >>> requested_arch(["-O3", "-arch=sm_100a"]), requested_arch(["-gencode", "arch=compute_90a,code=sm_90a"])
+    ('sm_100a', 'sm_90a')
+    >>> requested_arch(["--gpu-architecture=compute_80", "-gencode=arch=compute_120a,code=[sm_120a]"])
+    'sm_120a'
+    >>> requested_arch(["-O3", "--use_fast_math"]) is None
+    True
+    """
+    found = _ARCH_FLAG.findall(" ".join(flags or []))
+    return f"sm_{max(found, key=lambda a: int(a.rstrip('af')))}" if found else None
+
+
 #: what only HIP source has: its runtime's header, launch macro and API, AMD's platform macro and GCN builtins
 _HIP = re.compile(
     r"#\s*include\s*[<\"]hip/|\bhipLaunchKernelGGL\b|\bhip(?:Malloc|Memcpy|Memset|Free|Stream|Event|Error|Device|GetLastError)"
@@ -53,6 +74,7 @@ class Source:
     text: str  # what the compiler sees (load_inline's prefix included)
     line: int  # the call in the submission
     origin: str  # "load_inline cuda_sources (line 12)", or the file load() names
+    arch: str | None = None  # the target its own compiler flags ask for (extra_cuda_cflags, options): "sm_100a"
 
     @property
     def needs_torch(self) -> bool:
@@ -247,12 +269,13 @@ def extract_text(text: str, folder: Path | None = None) -> Found:
             continue
         name = _call_name(node)
         if name == "load_inline":
+            arch = requested_arch(res.strings(_arg(node, "extra_cuda_cflags", None)))
             cuda = want(node, name, "cuda_sources", _arg(node, "cuda_sources", 2))
             cpp = want(node, name, "cpp_sources", _arg(node, "cpp_sources", 1))
             if cuda and any(c.strip() for c in cuda):
                 body = LOAD_INLINE_CUDA_PREFIX + "\n".join(cuda)
                 sources.append(
-                    Source(name, "cuda", body, node.lineno, f"load_inline cuda_sources (line {node.lineno})")
+                    Source(name, "cuda", body, node.lineno, f"load_inline cuda_sources (line {node.lineno})", arch)
                 )
             functions = _functions(res, node) if cuda and any(c.strip() for c in cuda) else None
             # load_inline writes main.cpp from the C++ sources and the bindings for ``functions``, also when the
@@ -266,6 +289,7 @@ def extract_text(text: str, folder: Path | None = None) -> Found:
                     body += "\n" + bindings(functions, wrapped)
                 sources.append(Source(name, "cpp", body, node.lineno, f"load_inline cpp_sources (line {node.lineno})"))
         elif name == "load" and _arg(node, "sources", 1) is not None:
+            arch = requested_arch(res.strings(_arg(node, "extra_cuda_cflags", None)))
             files = want(node, name, "sources", _arg(node, "sources", 1))
             for f in files or []:
                 p = Path(f) if folder is None or Path(f).is_absolute() else folder / f
@@ -282,11 +306,14 @@ def extract_text(text: str, folder: Path | None = None) -> Found:
                     body = "\n".join(text_of)
                     origin = f"{f} (written by the submission at line {written[f].lineno}; load, line {node.lineno})"
                 lang = "cuda" if p.suffix in _CUDA_SUFFIXES else "cpp"
-                sources.append(Source(name, lang, body, node.lineno, origin))
+                sources.append(Source(name, lang, body, node.lineno, origin, arch if lang == "cuda" else None))
         elif name in ("RawKernel", "RawModule"):
             code = want(node, name, "code", _arg(node, "code", 0))
             if code:
-                sources.append(Source(name, "cuda", "\n".join(code), node.lineno, f"{name} code (line {node.lineno})"))
+                arch = requested_arch(res.strings(_arg(node, "options", None)))
+                sources.append(
+                    Source(name, "cuda", "\n".join(code), node.lineno, f"{name} code (line {node.lineno})", arch)
+                )
         elif name == "nvrtcCreateProgram":
             code = want(node, "nvrtc", "source", _arg(node, "src", 0))
             if code:

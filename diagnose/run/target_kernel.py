@@ -150,7 +150,18 @@ def _compile_check(ctx: RunContext) -> CC.Check | None:
     if nvcc is None:
         ctx.log.note("CUDA sources found, not compiled: nvcc not found")
         return None
-    arch = ctx.opts.arch or (ctx.gpu_facts.arch if ctx.gpu and ctx.gpu_facts else None) or ctx.target_arch or "sm_90"
+    # the target: the one asked for (--arch), this machine's GPU, else the one the submission's own flags name
+    # (extra_cuda_cflags=["-arch=sm_100a"]: what its harness's nvcc builds), else the target GPU's
+    asked = next((s.arch for s in found.sources if s.lang == "cuda" and s.arch), None)
+    arch = (
+        ctx.opts.arch
+        or (ctx.gpu_facts.arch if ctx.gpu and ctx.gpu_facts else None)
+        or asked
+        or ctx.target_arch
+        or "sm_90"
+    )
+    if asked and arch == asked and not ctx.opts.arch:
+        ctx.log.note(f"CUDA sources compiled for {asked}, the target the submission's own compiler flags name")
 
     def run(argv: list[str], folder: Path, timeout: float) -> Outcome:
         return K.attempt(ctx, folder, argv, {}, timeout=timeout)
