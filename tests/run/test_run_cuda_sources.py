@@ -100,6 +100,16 @@ def test_hip_sources_are_told_from_cuda_ones(body: str, hip: bool) -> None:
     assert cuda.hip is hip
 
 
+def test_the_target_a_source_s_own_flags_name_is_read() -> None:
+    f = found("""
+        from torch.utils.cpp_extension import load_inline
+        mod = load_inline(name="m", cpp_sources="void f();", cuda_sources="__global__ void k() {}",
+                          extra_cuda_cflags=["-O3", "-gencode=arch=compute_100a,code=sm_100a"])
+        plain = load_inline(name="p", cpp_sources="void g();", cuda_sources="__global__ void q() {}")
+    """)
+    assert [(s.lang, s.arch) for s in f.sources] == [("cuda", "sm_100a"), ("cpp", None), ("cuda", None), ("cpp", None)]
+
+
 def test_what_cannot_be_read_without_running_is_said() -> None:
     f = found('n = 4\nm = load_inline(name="m", cpp_sources="", cuda_sources=f"#define N {n}")')
     assert f.sources == ()
