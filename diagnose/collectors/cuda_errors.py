@@ -653,16 +653,10 @@ def parse(text: str) -> CudaFacts | None:
     looked_up = first.name in ("cudaErrorSymbolNotFound", "cudaErrorInvalidSymbol")
     sym = symbol_lookup.symbol_dtype_in(text) if looked_up else None
     no_image = not looked_up and any(n in _NO_IMAGE for n in names)
-    ccs = (
-        (symbol_lookup.printed_device_ccs(text) or symbol_lookup.named_device_ccs(text))
-        if looked_up or no_image
-        else ()
-    )
+    ccs = symbol_lookup.device_ccs(text) if looked_up or no_image else ()
     device_cc, removed_in, release, side = _device_arch(text, ccs) if no_image else (None, None, None, None)
     # the GPU's line beside the error, when it shows an architecture recent toolkits dropped: it is what decides
-    cc_line = (
-        (symbol_lookup.printed_device_cc_line(text) or symbol_lookup.named_device_line(text)) if removed_in else None
-    )
+    cc_line = symbol_lookup.device_cc_line(text) if removed_in else None
     if cc_line is not None:
         lines = sorted({*lines, cc_line})
     return CudaFacts(

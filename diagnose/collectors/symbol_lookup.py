@@ -53,6 +53,13 @@ list), read in the forms tools list devices in: nvidia-smi's table row and ``-L`
 from __future__ import annotations
 
 import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+GPU_NAMES = Path(__file__).resolve().parent.parent / "data" / "gpu_names.yaml"
 
 _NOT_FOUND = re.compile(r"named symbol not found|\bCUDA_ERROR_NOT_FOUND\b|\bcudaErrorSymbolNotFound\b")
 #: an identifier standing alone: not part of a path, a file name or a longer word
@@ -85,19 +92,13 @@ _DEVICE_NAME = re.compile(
     r"|(?:\b(?:Using (?:CUDA )?)?[Dd]evice(?: \[?\d+\]?)?|\bGPU ?#?\d+)\s*[:=]?\s+(?P<line>(?:NVIDIA )?(?:GeForce|Tesla|Quadro|TITAN|RTX|NVS)\b[^,;(\n]*)",
     re.MULTILINE,
 )
-_NAMES: list[tuple[re.Pattern[str], float]] | None = None
 
 
-def _names() -> list[tuple[re.Pattern[str], float]]:
-    global _NAMES
-    if _NAMES is None:
-        import importlib.resources
-
-        import yaml
-
-        data = yaml.safe_load(importlib.resources.files("diagnose.data").joinpath("gpu_names.yaml").read_text())
-        _NAMES = [(re.compile(g["name"], re.IGNORECASE), float(g["cc"])) for g in data["gpus"]]
-    return _NAMES
+@cache
+def _names() -> tuple[tuple[re.Pattern[str], float], ...]:
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(GPU_NAMES.read_text(encoding="utf-8"), Loader=loader)
+    return tuple((re.compile(g["name"], re.IGNORECASE), float(g["cc"])) for g in data["gpus"])
 
 
 def cc_of_name(name: str) -> float | None:
@@ -126,6 +127,16 @@ def named_device_line(text: str) -> int | None:
         if cc_of_name(next(g for g in m.groups() if g)) is not None:
             return text.count("\n", 0, m.start()) + 1
     return None
+
+
+def device_ccs(text: str) -> tuple[float, ...]:
+    """The GPUs' compute capabilities: those the log prints, else those the names it lists give."""
+    return printed_device_ccs(text) or named_device_ccs(text)
+
+
+def device_cc_line(text: str) -> int | None:
+    """The line that shows the GPU's capability: where it is printed, else where the GPU is named."""
+    return printed_device_cc_line(text) or named_device_line(text)
 
 
 def symbol_dtype(line: str) -> tuple[str, str, float] | None:
