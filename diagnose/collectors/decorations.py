@@ -122,21 +122,18 @@ def _unquote_whole_log(text: str) -> str:
     lines = text.split("\n")
     if sum(1 for ln in lines if ln.strip()) > 2:
         return text
-    return "\n".join(_unquote(ln) if _whole_string(ln) else ln for ln in lines)
-
-
-def _whole_string(line: str) -> bool:
-    m = _QUOTED.match(line)
-    return m is not None and len(m.group("pre")) <= _LABEL and m.group("body").count("\\n") >= _ESCAPED_BREAKS
+    return "\n".join(_unquoted(ln) or ln for ln in lines)
 
 
 # what stands before the string (a label: "stderr=", "Output: "), its bytes prefix and quote, its body
 _QUOTED = re.compile(r"^(?P<pre>.*?)(?<!\w)b?(?P<q>['\"])(?P<body>.*)(?P=q)[\s,)\]}]*$")
 
 
-def _unquote(line: str) -> str:
+def _unquoted(line: str) -> str | None:
+    """``line`` read as the whole log it quotes (its label on a line of its own), else None."""
     m = _QUOTED.match(line)
-    assert m is not None  # _whole_string said so
+    if m is None or len(m.group("pre")) > _LABEL or m.group("body").count("\\n") < _ESCAPED_BREAKS:
+        return None
     pre, body = m.group("pre"), _ESCAPE.sub(lambda e: _ESCAPES[e.group(1)], m.group("body"))
     return f"{pre.rstrip()}\n{body}" if pre.strip() else body
 
