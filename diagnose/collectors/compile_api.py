@@ -466,6 +466,8 @@ TOOLKIT_HEADERS: tuple[tuple[re.Pattern[str], str | None, str], ...] = (
 )
 
 
+_R = TypeVar("_R", str, str | None)
+
 #: headers a framework release removed: a source that still includes one was written for an older release of it.
 #: PyTorch 1.11 removed the THC headers with the rest of its legacy CUDA C API (pytorch/pytorch#73520 on the
 #: release candidate; extension builds: open-mmlab/OpenPCDet#900, CoinCheung/pytorch-loss#36, MVIG-SJTU/AlphAction#84)
@@ -482,11 +484,7 @@ def removed_framework_header(header: str) -> tuple[str, str] | None:
     >>> removed_framework_header("ATen/cuda/CUDAContext.h"), removed_framework_header("mylib/THC/THC.h")
     (None, None)
     """
-    name = header.strip().strip('<>"').removeprefix("./")
-    for rx, release, what in REMOVED_FRAMEWORK_HEADERS:
-        if rx.match(name):
-            return release, what
-    return None
+    return _header_row(REMOVED_FRAMEWORK_HEADERS, header)
 
 
 def toolkit_header(header: str) -> tuple[str | None, str] | None:
@@ -500,11 +498,13 @@ def toolkit_header(header: str) -> tuple[str | None, str] | None:
     >>> toolkit_header("cublasLt.h"), toolkit_header("cublas_v2.h")
     (('10.1', 'cuBLASLt'), (None, "a CUDA math library's header"))
     """
+    return _header_row(TOOLKIT_HEADERS, header)
+
+
+def _header_row(table: tuple[tuple[re.Pattern[str], _R, str], ...], header: str) -> tuple[_R, str] | None:
+    """(release, what) of the first row of ``table`` whose pattern matches ``header`` as an #include names it."""
     name = header.strip().strip('<>"').removeprefix("./")
-    for rx, release, what in TOOLKIT_HEADERS:
-        if rx.match(name):
-            return release, what
-    return None
+    return next(((release, what) for rx, release, what in table if rx.match(name)), None)
 
 
 def release_side(added_in: str, release: str | None) -> str | None:
