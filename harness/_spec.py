@@ -31,6 +31,7 @@ class Spec:
     keep_sample_shape: bool = False  # inputs child: fit by the batch alone (every other size as declared)
     stub_extensions: bool = False  # no GPU: record and refuse cpp_extension builds (harness/extension_stub.py)
     extension_stand_ins: bool = False  # with stub_extensions: a build returns a stand-in module instead
+    reference_out: Path | None = None  # inputs child: run the reference too, once the inputs are saved, into here
 
 
 def read(argv: list[str] | None = None) -> Spec:
@@ -60,6 +61,7 @@ def read(argv: list[str] | None = None) -> Spec:
         keep_sample_shape=bool(d.get("keep_sample_shape", False)),
         stub_extensions=bool(d.get("stub_extensions", False)),
         extension_stand_ins=bool(d.get("extension_stand_ins", False)),
+        reference_out=Path(d["reference_out"]) if d.get("reference_out") else None,
     )
 
 

@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
         spec.kind, spec.submission, spec.reference, need="reference", sizes=spec.sizes, files=spec.files
     )
     manifest = _spec.read_manifest(spec.inputs_dir, spec.manifest)
-    # the same sizes as the reference child (--size, or a problem fitted to this machine)
+    # the same sizes as the reference (--size, or a problem fitted to this machine)
     sizes.apply(getattr(proto, "ref", None), sizes.chosen(spec.size_overrides, manifest))
     result = json.loads((spec.out_dir / "result.json").read_text())
     by_label = {r.get("label"): r for r in result.get("sizes", []) if isinstance(r, dict)}

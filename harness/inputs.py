@@ -5,12 +5,15 @@ Writes ``<inputs_dir>/<i>/*.npy`` and ``<inputs_dir>/manifest.json``::
     {"kdiag_arrays": 1, "kind": ..., "tolerance": ..., "sizes": [
         {"label": "n=1000", "size": {"n": 1000}, "dir": "0", "structure": {...}, "tensors": {...}}]}
 
-The kernel and reference children both load these files, so they see identical inputs and the
-kernel cannot make the inputs the reference sees.
+The kernel child and the reference both load these files, so they see identical inputs and the
+kernel cannot make the inputs the reference sees. With ``reference_out`` in the spec, this child then
+runs the reference too (harness/reference.py), once the inputs manifest is written: the exit code stays
+the inputs' (0), and what the reference did is in its own manifest.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 from harness import _spec, arrays, protocol
@@ -32,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     declared = _resize(spec, proto, manifest)
     if spec.probes is not None:
-        return _probes(spec, proto, manifest)
+        _probes(spec, proto, manifest)
+        return _reference(spec, proto)
     for i, size in enumerate(declared):
         folder = spec.inputs_dir / str(i)
         folder.mkdir(exist_ok=True)
@@ -50,6 +54,17 @@ def main(argv: list[str] | None = None) -> int:
         )
     manifest["emulated"] = _spec.emulated()
     arrays.write_json(spec.inputs_dir / "manifest.json", manifest)
+    return _reference(spec, proto)
+
+
+def _reference(spec: _spec.Spec, proto: protocol.Protocol) -> int:
+    """The reference over the inputs just saved, when the spec asks for it; 0 whatever it does (its failures are
+    in its manifest and on stderr; a crash or a timeout leaves its manifest without ``done``)."""
+    if spec.reference_out is None:
+        return 0
+    from harness import reference
+
+    reference.run(dataclasses.replace(spec, out_dir=spec.reference_out, manifest="manifest.json"), proto)
     return 0
 
 
@@ -85,7 +100,7 @@ def _size_params(proto: protocol.Protocol) -> dict:
     }
 
 
-def _probes(spec: _spec.Spec, proto: protocol.Protocol, manifest: dict) -> int:
+def _probes(spec: _spec.Spec, proto: protocol.Protocol, manifest: dict) -> None:
     """Probe entries: a failure to make one is recorded (the probe is skipped), not fatal."""
     from harness import probes
 
@@ -105,7 +120,6 @@ def _probes(spec: _spec.Spec, proto: protocol.Protocol, manifest: dict) -> int:
             entry["error"] = f"{type(e).__name__}: {e}"[:2000]
         manifest["sizes"].append(entry)
     arrays.write_json(spec.inputs_dir / "manifest.json", manifest)
-    return 0
 
 
 def _make_probe_inputs(spec: _spec.Spec, proto: protocol.Protocol, size: dict, seed: int) -> object:

@@ -1,9 +1,11 @@
-"""The reference child: expected outputs from the saved inputs (``python -m harness.reference SPEC``).
+"""The reference: expected outputs from the saved inputs.
 
-It runs in a process of its own, never the submission's: the submission cannot find the expected
-output in its memory, and a sticky CUDA error of the kernel cannot take the reference down too.
-Writes ``<out_dir>/<i>/*.npy`` and ``<out_dir>/manifest.json`` (``{"sizes": [{"label", "dir",
-"structure", "tensors", "error"}]}``).
+It runs in the inputs child once the inputs are saved (:func:`run`, ``reference_out`` in the inputs
+child's spec: one process and one torch import fewer per run), never in the kernel's process: the submission cannot find the expected output in its memory, and a sticky CUDA
+error of the kernel cannot take the reference down too. It reads the inputs back from their files, as
+the kernel child does, so both see the same bits. Writes ``<out_dir>/<i>/*.npy`` and
+``<out_dir>/manifest.json`` (``{"sizes": [{"label", "dir", "structure", "tensors", "error"}], "done"}``;
+a manifest without ``done`` is a reference that died or ran out of time part way).
 """
 
 from __future__ import annotations
@@ -14,18 +16,15 @@ import traceback
 from harness import _spec, arrays, protocol, sizes
 
 
-def main(argv: list[str] | None = None) -> int:
-    spec = _spec.read(argv)
-    _spec.prepare(spec)
-    proto = protocol.make(
-        spec.kind, spec.submission, spec.reference, need="reference", sizes=spec.sizes, files=spec.files
-    )
+def run(spec: _spec.Spec, proto: protocol.Protocol) -> int:
+    """Every size of the inputs manifest through the reference, into ``spec.out_dir``: 1 if one failed."""
     if isinstance(proto, protocol.KernelBench):
         proto.init_seed = spec.seed
     manifest = _spec.read_manifest(spec.inputs_dir, spec.manifest)
     sizes.apply(getattr(proto, "ref", None), sizes.chosen(spec.size_overrides, manifest))
     spec.out_dir.mkdir(parents=True, exist_ok=True)
     out: dict = {"sizes": []}
+    arrays.write_json(spec.out_dir / "manifest.json", out)  # begun: a crash from here on is the reference's
     failed = False
     for entry in manifest["sizes"]:
         folder = spec.out_dir / entry["dir"]
@@ -52,7 +51,3 @@ def main(argv: list[str] | None = None) -> int:
     out["done"] = True
     arrays.write_json(spec.out_dir / "manifest.json", out)
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,6 +1,8 @@
 """The children of a run: every attempt goes through :func:`attempt` (the runner, an Xid watch on a
-GPU), and the kernel protocols' three roles (inputs, reference, kernel: ``python -m harness.<role>``)
-through :func:`child`, for the ladder and the probes alike."""
+GPU), and the kernel protocols' roles (inputs, kernel: ``python -m harness.<role>``) through
+:func:`child`, for the ladder and the probes alike. The reference runs in the inputs child once the
+inputs are saved (:func:`inputs_and_reference`): one torch import fewer per run, and still never in
+the kernel's process."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from diagnose.run import arrays as A
-from diagnose.run.context import Background, RunContext, RunLog
+from diagnose.run.context import RunContext, RunLog
 from diagnose.run.result import KdiagError
 from diagnose.run.sizes import MAX_INPUT_BYTES_CPU
 from diagnose.runner import Outcome, RunRequest, child_env, run
@@ -121,9 +123,35 @@ def child(
     return argv, attempt(ctx, folder, argv, env or {}, timeout=timeout)
 
 
-def beside(ctx: RunContext, folder: Path, name: str, **kw: Any) -> Background[tuple[list[str], Outcome]]:
-    """The reference child, in a thread of its own beside the kernel children."""
-    return Background(lambda: child(ctx, "reference", folder, **kw), name)
+def inputs_and_reference(
+    ctx: RunContext, folder: Path, reference_out: Path, *, timeout: float | None = None, **fields: Any
+) -> Outcome:
+    """The inputs child, asked to run the reference into ``reference_out`` once the inputs are saved; its time
+    limit covers both (twice one child's)."""
+    limit = timeout if timeout is not None else ctx.opts.timeout
+    for stale in (Path(str(fields.get("out_dir", ctx.rd / "inputs"))), reference_out):  # an earlier try's
+        (stale / "manifest.json").unlink(missing_ok=True)
+    return child(ctx, "inputs", folder, timeout=None if limit is None else 2 * limit,
+                 reference_out=str(reference_out), **fields)[1]  # fmt: skip
+
+
+def reference_manifest(
+    ctx: RunContext, folder: Path, inputs: Mapping[str, Any], outcome: Outcome, what: str = "reference manifest"
+) -> dict[str, Any]:
+    """The reference's manifest in ``folder``, every size of the inputs manifest in it: a size it did not reach (the
+    child died or ran out of time in the reference) has an error saying so."""
+    got = read_json(ctx, folder / "manifest.json", what) or {}
+    if got.get("done"):
+        return got
+    how = ("ran out of time" if outcome.timed_out else f"died ({outcome.signal})" if outcome.signal
+           else f"exited {outcome.exit_code}")  # fmt: skip
+    seen = {str(r.get("label")) for r in got.get("sizes", []) if isinstance(r, Mapping)}
+    lost = [
+        {"label": s.get("label"), "error": f"the reference did not reach this size: its child {how}"}
+        for s in inputs.get("sizes", [])
+        if isinstance(s, Mapping) and str(s.get("label")) not in seen
+    ]
+    return {**got, "sizes": [*got.get("sizes", []), *lost]}
 
 
 def read_json(ctx: RunContext, path: Path, what: str) -> dict[str, Any] | None:

@@ -362,7 +362,7 @@ def compare_size(
     tolerance: Any,
     inputs: Mapping[str, Any] | None = None,
 ) -> SizeResult:
-    """One declared size: the kernel child's record for it against the reference child's.
+    """One declared size: the kernel child's record for it against the reference's.
 
     ``inputs`` is the size's entry of the inputs manifest: its tensors' element count is kept
     (input elements per output element stands in for the reduction length across sizes).

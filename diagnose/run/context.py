@@ -32,8 +32,8 @@ T = TypeVar("T")
 
 
 class Background(Generic[T]):
-    """A value computed in a thread: the rule base compiles (~0.8 s) and the reference child runs
-    beside the first kernel attempt.  ``get`` waits for it, and raises what the thread raised."""
+    """A value computed in a thread: the rule base compiles (~0.8 s) beside the first children.  ``get``
+    waits for it, and raises what the thread raised."""
 
     def __init__(self, fn: Callable[[], T], name: str) -> None:
         self._value: T | None = None

@@ -137,26 +137,23 @@ def _child_row(name: str, o: Outcome) -> dict[str, Any]:
 
 
 def run_entries(ctx: RunContext, name: str, entries: Sequence[Mapping[str, Any]]) -> P.Batch:
-    """Run probe entries (sizes, seeds, value changes, layouts) through one inputs child, one reference
-    child and kernel children: a fresh kernel child continues after one that crashed or hung."""
+    """Run probe entries (sizes, seeds, value changes, layouts) through one inputs child (the reference runs in it,
+    once the inputs are saved) and kernel children: a fresh kernel child continues after one that crashed or hung."""
     t0 = time.monotonic()
     base = ctx.rd / name
     inputs = base / "inputs"
     timeout = probe_timeout(ctx)
     rows: list[dict[str, Any]] = []
-    _, o_in = K.child(ctx, "inputs", base / "children" / "inputs", timeout=timeout, inputs_dir=str(inputs),
-                      out_dir=str(inputs), probes=list(entries))  # fmt: skip
-    rows.append(_child_row("inputs", o_in))
+    o_in = K.inputs_and_reference(ctx, base / "children" / "inputs", base / "reference", timeout=timeout,
+                                  inputs_dir=str(inputs), out_dir=str(inputs), probes=list(entries))  # fmt: skip
+    rows.append(_child_row("inputs and reference", o_in))
     manifest = K.read_json(ctx, inputs / "manifest.json", f"{name} inputs manifest")
     if manifest is None:
         why = "the probe inputs child wrote no manifest" + (" (timed out)" if o_in.timed_out else "")
         manifest = {"sizes": [{"label": e.get("label"), "error": why} for e in entries]}
         return P.Batch(manifest, {}, {}, base / "reference", tuple(rows), {}, time.monotonic() - t0)
-    ref = K.beside(ctx, base / "children" / "reference", f"kdiag-{name}-reference", timeout=timeout,
-                   inputs_dir=str(inputs), out_dir=str(base / "reference"))  # fmt: skip
+    got = K.reference_manifest(ctx, base / "reference", manifest, o_in, f"{name} reference manifest")
     records, lost = _kernel_children(ctx, name, manifest, timeout, rows)
-    rows.append(_child_row("reference", ref.get()[1]))
-    got = K.read_json(ctx, base / "reference" / "manifest.json", f"{name} reference manifest") or {}
     by_label = {str(r.get("label")): r for r in got.get("sizes", []) if isinstance(r, Mapping)}
     return P.Batch(manifest, records, by_label, base / "reference", tuple(rows), lost, time.monotonic() - t0)
 

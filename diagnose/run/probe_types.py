@@ -90,7 +90,7 @@ class Batch:
 
     manifest: Mapping[str, Any]
     kernel: Mapping[str, Mapping[str, Any]]  # label -> the kernel child's record (``_folder``: where its outputs are)
-    reference: Mapping[str, Mapping[str, Any]]  # label -> the reference child's record
+    reference: Mapping[str, Mapping[str, Any]]  # label -> the reference's record
     reference_dir: Path
     children: tuple[Mapping[str, Any], ...] = ()  # each child: name, exit, signal, timed out, seconds
     lost: Mapping[str, str] = field(default_factory=dict)  # label -> why the kernel child left no record

@@ -25,7 +25,7 @@ seed           the first declared size with inputs from two other seeds (inside 
 
 Everything is derived from the inputs child's manifest (sizes, ``make_inputs``' integer keyword
 defaults, each tensor's dtype, shape and strides): nothing is imported here.  All probes of a run go
-through one inputs child, one reference child and one kernel child (a fresh kernel child continues
+through one inputs child (the reference runs in it) and one kernel child (a fresh kernel child continues
 after a probe that crashed or hung it); ``judge`` turns each probe's records into a verdict:
 ``ok``, ``mismatch``, ``oob`` (the interpreter's bounds checks or a canary saw an access outside an
 argument, even when the in-range numbers are right), ``crash``, ``rejected`` (the submission's own

@@ -1,11 +1,11 @@
 """``kdiag run``: run one target under controlled conditions, climb the ladder, keep everything.
 
-    target ─► [nvcc] ─► inputs child ─► kernel child (rung 1) ─┬─► compare (here) ─► Evidence ─► matcher
-                                      └► reference child ──────┘        ▲ rung 2, 3 ... only while unexplained
+    target ─► [nvcc] ─► inputs child ─► kernel child (rung 1) ─► compare (here) ─► Evidence ─► matcher
+                        (+ the reference)                                   ▲ rung 2, 3 ... only while unexplained
 
 Every child is a :func:`diagnose.runner.run` attempt (own session and PID namespace, files for
-output, a wall-clock limit).  The reference child runs beside the first kernel attempt, in a
-process of its own; later rungs re-run the kernel child only (same inputs, same expected outputs).
+output, a wall-clock limit).  The reference runs in the inputs child once the inputs are saved,
+never in the kernel's process; later rungs re-run the kernel child only (same inputs, same expected outputs).
 The run directory (``.kdiag/runs/<id>/``) holds every child's captured files, the inputs and
 outputs, compile and sanitizer logs, ``env.json``, ``evidence.json`` and ``report.json``.
 

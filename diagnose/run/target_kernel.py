@@ -1,5 +1,5 @@
 """Target kinds with a kernel protocol (``kernel-module``, ``kernelbench``, ``gpumode``): the inputs child
-makes the inputs once, the reference child runs beside the first kernel attempt, every rung re-runs
+makes the inputs once and then runs the reference on them, every rung re-runs
 the kernel child on the same inputs, and the parent compares (:mod:`diagnose.run.compare`)."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from diagnose.run import tail_lanes as TL
 from diagnose.run import triton_names as TN
 from diagnose.run import triton_source as TS
 from diagnose.run.climb import Step, climb, rel, sanitizer_log, wrapper
-from diagnose.run.context import Background, RunContext
+from diagnose.run.context import RunContext
 from diagnose.run.probe_run import harness_contract, probe_matrix, probe_verdict, shrink_and_repro
 from diagnose.run.result import KdiagError, RunResult
 from diagnose.runner import Outcome
@@ -109,26 +109,6 @@ def emulated(ctx: RunContext, *counts: Any) -> None:
         what = ", ".join(sorted(used))
         ctx.log.note(f"CUDA emulated on the CPU for this target: {what} (x.is_cuda reports True, "
                      "CUDA devices map to the CPU; a GPU run would not need it)")  # fmt: skip
-
-
-class _Reference:
-    """The reference child's manifest, read once its thread is done (errors in its place when it wrote none)."""
-
-    def __init__(self, ctx: RunContext, manifest: Mapping[str, Any]) -> None:
-        self.ctx, self.manifest = ctx, manifest
-        folder = ctx.rd / "children" / "reference"
-        self.child: Background[Any] = K.beside(ctx, folder, "kdiag-reference", out_dir=str(ctx.rd / "reference"))
-        self._got: dict[str, Any] | None = None
-
-    def get(self) -> dict[str, Any]:
-        if self._got is None:
-            self.child.get()
-            got = K.read_json(self.ctx, self.ctx.rd / "reference" / "manifest.json", "reference manifest")
-            if got is None:
-                got = {"sizes": [{"label": s.get("label"), "error": "the reference child wrote no result"}
-                                 for s in self.manifest.get("sizes", [])]}  # fmt: skip
-            self._got = got
-        return self._got
 
 
 def _compile_check(ctx: RunContext) -> CC.Check | None:
@@ -565,25 +545,25 @@ def _run_fitted_once(ctx: RunContext) -> RunResult:
 
 def _run_kernel_target(ctx: RunContext) -> RunResult:
     inputs_dir = ctx.rd / "children" / "inputs"
-    _, o_in = K.child(ctx, "inputs", inputs_dir, out_dir=str(ctx.rd / "inputs"))
+    o_in = K.inputs_and_reference(ctx, inputs_dir, ctx.rd / "reference", out_dir=str(ctx.rd / "inputs"))
     if K.harness_broken(o_in):
         raise KdiagError("the harness package cannot be imported by the children (PYTHONPATH)")
     manifest = K.read_json(ctx, ctx.rd / "inputs" / "manifest.json", "inputs manifest")
-    if o_in.exit_code != 0 or manifest is None:
+    # the manifest is written once every input is saved: what the child did after it is the reference's
+    if manifest is None:
         return _no_inputs(ctx, o_in, inputs_dir)
     for note in Z.notes(manifest):
         ctx.log.note(note)
     if ctx.target.kind == "kernelbench" and manifest.get("tolerance") == KERNELBENCH_TOLERANCE:
         ctx.log.note("tolerance: KernelBench's own check (atol = rtol = 1e-4 for float32, 1e-2 for float16 and "
                      "bfloat16), as the reference declares no TOLERANCE")  # fmt: skip
-    reference = _Reference(ctx, manifest)
+    ref = K.reference_manifest(ctx, ctx.rd / "reference", manifest, o_in)
 
     def attempt(rung: L.Rung, folder: Path, rungs: tuple[str, ...]) -> Step:
         wrap = wrapper(ctx, rung, folder)
         argv, outcome = K.child(
             ctx, "kernel", folder, env=rung.env, wrap=wrap, timeout=ctx.kernel_timeout, out_dir=str(folder)
         )
-        ref = reference.get()
         if K.harness_broken(outcome):
             raise KdiagError("the harness package cannot be imported by the kernel child (PYTHONPATH)")
         result = K.read_json(ctx, folder / "result.json", f"rung {len(rungs)} result")
