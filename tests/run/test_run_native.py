@@ -168,3 +168,40 @@ def test_the_parent_never_imports_gpu_frameworks_or_the_harness(tmp_path: Path) 
     mods = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     loaded = set(__import__("json").loads(mods.strip().splitlines()[-1]))
     assert not loaded & {"torch", "triton", "cupy", "harness", "numpy"}
+
+
+REFERENCE_DIES = """
+    import os
+    import signal
+
+    import torch
+
+    SIZES = [dict(n=64), dict(n=100)]
+
+    def make_inputs(device, seed=0, n=64):
+        g = torch.Generator().manual_seed(seed)
+        return (torch.randn(n, generator=g).to(device),)
+
+    def kernel(x):
+        return x * 2
+
+    def reference(x):
+        if x.numel() == 100:  # dies as a crashing extension would, once the first size's expected output is saved
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return x * 2
+"""
+
+
+def test_a_reference_that_dies_part_way_keeps_the_inputs_and_the_sizes_it_finished(
+    write, tmp_path: Path, kdiag_run
+) -> None:
+    # the reference runs in the inputs child after the inputs are saved: its crash is not "no inputs", the kernel
+    # still runs, the size the reference finished is compared, and the one it did not reach says why
+    code, out, err = kdiag_run(str(write(tmp_path, "refdies.py", REFERENCE_DIES)), "--probes", "none")
+    assert out is not None, err
+    assert (code, out["verdict"]) == (4, "no-result"), out["title"]
+    first, second = out["sizes"]
+    assert (first["label"], first["ok"], first["reference_error"]) == ("n=64", True, None)
+    assert second["label"] == "n=100" and not second["ok"]
+    assert second["reference_error"] == "the reference did not reach this size: its child died (SIGSEGV)"
+    assert [r["name"] for r in out["rungs"]] == ["plain"]  # the kernel ran: the inputs were there
