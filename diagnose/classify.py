@@ -101,7 +101,42 @@ def status_of(diagnosis: Diagnosis, ev: Evidence) -> str:
     return "unknown"
 
 
-def classify_record(rec: InputRecord, matcher: Matcher) -> Report:
+def with_text_prior(diagnosis: Diagnosis, ev: Evidence, text: str) -> Diagnosis:
+    """A failure no rule answered, answered from the text prior (:mod:`diagnose.text_prior`) when its words point to
+    one owner clearly enough; else the diagnosis as it was."""
+    from diagnose import text_prior as TP
+
+    prior = TP.predict(text)
+    if prior is None or prior.probability < TP.ANSWER_FROM:
+        return diagnosis
+    model = TP.load()
+    assert model is not None
+    finding = TP.finding(prior, model, text, diagnosis.findings, _hint_check(ev))
+    return dataclasses.replace(
+        diagnosis,
+        category=finding.category,
+        failure_mode=finding.failure_mode,
+        rule=finding.rule,
+        confidence=finding.confidence,
+        title=finding.title,
+        findings=(finding, *diagnosis.findings),
+        abstained=False,
+        contested=False,
+    )
+
+
+def _hint_check(ev: Evidence) -> tuple[str | None, tuple[tuple[str, str | None], ...]]:
+    """The unmatched kind's deciding check and candidates (category, mode) for the log, when it has a kind."""
+    from diagnose.unmatched import hint_for
+
+    hint = hint_for(ev)
+    if hint is None:
+        return None, ()
+    return hint.check, tuple((c.category, c.failure_mode) for c in hint.candidates)
+
+
+def classify_record(rec: InputRecord, matcher: Matcher, *, text_prior: bool = False) -> Report:
+    """One record's report; ``text_prior``: a failure no rule answered may be answered from the text prior."""
     if rec.error is not None:
         return Report(id=rec.id, status="error", origin=rec.origin, errors=(rec.error,), label=rec.label)
     if rec.passed:
@@ -118,12 +153,16 @@ def classify_record(rec: InputRecord, matcher: Matcher) -> Report:
             errors=(f"kdiag failed on this record: {type(exc).__name__}: {exc}",),
             label=rec.label,
         )
+    status = status_of(diagnosis, ev)
+    if text_prior and status == "unknown":
+        diagnosis = with_text_prior(diagnosis, ev, rec.text)
+        status = status_of(diagnosis, ev)
     warnings = list(rec.warnings) + problems
     if ev.log.truncated:
         warnings.append(f"log is {ev.log.bytes:,} bytes; rules searched its head and tail")
     return Report(
         id=rec.id,
-        status=status_of(diagnosis, ev),
+        status=status,
         diagnosis=diagnosis,
         evidence=ev,
         origin=rec.origin,
@@ -133,13 +172,19 @@ def classify_record(rec: InputRecord, matcher: Matcher) -> Report:
 
 
 def classify_records(
-    records: Iterable[InputRecord], *, rules: RuleSet | None = None, min_confidence: float | None = None
+    records: Iterable[InputRecord],
+    *,
+    rules: RuleSet | None = None,
+    min_confidence: float | None = None,
+    text_prior: bool = False,
 ) -> Iterator[Report]:
+    """Reports for the records, in order (``text_prior``: as :func:`classify_record`; ``kdiag classify`` turns it
+    on, the corpus check and the calibration measure the rules alone)."""
     matcher = Matcher(rules or default_rules())
     if min_confidence is not None:
         matcher.min_confidence = min_confidence
     for rec in records:
-        yield classify_record(rec, matcher)
+        yield classify_record(rec, matcher, text_prior=text_prior)
 
 
 # --- batches on several cores ------------------------------------------------------------------
@@ -149,12 +194,14 @@ PARALLEL_MIN_RECORDS = 2000
 _CHUNK = 64
 
 _worker_matcher: Matcher | None = None
+_worker_text_prior = False
 
 
-def _init_worker(rules_root: str | None, min_confidence: float | None) -> None:
-    global _worker_matcher
+def _init_worker(rules_root: str | None, min_confidence: float | None, text_prior: bool = False) -> None:
+    global _worker_matcher, _worker_text_prior
     from diagnose.rules import load_rules
 
+    _worker_text_prior = text_prior
     _worker_matcher = Matcher(load_rules(rules_root))
     if min_confidence is not None:
         _worker_matcher.min_confidence = min_confidence
@@ -162,7 +209,7 @@ def _init_worker(rules_root: str | None, min_confidence: float | None) -> None:
 
 def _classify_chunk(chunk: list[InputRecord]) -> list[Report]:
     assert _worker_matcher is not None
-    return [classify_record(rec, _worker_matcher) for rec in chunk]
+    return [classify_record(rec, _worker_matcher, text_prior=_worker_text_prior) for rec in chunk]
 
 
 def _chunks(records: Iterable[InputRecord], size: int) -> Iterator[list[InputRecord]]:
@@ -182,6 +229,7 @@ def classify_parallel(
     jobs: int,
     rules_root: str | None = None,
     min_confidence: float | None = None,
+    text_prior: bool = False,
 ) -> Iterator[Report]:
     """Like :func:`classify_records`, on ``jobs`` worker processes; reports come back in input order.
 
@@ -193,7 +241,7 @@ def classify_parallel(
 
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(
-        max_workers=jobs, mp_context=ctx, initializer=_init_worker, initargs=(rules_root, min_confidence)
+        max_workers=jobs, mp_context=ctx, initializer=_init_worker, initargs=(rules_root, min_confidence, text_prior)
     ) as pool:
         # a bounded window of chunks in flight keeps the input streaming and the order intact
         window: list[Any] = []

@@ -66,6 +66,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="X",
         help="abstain (unknown) below this (default 0.5: calibrated, likelier right than wrong)",
     )
+    c.add_argument(
+        "--no-text-prior",
+        dest="text_prior",
+        action="store_false",
+        help="answer from the rules alone: a failure no rule answered stays unknown, even where the text prior "
+        "(a model of the words of the corpus' real reports, rule `text-prior`) points clearly to one owner",
+    )
     c.add_argument("-v", "--verbose", action="store_true", help="table: show evidence lines, fix and alternatives")
     c.add_argument("--with-evidence", action="store_true", help="json/jsonl: include the full evidence record")
     c.add_argument("--progress", choices=("auto", "always", "never"), default="auto", help="progress bar on stderr")
@@ -94,6 +101,13 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("inputs", nargs="+", metavar="CASES", help="labelled .yaml/.jsonl case files or directories")
     v.add_argument("--rules", metavar="DIR", help="rule directory (default: the bundled rules)")
     v.add_argument("--min-accuracy", type=float, metavar="X", help="exit 1 when category accuracy is below X")
+    v.add_argument(
+        "--no-text-prior",
+        dest="text_prior",
+        action="store_false",
+        help="the rules alone, as `kdiag classify --no-text-prior` (the prior is trained on the corpus' development "
+        "sets: on those, measure with this)",
+    )
     v.add_argument(
         "--by",
         action="store_true",
@@ -156,9 +170,13 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if recorder is False:
         return 3
     if jobs > 1:
-        reports_iter = classify_parallel(records, jobs=jobs, rules_root=args.rules, min_confidence=args.min_confidence)
+        reports_iter = classify_parallel(
+            records, jobs=jobs, rules_root=args.rules, min_confidence=args.min_confidence, text_prior=args.text_prior
+        )
     else:
-        reports_iter = classify_records(records, rules=rules, min_confidence=args.min_confidence)
+        reports_iter = classify_records(
+            records, rules=rules, min_confidence=args.min_confidence, text_prior=args.text_prior
+        )
     if recorder is not None:
         recorder.roots = tuple(p for p in args.inputs if os.path.isdir(p))
         reports_iter = recorder.wrap(reports_iter)
@@ -204,7 +222,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     rules = _load_rules(args.rules, err)
     if rules is None:
         return 3
-    reports = list(classify_records(read_inputs(args.inputs), rules=rules))
+    reports = list(classify_records(read_inputs(args.inputs), rules=rules, text_prior=args.text_prior))
     s = score(reports)
     if not s.labelled and not s.healthy:
         err.write("kdiag eval: no labelled cases in the inputs (records need a `category` field)\n")

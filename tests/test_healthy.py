@@ -19,7 +19,8 @@ FAILURE_SETS = ["public/real-dev.yaml", "holdout/issues.yaml", "holdout2/issues.
 
 @pytest.fixture(scope="module")
 def healthy_reports():
-    return list(classify_records(read_inputs([str(CORPUS / "healthy")])))
+    # as `kdiag classify` answers by default: the text prior too (it is asked only about a failure)
+    return list(classify_records(read_inputs([str(CORPUS / "healthy")]), text_prior=True))
 
 
 def test_the_healthy_corpus_is_large_and_labelled(healthy_reports) -> None:

@@ -260,7 +260,7 @@ def classify_paths(paths: list[str], *, rules: Any = None) -> Batch:
     from diagnose.classify import classify_records
     from diagnose.inputs import read_inputs
 
-    cases = [from_report(r) for r in classify_records(read_inputs(paths), rules=rules)]
+    cases = [from_report(r) for r in classify_records(read_inputs(paths), rules=rules, text_prior=True)]
     return Batch(tuple(cases), " ".join(paths))
 
 

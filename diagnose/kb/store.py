@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from diagnose.kb.schema import MIGRATIONS, SCHEMA_VERSION
+from diagnose.text_prior import RULE as TEXT_PRIOR_RULE
 
 DEFAULT_DB = Path(".kdiag") / "kb.sqlite"
 BUSY_TIMEOUT_MS = 60_000
@@ -352,10 +353,12 @@ class Store:
             yield entry_dict(r)
 
     def unexplained(self) -> list[tuple[int, str, int, str, str]]:
-        """(id, fingerprint, count, headline, example) of entries no rule explains and no person labelled."""
+        """(id, fingerprint, count, headline, example) of entries no rule explains and no person labelled (an answer
+        from the text prior is the words' resemblance, not a rule's explanation: those are here too)."""
         return self.conn.execute(
             "SELECT id, fingerprint, count, headline, example FROM entries"
-            " WHERE category = 'unknown' AND label_state IS NULL ORDER BY first_seen, id"
+            " WHERE (category = 'unknown' OR rule = ?) AND label_state IS NULL ORDER BY first_seen, id",
+            (TEXT_PRIOR_RULE,),
         ).fetchall()
 
     def stats(self) -> dict[str, Any]:

@@ -1,0 +1,207 @@
+"""The text prior: whose problem a failure log's words point to, when no rule decides.
+
+A linear model over the words of the corpus' real public reports (``corpus/holdout*/issues.yaml``
+and ``corpus/public/``, never the held-out sets kept for judging), written by
+``scripts/train-text-prior`` into ``diagnose/data/text_prior.json`` with how it did on reports it was
+not trained on.  ``kdiag classify`` asks it only about a log that shows a failure no rule answered,
+and answers from it only when its probability reaches :data:`ANSWER_FROM`: the answer says it is the
+words' resemblance (rule ``text-prior``), cites the lines whose words weighed most, and keeps the
+rules' candidates beside it.  Everything else (``kdiag run``, ``kdiag corpus check``, the calibration)
+sees the rules alone.
+
+The terms: the log lower-cased, with hexadecimal numbers, digits and the folders of a path folded
+(another user's paths and addresses are the same words), then every identifier-like word and every
+pair of neighbouring words.  Weights: ``(1 + ln tf) * idf``, L2-normalised over the model's terms,
+then a softmax over ``intercept + weights . coefficients`` — what scikit-learn's ``TfidfVectorizer``
+(``sublinear_tf``) and ``LogisticRegression`` compute, in plain Python here so the parent imports
+nothing more.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MODEL_FILE = Path(__file__).resolve().parent / "data" / "text_prior.json"
+#: the rule id an answer from the prior carries
+RULE = "text-prior"
+#: answer only from this probability on (the model file's ``measured`` says how often such answers were
+#: right on reports it was not trained on)
+ANSWER_FROM = 0.8
+#: how much of a long log is read: its head and its tail (where a failure's lines are)
+READ_CHARS = 64 * 1024
+
+_HEX = re.compile(r"0x[0-9a-fA-F]+")
+_PATH = re.compile(r"(?:/[\w.\-+@]+)+/([\w.\-+]+)")
+_DIGITS = re.compile(r"\d+")
+_WORD = re.compile(r"[a-z_][a-z_0-9]+")
+
+
+def normalise(text: str) -> str:
+    """Lower case; hexadecimal numbers one word, a path its file name, every number ``0``."""
+    text = _HEX.sub("HEX", text)
+    text = _PATH.sub(r" \1 ", text)
+    return _DIGITS.sub("0", text).lower()
+
+
+def terms(text: str) -> list[str]:
+    """The model's terms of a text: its words and every pair of neighbouring words."""
+    words = _WORD.findall(normalise(text))
+    return words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
+
+
+@dataclass(frozen=True)
+class Model:
+    classes: tuple[str, ...]
+    intercept: tuple[float, ...]
+    weights: Mapping[str, tuple[float, ...]]  # term -> (idf, coefficient per class)
+    about: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Prior:
+    category: str
+    probability: float
+    words: tuple[str, ...]  # the terms that weighed most toward the category, heaviest first
+
+
+def load(path: Path | None = None) -> Model | None:
+    """The model file (None when it is absent or unreadable: classify then answers from the rules alone)."""
+    return _load(str(path or MODEL_FILE))
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: str) -> Model | None:
+    try:
+        data = json.loads(Path(path).read_text())
+        classes = tuple(str(c) for c in data["classes"])
+        weights = {str(t): tuple(float(x) for x in row) for t, row in data["terms"].items()}
+        if any(len(row) != len(classes) + 1 for row in weights.values()):
+            return None
+        return Model(classes, tuple(float(b) for b in data["intercept"]), weights, data.get("about", {}))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def predict(text: str, model: Model | None = None) -> Prior | None:
+    """The category the words point to, its probability and the words that weighed most; None without a model
+    or when none of the text's terms is the model's."""
+    model = model or load()
+    if model is None:
+        return None
+    if len(text) > 2 * READ_CHARS:
+        text = text[:READ_CHARS] + "\n" + text[-READ_CHARS:]
+    counts = Counter(t for t in terms(text) if t in model.weights)
+    if not counts:
+        return None
+    x = {t: (1.0 + math.log(n)) * model.weights[t][0] for t, n in counts.items()}
+    norm = math.sqrt(sum(v * v for v in x.values())) or 1.0
+    scores = list(model.intercept)
+    for t, v in x.items():
+        row = model.weights[t]
+        for k in range(len(scores)):
+            scores[k] += v / norm * row[k + 1]
+    top = max(scores)
+    exp = [math.exp(s - top) for s in scores]
+    total = sum(exp)
+    best = max(range(len(scores)), key=lambda k: scores[k])
+    pull = sorted(
+        ((v / norm * (model.weights[t][best + 1] - max(model.weights[t][k + 1] for k in range(len(scores)) if k != best)), t)
+         for t, v in x.items()),
+        reverse=True,
+    )  # fmt: skip
+    return Prior(model.classes[best], exp[best] / total, tuple(t for w, t in pull[:6] if w > 0))
+
+
+#: the next step for an answer from the prior with no deciding check of its own, by category
+NEXT_STEP = {
+    "environment": "Compare the versions, libraries and machine the log names with what the code needs: "
+    "`kdiag env` prints the driver, toolkit, library and GPU facts of a machine, to set beside the failing one's.",
+    "kernel-logic": "Reproduce the failure with the kernel under control (`kdiag run`, with compute-sanitizer for a "
+    "memory error) to find the line at fault.",
+    "runtime-assumption": "Check what the failing call was given (sizes, shapes, dtypes, devices, alignment, limits) "
+    "against what the kernel or the library documents it accepts.",
+}
+
+
+def measured(model: Model, probability: float) -> tuple[int, int, float] | None:
+    """(answered, right, threshold) of the highest measured probability band ``probability`` reaches: how answers
+    at that probability did on reports the model was not trained on (the model file's ``measured``)."""
+    at = ((model.about.get("measured") or {}).get("at")) or {}
+    bands = sorted(((float(t), row) for t, row in at.items()), reverse=True)
+    for t, row in bands:
+        if probability >= t and row.get("answered"):
+            return int(row["answered"]), int(row["right"]), t
+    return None
+
+
+def confidence(model: Model, probability: float) -> float:
+    """The measured precision of the answer's band, shrunk by one right and one wrong answer (a small band says
+    less); the probability's own value, capped below the answer threshold, when nothing was measured."""
+    got = measured(model, probability)
+    if got is None:
+        return min(probability, ANSWER_FROM) * 0.9
+    answered, right, _ = got
+    return round((right + 1) / (answered + 2), 3)
+
+
+def cited_lines(text: str, words: tuple[str, ...], limit: int = 3) -> list[tuple[int, str]]:
+    """The first lines (1-based number, text) that hold the heaviest words, one line per word, in log order."""
+    found: dict[int, str] = {}
+    lines = text.splitlines()
+    for word in words:
+        if len(found) >= limit:
+            break
+        for i, line in enumerate(lines):
+            if i + 1 not in found and word in " ".join(_WORD.findall(normalise(line))):
+                found[i + 1] = line.strip()[:300]
+                break
+    return sorted(found.items())
+
+
+def finding(
+    prior: Prior,
+    model: Model,
+    text: str,
+    findings: tuple[Any, ...],
+    hint: tuple[str | None, tuple[tuple[str, str | None], ...]],
+) -> Any:
+    """The answer from the prior as a finding: its mode the rules' (or the unmatched kind's) candidate of that
+    category where one was seen, else ``unattributed``; its lines the ones the weighing words are on."""
+    from diagnose.matcher import Cited, Finding
+
+    check, candidates = hint
+    mode = next((f.failure_mode for f in findings if f.category == prior.category), None)
+    mode = mode or next((m for c, m in candidates if c == prior.category and m), None) or "unattributed"
+    got = measured(model, prior.probability)
+    cases = int(model.about.get("cases") or 0)
+    said = ", ".join(f"'{w}'" for w in prior.words[:4]) or "its words"
+    record = (
+        f"answers at this probability were right {got[1]} times in {got[0]} on reports it had not been trained on"
+        if got
+        else "it has no measured figure at this probability"
+    )
+    return Finding(
+        rule=RULE,
+        title=f"Worded like the {prior.category} failures of kdiag's corpus (no rule decided)",
+        category=prior.category,
+        failure_mode=mode,
+        confidence=confidence(model, prior.probability),
+        priority=0,
+        specificity=0,
+        evidence=tuple(Cited(n, line, RULE) for n, line in cited_lines(text, prior.words)),
+        what=f"No rule decided this failure. Its words ({said}) are those of {prior.category} failures among the "
+        f"{cases:,} real public reports kdiag's corpus holds (probability {prior.probability:.2f}).",
+        why=f"The text prior weighs every word of the log against those reports ({record}). A resemblance of words "
+        "is not a proof: the candidates beside it are what the rules saw.",
+        fix=check or NEXT_STEP.get(prior.category, NEXT_STEP["kernel-logic"]),
+        facts=(("text_prior_probability", f"{prior.probability:.2f}"), ("text_prior_words", said)),
+    )
