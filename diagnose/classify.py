@@ -125,6 +125,30 @@ def with_text_prior(diagnosis: Diagnosis, ev: Evidence, text: str) -> Diagnosis:
     )
 
 
+def contested_by_text_prior(diagnosis: Diagnosis, text: str) -> Diagnosis:
+    """A rule's answer the text prior contradicts with :data:`~diagnose.text_prior.CONTEST_FROM` or more becomes an
+    abstention: the rule's finding first among the candidates, the prior's beside it (the check that decides
+    is the rule's)."""
+    from diagnose import text_prior as TP
+
+    prior = TP.predict(text)
+    if prior is None or prior.category == diagnosis.category or prior.probability < TP.CONTEST_FROM:
+        return diagnosis
+    model = TP.load()
+    assert model is not None
+    against = TP.finding(prior, model, text, diagnosis.findings, (None, ()), contested=diagnosis.category)
+    return dataclasses.replace(
+        diagnosis,
+        category="unknown",
+        failure_mode="ambiguous",
+        title=f"The rules say {diagnosis.category} / {diagnosis.failure_mode}; the words of the log are those of "
+        f"{prior.category} failures (probability {prior.probability:.2f}): undecided",
+        findings=(*diagnosis.findings, against),
+        abstained=True,
+        contested=True,
+    )
+
+
 def _hint_check(ev: Evidence) -> tuple[str | None, tuple[tuple[str, str | None], ...]]:
     """The unmatched kind's deciding check and candidates (category, mode) for the log, when it has a kind."""
     from diagnose.unmatched import hint_for
@@ -136,7 +160,8 @@ def _hint_check(ev: Evidence) -> tuple[str | None, tuple[tuple[str, str | None],
 
 
 def classify_record(rec: InputRecord, matcher: Matcher, *, text_prior: bool = False) -> Report:
-    """One record's report; ``text_prior``: a failure no rule answered may be answered from the text prior."""
+    """One record's report; ``text_prior``: a failure no rule answered may be answered from the text prior, and a
+    rule's answer it contradicts clearly is held back (``unknown``, both candidates kept)."""
     if rec.error is not None:
         return Report(id=rec.id, status="error", origin=rec.origin, errors=(rec.error,), label=rec.label)
     if rec.passed:
@@ -156,6 +181,9 @@ def classify_record(rec: InputRecord, matcher: Matcher, *, text_prior: bool = Fa
     status = status_of(diagnosis, ev)
     if text_prior and status == "unknown":
         diagnosis = with_text_prior(diagnosis, ev, rec.text)
+        status = status_of(diagnosis, ev)
+    elif text_prior and status == "diagnosed":
+        diagnosis = contested_by_text_prior(diagnosis, rec.text)
         status = status_of(diagnosis, ev)
     warnings = list(rec.warnings) + problems
     if ev.log.truncated:

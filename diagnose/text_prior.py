@@ -36,6 +36,9 @@ RULE = "text-prior"
 #: answer only from this probability on (the model file's ``measured`` says how often such answers were
 #: right on reports it was not trained on)
 ANSWER_FROM = 0.8
+#: a rule's answer the prior contradicts with this probability or more is held back (each blind set left out in
+#: turn, at first sight: 20 wrong answers held back for 7 right ones)
+CONTEST_FROM = 0.7
 #: how much of a long log is read: its head and its tail (where a failure's lines are)
 READ_CHARS = 64 * 1024
 
@@ -173,9 +176,11 @@ def finding(
     text: str,
     findings: tuple[Any, ...],
     hint: tuple[str | None, tuple[tuple[str, str | None], ...]],
+    contested: str | None = None,
 ) -> Any:
     """The answer from the prior as a finding: its mode the rules' (or the unmatched kind's) candidate of that
-    category where one was seen, else ``unattributed``; its lines the ones the weighing words are on."""
+    category where one was seen, else ``unattributed``; its lines the ones the weighing words are on.
+    ``contested``: the category of the rule's answer it holds back (the finding is then a candidate)."""
     from diagnose.matcher import Cited, Finding
 
     check, candidates = hint
@@ -198,8 +203,12 @@ def finding(
         priority=0,
         specificity=0,
         evidence=tuple(Cited(n, line, RULE) for n, line in cited_lines(text, prior.words)),
-        what=f"No rule decided this failure. Its words ({said}) are those of {prior.category} failures among the "
-        f"{cases:,} real public reports kdiag's corpus holds (probability {prior.probability:.2f}).",
+        what=(
+            f"A rule answered {contested}, but the log's words ({said}) are those of {prior.category} failures "
+            if contested
+            else f"No rule decided this failure. Its words ({said}) are those of {prior.category} failures "
+        )
+        + f"among the {cases:,} real public reports kdiag's corpus holds (probability {prior.probability:.2f}).",
         why=f"The text prior weighs every word of the log against those reports ({record}). A resemblance of words "
         "is not a proof: the candidates beside it are what the rules saw.",
         fix=check or NEXT_STEP.get(prior.category, NEXT_STEP["kernel-logic"]),
