@@ -136,19 +136,23 @@ NEXT_STEP = {
 
 
 def measured(model: Model, probability: float) -> tuple[int, int, float] | None:
-    """(answered, right, threshold) of the highest measured probability band ``probability`` reaches: how answers
-    at that probability did on reports the model was not trained on (the model file's ``measured``)."""
+    """(answered, right, threshold) of the measured probability band ``probability`` falls in — from the highest
+    threshold it reaches up to the next one — on reports the model was not trained on (the model file's
+    ``measured`` counts every answer at or above each threshold: a band is the difference of two rows)."""
     at = ((model.about.get("measured") or {}).get("at")) or {}
-    bands = sorted(((float(t), row) for t, row in at.items()), reverse=True)
-    for t, row in bands:
-        if probability >= t and row.get("answered"):
-            return int(row["answered"]), int(row["right"]), t
+    rows = sorted(((float(t), int(r.get("answered", 0)), int(r.get("right", 0))) for t, r in at.items()), reverse=True)
+    above = (0, 0)
+    for t, answered, right in rows:
+        if probability >= t:
+            band = (answered - above[0], right - above[1])
+            return (band[0], band[1], t) if band[0] > 0 else None
+        above = (answered, right)
     return None
 
 
 def confidence(model: Model, probability: float) -> float:
-    """The measured precision of the answer's band, shrunk by one right and one wrong answer (a small band says
-    less); the probability's own value, capped below the answer threshold, when nothing was measured."""
+    """The measured precision of the answer's probability band, shrunk by one right and one wrong answer (a small
+    band says less); the probability's own value, capped below the answer threshold, when nothing was measured."""
     got = measured(model, probability)
     if got is None:
         return min(probability, ANSWER_FROM) * 0.9
@@ -190,7 +194,8 @@ def finding(
     cases = int(model.about.get("cases") or 0)
     said = ", ".join(f"'{w}'" for w in prior.words[:4]) or "its words"
     record = (
-        f"answers at this probability were right {got[1]} times in {got[0]} on reports it had not been trained on"
+        f"answers at this probability ({got[2]:.1f} or more) were right {got[1]} times in {got[0]} on reports it had "
+        "not been trained on"
         if got
         else "it has no measured figure at this probability"
     )

@@ -52,10 +52,13 @@ def test_it_is_trained_on_development_sets_only_and_says_how_it_did_elsewhere() 
     trained = model.about["trained_on"]
     assert trained and not any(s.startswith(HELD_OUT) for s in trained)
     assert sum(trained.values()) == model.about["cases"] > 1000
-    at = model.about["measured"]["at"][str(TP.ANSWER_FROM)]
+    at, top = model.about["measured"]["at"][str(TP.ANSWER_FROM)], model.about["measured"]["at"]["0.9"]
     assert at["answered"] > 50 and at["right"] / at["answered"] >= 0.75  # on the blind sets' unanswered cases
-    # its answers' confidence is that measured precision, never the raw probability
-    assert TP.confidence(model, 0.85) == pytest.approx((at["right"] + 1) / (at["answered"] + 2), abs=1e-3)
+    # an answer's confidence is the measured precision of its own probability band, never the raw probability
+    band = (at["answered"] - top["answered"], at["right"] - top["right"])
+    assert TP.confidence(model, 0.85) == pytest.approx((band[1] + 1) / (band[0] + 2), abs=1e-3)
+    assert TP.confidence(model, 0.95) == pytest.approx((top["right"] + 1) / (top["answered"] + 2), abs=1e-3)
+    assert TP.confidence(model, 0.85) < TP.confidence(model, 0.95)
 
 
 def test_paths_addresses_and_numbers_are_the_same_words() -> None:
