@@ -126,11 +126,13 @@ def with_text_prior(diagnosis: Diagnosis, ev: Evidence, text: str) -> Diagnosis:
 
 
 def contested_by_text_prior(diagnosis: Diagnosis, text: str) -> Diagnosis:
-    """A rule's answer the text prior contradicts with :data:`~diagnose.text_prior.CONTEST_FROM` or more becomes an
-    abstention: the rule's finding first among the candidates, the prior's beside it (the check that decides
-    is the rule's)."""
+    """A rule's answer below :data:`~diagnose.text_prior.CONTEST_BELOW` that the text prior contradicts with
+    :data:`~diagnose.text_prior.CONTEST_FROM` or more becomes an abstention: the rule's finding first among the
+    candidates, the prior's beside it (the check that decides is the rule's)."""
     from diagnose import text_prior as TP
 
+    if diagnosis.confidence >= TP.CONTEST_BELOW:
+        return diagnosis
     prior = TP.predict(text)
     if prior is None or prior.category == diagnosis.category or prior.probability < TP.CONTEST_FROM:
         return diagnosis
@@ -182,7 +184,7 @@ def classify_record(rec: InputRecord, matcher: Matcher, *, text_prior: bool = Fa
     if text_prior and status == "unknown":
         diagnosis = with_text_prior(diagnosis, ev, rec.text)
         status = status_of(diagnosis, ev)
-    elif text_prior and status == "diagnosed":
+    elif text_prior and status == "diagnosed" and rec.env is None:  # not an answer an environment snapshot gave
         diagnosis = contested_by_text_prior(diagnosis, rec.text)
         status = status_of(diagnosis, ev)
     warnings = list(rec.warnings) + problems

@@ -36,9 +36,12 @@ RULE = "text-prior"
 #: answer only from this probability on (the model file's ``measured`` says how often such answers were
 #: right on reports it was not trained on)
 ANSWER_FROM = 0.8
-#: a rule's answer the prior contradicts with this probability or more is held back (each blind set left out in
-#: turn, at first sight: 20 wrong answers held back for 7 right ones)
+#: a rule's answer below :data:`CONTEST_BELOW` that the prior contradicts with this probability or more is held
+#: back (each blind set left out in turn, at first sight: 13 wrong answers held back for 6 right ones)
 CONTEST_FROM = 0.7
+#: a rule's answer at this confidence or more is never held back by words: such rules read what decides (a
+#: driver older than the runtime, a resource against its limit), which a resemblance of words cannot outweigh
+CONTEST_BELOW = 0.8
 #: how much of a long log is read: its head and its tail (where a failure's lines are)
 READ_CHARS = 64 * 1024
 
