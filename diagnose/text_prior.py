@@ -9,9 +9,9 @@ words' resemblance (rule ``text-prior``), cites the lines whose words weighed mo
 rules' candidates beside it.  Everything else (``kdiag run``, ``kdiag corpus check``, the calibration)
 sees the rules alone.
 
-The terms: the log lower-cased, with hexadecimal numbers, digits and the folders of a path folded
-(another user's paths and addresses are the same words), then every identifier-like word and every
-pair of neighbouring words.  Weights: ``(1 + ln tf) * idf``, L2-normalised over the model's terms,
+The terms: the log as the collectors read it (``diagnose.collectors.decorations``), lower-cased, with
+hexadecimal numbers, digits and the folders of a path folded (another user's paths and addresses are
+the same words), then every identifier-like word and every pair of neighbouring words.  Weights: ``(1 + ln tf) * idf``, L2-normalised over the model's terms,
 then a softmax over ``intercept + weights . coefficients`` — what scikit-learn's ``TfidfVectorizer``
 (``sublinear_tf``) and ``LogisticRegression`` compute, in plain Python here so the parent imports
 nothing more.
@@ -59,8 +59,11 @@ def normalise(text: str) -> str:
 
 
 def terms(text: str) -> list[str]:
-    """The model's terms of a text: its words and every pair of neighbouring words."""
-    words = _WORD.findall(normalise(text))
+    """The model's terms of a text: its words and every pair of neighbouring words, read as the collectors read
+    it (a pipeline's colours, time stamps and per-line prefixes taken off first)."""
+    from diagnose.collectors.decorations import undecorate
+
+    words = _WORD.findall(normalise(undecorate(text)))
     return words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
 
 

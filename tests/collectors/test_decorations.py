@@ -79,7 +79,7 @@ def answers() -> tuple[Matcher, list[tuple[str, str]], dict[str, tuple[str, str,
 
 
 def _answer(matcher: Matcher, log: str) -> tuple[str, str, str | None]:
-    r = classify_record(InputRecord(id="x", text=log), matcher)
+    r = classify_record(InputRecord(id="x", text=log), matcher, text_prior=True)  # as `kdiag classify` answers
     return r.status, r.diagnosis.category if r.diagnosis else "", r.diagnosis.rule if r.diagnosis else None
 
 
