@@ -78,6 +78,20 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(f"\n{len(chosen)} rules\n")
         return 0
     rule = rules.get(args.id)
+    from diagnose import text_prior as TP
+
+    if rule is None and args.id == TP.RULE:
+        model = TP.load()
+        if args.format == "json":
+            about = model.about if model else {}
+            json.dump({"id": TP.RULE, "text_prior": True, "model": str(TP.MODEL_FILE), "loaded": model is not None,
+                       "answer_from": TP.ANSWER_FROM, "contest_from": TP.CONTEST_FROM,
+                       "contest_below": TP.CONTEST_BELOW, "cases": about.get("cases"),
+                       "measured": about.get("measured")}, out, indent=2)  # fmt: skip
+            out.write("\n")
+        else:
+            out.write(TP.describe(model))
+        return 0
     if rule is None:
         import difflib
 

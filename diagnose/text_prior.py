@@ -225,3 +225,25 @@ def finding(
         fix=check or NEXT_STEP.get(prior.category, NEXT_STEP["kernel-logic"]),
         facts=(("text_prior_probability", f"{prior.probability:.2f}"), ("text_prior_words", said)),
     )
+
+
+def describe(model: Model | None) -> str:
+    """What ``kdiag rules show text-prior`` prints: not a rule file, the model and how it did where it was not
+    trained."""
+    lines = [
+        f"{RULE} — not a rule file: the text prior (diagnose/text_prior.py)",
+        f"  answers a failure no rule answered where the words give one owner {ANSWER_FROM} or more; holds back a",
+        f"  rule's answer below {CONTEST_BELOW} that they contradict at {CONTEST_FROM} or more",
+        f"  model: {MODEL_FILE} (scripts/train-text-prior)",
+    ]
+    if model is None:
+        return "\n".join([*lines, "  the model file is absent or unreadable: kdiag answers from the rules alone", ""])
+    about = model.about
+    lines.append(f"  trained on: {int(about.get('cases') or 0):,} real public reports, {len(model.weights):,} terms")
+    got = about.get("measured") or {}
+    if got.get("at"):
+        lines.append(f"  measured ({got.get('how')}; {got.get('unanswered')} cases):")
+        for t, row in sorted(got["at"].items(), key=lambda kv: float(kv[0])):
+            a, r = int(row["answered"]), int(row["right"])
+            lines.append(f"    probability >= {t}: {a} answered, {r} right ({r / a:.0%})" if a else f"    >= {t}: none")
+    return "\n".join([*lines, ""])

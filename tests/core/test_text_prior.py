@@ -134,3 +134,14 @@ def test_the_command_line_answers_with_the_prior_unless_told_not_to(tmp_path: Pa
     assert alone["status"] == "unknown"  # a rule's candidate below the answer threshold, or none
     assert (prior["status"], prior["rule"], prior["category"]) == ("diagnosed", TP.RULE, "environment")
     assert prior["evidence"] and prior["facts"]["text_prior_probability"]
+
+
+def test_rules_show_explains_the_text_prior_instead_of_saying_there_is_no_such_rule() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["rules", "show", TP.RULE], out=out, err=err) == 0, err.getvalue()
+    text = out.getvalue()
+    assert "not a rule file" in text and "probability >= 0.8" in text
+    out = io.StringIO()
+    assert main(["rules", "show", TP.RULE, "--format", "json"], out=out, err=io.StringIO()) == 0
+    got = json.loads(out.getvalue())
+    assert got["loaded"] and got["answer_from"] == TP.ANSWER_FROM and got["measured"]["at"]
