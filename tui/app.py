@@ -215,6 +215,12 @@ class KdiagApp(App[None]):
             return
         rules = self.rules()
         rule = rules.get(rule_id) if rules is not None else None
+        from diagnose.text_prior import RULE as TEXT_PRIOR
+
+        if rule is None and rule_id == TEXT_PRIOR:
+            self.notify("text-prior: no rule decided this case; the words of its log resemble the real reports of "
+                        "that owner (kdiag rules show text-prior says how often that was right)")  # fmt: skip
+            return
         if rule is None:
             self.notify(f"no rule {rule_id!r} in the rule base", severity="warning")
             return
