@@ -167,16 +167,24 @@ def confidence(model: Model, probability: float) -> float:
 
 
 def cited_lines(text: str, words: tuple[str, ...], limit: int = 3) -> list[tuple[int, str]]:
-    """The first lines (1-based number, text) that hold the heaviest words, one line per word, in log order."""
-    found: dict[int, str] = {}
+    """The first lines (1-based number, text) that hold the heaviest terms, one line per term, in log order (a term
+    is held as a whole word or word pair; a long log's head and tail are searched, as the model reads them)."""
     lines = text.splitlines()
+    keep = 5000
+    numbered = list(enumerate(lines)) if len(lines) <= 2 * keep else [*enumerate(lines[:keep]),
+               *((len(lines) - keep + i, line) for i, line in enumerate(lines[-keep:]))]  # fmt: skip
+    held: list[tuple[int, str, set[str]]] = []
+    for i, line in numbered:
+        ws = _WORD.findall(normalise(line))
+        if ws:
+            held.append((i, line, {*ws, *(f"{a} {b}" for a, b in itertools.pairwise(ws))}))
+    found: dict[int, str] = {}
     for word in words:
         if len(found) >= limit:
             break
-        for i, line in enumerate(lines):
-            if i + 1 not in found and word in " ".join(_WORD.findall(normalise(line))):
-                found[i + 1] = line.strip()[:300]
-                break
+        hit = next(((i, line) for i, line, ts in held if word in ts and i + 1 not in found), None)
+        if hit is not None:
+            found[hit[0] + 1] = hit[1].strip()[:300]
     return sorted(found.items())
 
 
