@@ -101,17 +101,16 @@ def status_of(diagnosis: Diagnosis, ev: Evidence) -> str:
     return "unknown"
 
 
-def with_text_prior(diagnosis: Diagnosis, ev: Evidence, text: str) -> Diagnosis:
-    """A failure no rule answered, answered from the text prior (:mod:`diagnose.text_prior`) when its words point to
-    one owner clearly enough; else the diagnosis as it was."""
+def with_text_prior(diagnosis: Diagnosis, ev: Evidence) -> Diagnosis:
+    """A failure no rule answered, answered from the text prior (:mod:`diagnose.text_prior`) when the words of the
+    log the collectors read point to one owner clearly enough; else the diagnosis as it was."""
     from diagnose import text_prior as TP
 
-    prior = TP.predict(text)
-    if prior is None or prior.probability < TP.ANSWER_FROM:
-        return diagnosis
     model = TP.load()
-    assert model is not None
-    finding = TP.finding(prior, model, text, diagnosis.findings, _hint_check(ev))
+    prior = TP.predict(ev.log.text, model) if model else None
+    if model is None or prior is None or prior.probability < TP.ANSWER_FROM:
+        return diagnosis
+    finding = TP.finding(prior, model, ev.log.text, diagnosis.findings, _hint_check(ev))
     return dataclasses.replace(
         diagnosis,
         category=finding.category,
@@ -125,20 +124,19 @@ def with_text_prior(diagnosis: Diagnosis, ev: Evidence, text: str) -> Diagnosis:
     )
 
 
-def contested_by_text_prior(diagnosis: Diagnosis, text: str) -> Diagnosis:
+def contested_by_text_prior(diagnosis: Diagnosis, ev: Evidence) -> Diagnosis:
     """A rule's answer below :data:`~diagnose.text_prior.CONTEST_BELOW` that the text prior contradicts with
     :data:`~diagnose.text_prior.CONTEST_FROM` or more becomes an abstention: the rule's finding first among the
     candidates, the prior's beside it (the check that decides is the rule's)."""
     from diagnose import text_prior as TP
 
-    if diagnosis.confidence >= TP.CONTEST_BELOW:
+    model = TP.load()
+    if model is None or diagnosis.confidence >= TP.CONTEST_BELOW:
         return diagnosis
-    prior = TP.predict(text)
+    prior = TP.predict(ev.log.text, model)
     if prior is None or prior.category == diagnosis.category or prior.probability < TP.CONTEST_FROM:
         return diagnosis
-    model = TP.load()
-    assert model is not None
-    against = TP.finding(prior, model, text, diagnosis.findings, (None, ()), contested=diagnosis.category)
+    against = TP.finding(prior, model, ev.log.text, diagnosis.findings, (None, ()), contested=diagnosis.category)
     return dataclasses.replace(
         diagnosis,
         category="unknown",
@@ -182,10 +180,10 @@ def classify_record(rec: InputRecord, matcher: Matcher, *, text_prior: bool = Fa
         )
     status = status_of(diagnosis, ev)
     if text_prior and status == "unknown":
-        diagnosis = with_text_prior(diagnosis, ev, rec.text)
+        diagnosis = with_text_prior(diagnosis, ev)
         status = status_of(diagnosis, ev)
     elif text_prior and status == "diagnosed" and rec.env is None:  # not an answer an environment snapshot gave
-        diagnosis = contested_by_text_prior(diagnosis, rec.text)
+        diagnosis = contested_by_text_prior(diagnosis, ev)
         status = status_of(diagnosis, ev)
     warnings = list(rec.warnings) + problems
     if ev.log.truncated:

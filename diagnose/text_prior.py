@@ -9,12 +9,12 @@ words' resemblance (rule ``text-prior``), cites the lines whose words weighed mo
 rules' candidates beside it.  Everything else (``kdiag run``, ``kdiag corpus check``, the calibration)
 sees the rules alone.
 
-The terms: the log as the collectors read it (``diagnose.collectors.decorations``), lower-cased, with
-hexadecimal numbers, digits and the folders of a path folded (another user's paths and addresses are
-the same words), then every identifier-like word and every pair of neighbouring words.  Weights: ``(1 + ln tf) * idf``, L2-normalised over the model's terms,
-then a softmax over ``intercept + weights . coefficients`` — what scikit-learn's ``TfidfVectorizer``
-(``sublinear_tf``) and ``LogisticRegression`` compute, in plain Python here so the parent imports
-nothing more.
+The terms: the log as the collectors read it (:func:`readable`), lower-cased, with hexadecimal
+numbers, digits and the folders of a path folded (another user's paths and addresses are the same
+words), then every identifier-like word and every pair of neighbouring words.  Weights:
+``(1 + ln tf) * idf``, L2-normalised over the model's terms, then a softmax over
+``intercept + weights . coefficients`` — what scikit-learn's ``TfidfVectorizer`` (``sublinear_tf``)
+and ``LogisticRegression`` compute, in plain Python here so the parent imports nothing more.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ RULE = "text-prior"
 #: right on reports it was not trained on)
 ANSWER_FROM = 0.8
 #: a rule's answer below :data:`CONTEST_BELOW` that the prior contradicts with this probability or more is held
-#: back (each blind set left out in turn, at first sight: 13 wrong answers held back for 6 right ones)
+#: back (each blind set left out in turn, at first sight: 14 wrong answers held back for 6 right ones)
 CONTEST_FROM = 0.7
 #: a rule's answer at this confidence or more is never held back by words: such rules read what decides (a
 #: driver older than the runtime, a resource against its limit), which a resemblance of words cannot outweigh
@@ -58,12 +58,19 @@ def normalise(text: str) -> str:
     return _DIGITS.sub("0", text).lower()
 
 
-def terms(text: str) -> list[str]:
-    """The model's terms of a text: its words and every pair of neighbouring words, read as the collectors read
-    it (a pipeline's colours, time stamps and per-line prefixes taken off first)."""
+def readable(text: str) -> str:
+    """A log as the collectors read it (``Evidence.log.text``): its head and tail when it is long, a pipeline's
+    colours, time stamps and per-line prefixes taken off. ``kdiag classify`` hands the prior that text; the
+    training reads its reports through this."""
+    from diagnose.collectors import bound_text
     from diagnose.collectors.decorations import undecorate
 
-    words = _WORD.findall(normalise(undecorate(text)))
+    return undecorate(bound_text(text)[0])
+
+
+def terms(text: str) -> list[str]:
+    """The model's terms of a (readable) text: its words and every pair of neighbouring words."""
+    words = _WORD.findall(normalise(text))
     return words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
 
 
@@ -101,8 +108,8 @@ def _load(path: str) -> Model | None:
 
 
 def predict(text: str, model: Model | None = None) -> Prior | None:
-    """The category the words point to, its probability and the words that weighed most; None without a model
-    or when none of the text's terms is the model's."""
+    """The category the words of a :func:`readable` text point to, its probability and the words that weighed
+    most; None without a model or when none of the text's terms is the model's."""
     model = model or load()
     if model is None:
         return None

@@ -1,8 +1,9 @@
 """The reference: expected outputs from the saved inputs.
 
 It runs in the inputs child once the inputs are saved (:func:`run`, ``reference_out`` in the inputs
-child's spec: one process and one torch import fewer per run), never in the kernel's process: the submission cannot find the expected output in its memory, and a sticky CUDA
-error of the kernel cannot take the reference down too. It reads the inputs back from their files, as
+child's spec: one process and one torch import fewer per run), never in the kernel's process: the
+submission cannot find the expected output in its memory, and a sticky CUDA error of the kernel
+cannot take the reference down too. It reads the inputs back from their files, as
 the kernel child does, so both see the same bits. Writes ``<out_dir>/<i>/*.npy`` and
 ``<out_dir>/manifest.json`` (``{"sizes": [{"label", "dir", "structure", "tensors", "error"}], "done"}``;
 a manifest without ``done`` is a reference that died or ran out of time part way).
