@@ -67,6 +67,48 @@ _HIP = re.compile(
 )
 
 
+#: C/C++ comments, which may name a platform the code is not written for
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+@dataclass(frozen=True)
+class Platform:
+    """Another vendor's accelerator platform whose source looks like CUDA C++ but is built by its own toolchain."""
+
+    name: str  # "HIP"
+    devices: str  # "AMD GPUs"
+    builder: str  # "a ROCm build of torch compiles it with hipcc"
+    marks: re.Pattern[str]  # what only that platform's source has (headers, runtime API, builtins)
+
+
+#: the platforms benchmark harnesses port CUDA problems to (KernelBench forks, MultiKernelBench, GPU MODE's AMD
+#: problems), each told by its runtime's headers, runtime API and device qualifiers, never by a comment's word
+PLATFORMS = (
+    Platform("HIP", "AMD GPUs", "a ROCm build of torch compiles it with hipcc", _HIP),
+    Platform(
+        "MUSA",
+        "Moore Threads GPUs",
+        "torch_musa compiles it with mcc",
+        re.compile(
+            r"#\s*include\s*[<\"]musa\w*\.h|\bmusa(?:Malloc|Memcpy|Memset|Free|Stream|Event|Error|Device|GetLastError|"
+            r"LaunchKernel)\w*\s*\(|\b__MUSA_ARCH__\b|\btorch_musa\b"
+        ),
+    ),
+    Platform(
+        "Ascend C",
+        "Huawei Ascend NPUs",
+        "the CANN toolkit compiles it",
+        re.compile(r"#\s*include\s*[<\"]kernel_operator\.h|\b__aicore__\b|\bAscendC::"),
+    ),
+    Platform(
+        "BANG C",
+        "Cambricon MLUs",
+        "the Neuware toolkit compiles it with cncc",
+        re.compile(r"#\s*include\s*[<\"]bang\.h|\b__mlu_(?:global|entry|func|device)__"),
+    ),
+)
+
+
 @dataclass(frozen=True)
 class Source:
     api: str  # load_inline | load | RawKernel | RawModule | nvrtc
@@ -81,9 +123,10 @@ class Source:
         return "torch/" in self.text or "ATen/" in self.text
 
     @property
-    def hip(self) -> bool:
-        """HIP source for AMD GPUs (ROCm builds of torch compile ``cuda_sources`` with hipcc): nvcc cannot check it."""
-        return _HIP.search(self.text) is not None
+    def platform(self) -> Platform | None:
+        """The other vendor's platform this source is written for (HIP, MUSA, ...): nvcc cannot check it."""
+        code = _COMMENT.sub(" ", self.text)
+        return next((p for p in PLATFORMS if p.marks.search(code)), None)
 
     @property
     def device_only(self) -> bool:

@@ -119,12 +119,14 @@ def _compile_check(ctx: RunContext) -> CC.Check | None:
     found = S.extract(t.path)
     for u in found.unresolved:
         ctx.log.note(f"CUDA source not checked: {u}")
-    if not any(s.lang == "cuda" for s in found.sources):
+    # another vendor's source (HIP in cuda_sources; a fork's MUSA in cpp_sources): its own toolchain builds it
+    other = next(((s, s.platform) for s in found.sources if s.platform is not None), None)
+    if other is not None:
+        src, p = other
+        ctx.log.note(f"{src.origin} is {p.name}, for {p.devices} ({p.builder}): nvcc cannot check it, and it runs "
+                     f"only on {p.devices} with that platform's build of torch")  # fmt: skip
         return None
-    hip = [s for s in found.sources if s.lang == "cuda" and s.hip]
-    if hip:
-        ctx.log.note(f"{hip[0].origin} is HIP, for AMD GPUs (a ROCm build of torch compiles it with hipcc): nvcc "
-                     "cannot check it, and it runs only on an AMD GPU with a ROCm build of torch")  # fmt: skip
+    if not any(s.lang == "cuda" for s in found.sources):
         return None
     nvcc = CC.find_nvcc(ctx.base_env)
     if nvcc is None:
