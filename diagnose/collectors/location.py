@@ -153,10 +153,14 @@ _KERNEL_LIBS: tuple[tuple[re.Pattern[str], str, str, tuple[str, ...]], ...] = (
     (re.compile(r"\blibcufft\w*\.so|\bregular_fft\b|\bvector_fft\b"), "library", "cuFFT", ("libcufft", "_fft")),
     (re.compile(r"\blibcusparse\.so|\bcusparse::"), "library", "cuSPARSE", ("cusparse",)),
     (
-        re.compile(r"\bcub::(?:CUB_\w+::)?Device\w*Kernel\b|\bthrust::(?:THRUST_\w+::)?cuda_cub::core::_kernel_agent"),
+        # demangled, or Itanium-mangled as ptxas and nvlink name an entry function ("_ZN3cub23RadixSortScanBinsKernel...")
+        re.compile(
+            r"\bcub::(?:CUB_\w+::)?Device\w*Kernel\b|\bthrust::(?:THRUST_\w+::)?cuda_cub::core::_kernel_agent"
+            r"|\b_ZN3cub\d+\w*?Kernel|\b_ZN6thrust\w*?_kernel_agent"
+        ),
         "library",
         "CUB/Thrust",
-        ("cub::", "thrust::"),
+        ("cub::", "thrust::", "_ZN3cub", "_ZN6thrust"),
     ),
     # Thrust's own launch refused: its CUDA backend raises system_error with the step's name and the
     # runtime's error (thrust/system/cuda/detail/parallel_for.h "parallel_for failed", the CUB dispatches'
@@ -317,6 +321,8 @@ _QUICK = (
     "after dispatching",
     "after reduction step",
     "ArrayFire Exception",
+    "_ZN3cub",
+    "_ZN6thrust",
 )
 
 
