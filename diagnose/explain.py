@@ -452,6 +452,9 @@ def framework(context: Mapping[str, Any]) -> str | None:
     here = f"{types} {context.get('py_exc_qualname') or ''} {context.get('py_user_file') or ''}"
     if _JAX.search(here) or _in_log(_JAX, text):
         return "jax"
+    # a controlled run that captured @triton.jit launches: its ptxas lines are the compile for the target GPU
+    if context.get("run_launches"):
+        return "triton"
     if context.get("triton_error") or context.get("triton_lines") or _TRITON.search(here) or _in_log(_TRITON, text):
         return "triton"
     if _in_log(_TRITON_FRAME, text):
