@@ -12,6 +12,7 @@ from typing import Any
 
 from diagnose.run import accum_run as AR
 from diagnose.run import assemble as A
+from diagnose.run import atomic_updates as AU
 from diagnose.run import build_calls as BC
 from diagnose.run import checker
 from diagnose.run import children as K
@@ -600,6 +601,9 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
     nested = TS.nested_def_facts(ctx.target.path) if ctx.target.uses_triton else {}
     if nested:
         ev = A.with_run(ev, **nested)
+    atomics = AU.static_facts(ctx.target.path)
+    if atomics:
+        ev = A.with_run(ev, **atomics)
     if verdict == "fail":
         ev = AR.sweep(ctx, manifest, sizes, ev)
         ev = TL.check(ctx, manifest, sizes, ev)
