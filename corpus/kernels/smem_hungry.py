@@ -1,10 +1,11 @@
-# kdiag corpus kernel — expected: verdict=fail, category=runtime-assumption, failure_mode=smem-exceeds-device-limit
+# kdiag corpus kernel — expected: verdict=fail, category=kernel-logic, failure_mode=resource-over-every-gpu
 # A float16 matmul with a 128x128x128 tile and num_stages=4: correct (the interpreter's result
 # matches the reference), but its software pipeline keeps 4 stages of A and B tiles in shared
 # memory, 4 * (128*128 + 128*128) * 2 bytes = 256 KiB, over the H100's 227 KiB opt-in limit per
-# block (232448 bytes).  Compiled for sm_90, metadata.shared is 262144, and the first launch on an
+# block (232448 bytes), which is also B200's and the largest any GPU has.  Compiled for sm_90, metadata.shared is 262144, and the first launch on an
 # H100 raises OutOfResources ("out of resource: shared memory, Required: 262144, Hardware limit:
-# 232448").  The config assumes more shared memory than the target has; num_stages=2 fits.
+# 232448").  No GPU holds the config at its declared size, so it is the kernel's (shared/TAXONOMY.md:
+# over every GPU's limit); num_stages=2 fits.
 from __future__ import annotations
 
 import torch
