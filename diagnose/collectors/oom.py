@@ -61,7 +61,7 @@ import dataclasses
 import re
 
 from diagnose.collectors.gate_words import gate
-from diagnose.collectors.negation import negated
+from diagnose.collectors.negation import hypothetical, negated
 from diagnose.facts import OomFacts
 
 _UNITS = {"bytes": 1, "b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "kb": 1e3, "mb": 1e6, "gb": 1e9}
@@ -288,14 +288,19 @@ def _parse(text: str) -> OomFacts | None:
                 lines=tuple(sorted(lines)), kind="tensorflow", requested_bytes=float(t[1]) if t and t[1] else None
             ),
         )
-    torchish = next((m for m in re.finditer(r"(?:CUDA|HIP) out of memory", text) if not negated(text, m.start())), None)
+    torchish = next((m for m in re.finditer(r"(?:CUDA|HIP) out of memory", text) if not _unsaid(text, m.start())), None)
     if torchish:  # torch's message without the figures (cut, or an older wording)
         return OomFacts(lines=(_line_of(text, torchish.start()),), kind="torch")
-    g = next((m for m in _GENERIC.finditer(text) if not negated(text, _named_at(m))), None)
+    g = next((m for m in _GENERIC.finditer(text) if not _unsaid(text, _named_at(m))), None)
     if g:
         d = _TF_DEVICE.search(text) or _FAISS_MALLOC.search(text)
         return OomFacts(lines=(_line_of(text, g.start()),), kind="generic", requested_bytes=float(d[1]) if d else None)
     return None
+
+
+def _unsaid(text: str, pos: int) -> bool:
+    """The out of memory named at ``pos`` is what was expected instead, or one that may happen (advice, a condition)."""
+    return negated(text, pos) or hypothetical(text, pos)
 
 
 def _others_ruled_out(total: float | None, held: float | None, own: float | None) -> bool:
