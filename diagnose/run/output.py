@@ -278,6 +278,27 @@ def probes_summary(res: RunResult) -> dict[str, Any] | None:
     return d
 
 
+def _declared_failures(res: RunResult) -> set[str]:
+    """How the declared sizes failed, in the probes' words: ``oob``, ``mismatch``, ``crash``."""
+    run = res.evidence.run if res.evidence is not None else None
+    kinds = {"oob"} if run is not None and (run.oob_loads or run.oob_stores) else set()
+    for s in res.sizes:
+        if s.kernel_error or s.missing:
+            kinds.add("crash")
+        elif not s.ok:
+            kinds.add("mismatch")
+    return kinds
+
+
+def _probes_add_to(res: RunResult) -> bool:
+    """Whether a failing probe fails otherwise than the declared sizes do: a kernel that already reads out of bounds
+    or computes wrong values at a size it declares, and does the same on the probes' inputs, shows nothing new
+    outside its contract (a reviewer read the line as a second owner)."""
+    m = res.probes
+    declared = _declared_failures(res)
+    return m is not None and any(r.verdict not in declared for r in m.failures)
+
+
 def write_probes(res: RunResult, out: TextIO) -> None:
     """The probe matrix, one line per probe, and the probe finding when the contract's failure leads."""
     m = res.probes
@@ -288,7 +309,7 @@ def write_probes(res: RunResult, out: TextIO) -> None:
             out.write(line + "\n")
         d = res.diagnosis
         probe_alt = [f for f in (d.findings if d else ()) if f.speaks_about == "probe"]
-        if res.verdict == "fail" and probe_alt:
+        if res.verdict == "fail" and probe_alt and _probes_add_to(res):
             f = probe_alt[0]
             out.write(f"  outside the contract too: {f.category} / {f.failure_mode} ({f.confidence:.2f}, {f.rule})\n")
     elif m is not None:
