@@ -719,6 +719,8 @@ class RunFacts(Facts):
     stride_reused_indices: str | None = None  # the two indices it multiplies: "rows[:, None] and cols[None, :]"
     # the first atomic read-modify-write in the target's source (diagnose/run/atomic_updates.py)
     atomic_update: str | None = None  # "tl.atomic_add at line 31: tl.atomic_add(out_ptr + row, part)"
+    # a masked load filled with 0 feeding a max or min (diagnose/run/mask_fill.py): a candidate, not a verdict
+    mask_fill_reduction: str | None = None  # "tl.max at line 6 reads `x`, loaded at line 5 with other=0.0: ..."
     # the reduction-length sweep (diagnose/run/accum_sweep.py): the failing size re-run with a shorter reduction
     accum_sweep_param: str | None = None  # the size that is the reduction length: "cols", "K"
     accum_sweep_values: tuple[int, ...] = ()  # its values that ran, shortest first, the declared one last

@@ -1,4 +1,4 @@
-# kdiag corpus kernel — expected: verdict=fail, category=kernel-logic, failure_mode=wrong-result
+# kdiag corpus kernel — expected: verdict=fail, category=kernel-logic, failure_mode=missing-mask-tail
 # A row maximum that walks each row in BLOCK=64 chunks.  The loads are masked, but the masked lanes
 # are filled with other=0.0, which is neutral for a sum and not for a max (it must be -inf).  When
 # the row length is a multiple of 64 (cols=256) there are no padding lanes and every row is right.

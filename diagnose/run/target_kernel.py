@@ -21,6 +21,7 @@ from diagnose.run import compile_check as CC
 from diagnose.run import cuda_sources as S
 from diagnose.run import ext_symbols as ES
 from diagnose.run import ladder as L
+from diagnose.run import mask_fill as MF
 from diagnose.run import no_result as NR
 from diagnose.run import probes as P
 from diagnose.run import runfacts as R
@@ -604,6 +605,9 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
     atomics = AU.static_facts(ctx.target.path)
     if atomics:
         ev = A.with_run(ev, **atomics)
+    fill = MF.static_facts(ctx.target.path) if ctx.target.uses_triton else {}
+    if fill:
+        ev = A.with_run(ev, **fill)
     if verdict == "fail":
         ev = AR.sweep(ctx, manifest, sizes, ev)
         ev = TL.check(ctx, manifest, sizes, ev)
