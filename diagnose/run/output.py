@@ -220,9 +220,14 @@ def _bad_figures(b: Any) -> str:
     special = [f"{c} {w}" for c, w in ((b.nan_count, "NaN"), (b.posinf_count, "+Inf"), (b.neginf_count, "-Inf"),
                                        (b.lost_count, "ref NaN/Inf lost")) if c]  # fmt: skip
     frac = f" ({100 * b.fraction:.3g}%)" if b.fraction is not None else ""
+    head = f"{b.mismatched}/{b.total}{frac} outside atol {_fmt(b.atol)} rtol {_fmt(b.rtol)}, where: {b.where}; "
+    nonfinite = (b.nan_count or 0) + (b.posinf_count or 0) + (b.neginf_count or 0) + (b.lost_count or 0)
+    if special and nonfinite >= (b.mismatched or 0) and not b.max_abs:
+        # every bad element is NaN or Inf: the distances, taken over finite elements, would read 0
+        return head + "all of them non-finite: " + ", ".join(special)
     return (
-        f"{b.mismatched}/{b.total}{frac} outside atol {_fmt(b.atol)} rtol {_fmt(b.rtol)}, where: {b.where}; "
-        f"max abs {_fmt(b.max_abs)}, max rel {_fmt(b.max_rel)}, max ulp {_fmt(b.max_ulp)}"
+        head
+        + f"max abs {_fmt(b.max_abs)}, max rel {_fmt(b.max_rel)}, max ulp {_fmt(b.max_ulp)}"
         + (f", {', '.join(special)}" if special else "")
     )
 

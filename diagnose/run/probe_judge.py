@@ -93,7 +93,11 @@ def judge(probe: Probe, batch: Batch, tolerance: Any) -> ProbeResult:
         why = res.invalid or (bad[0].problem if bad and bad[0].problem else "")
         if bad and not why:
             b = bad[0]
-            why = f"{b.mismatched}/{b.total} wrong ({b.where}), max abs {_g(b.max_abs)}, max ulp {_g(b.max_ulp)}"
+            nonfinite = (b.nan_count or 0) + (b.posinf_count or 0) + (b.neginf_count or 0) + (b.lost_count or 0)
+            if nonfinite >= (b.mismatched or 0) > 0 and not b.max_abs:  # every bad element NaN or Inf
+                why = f"{b.mismatched}/{b.total} wrong ({b.where}), all of them NaN or Inf"
+            else:
+                why = f"{b.mismatched}/{b.total} wrong ({b.where}), max abs {_g(b.max_abs)}, max ulp {_g(b.max_ulp)}"
         if res.unwritten:
             why += ("; " if why else "") + "output partly unwritten"
         if res.mutated:
