@@ -273,6 +273,10 @@ class Catalogue:
                 m = _later_match(rx, text, m, lambda g: compared(text, g.start(), g.end()))
                 if m is None:
                     continue
+            if fam.tool == "message-shape" and warned(text, m.start()):  # a generic form inside a Python warning
+                m = _later_match(rx, text, m, lambda g: warned(text, g.start()))
+                if m is None:
+                    continue
             line = text.count("\n", 0, m.start()) + 1
             old = hits.get(fam.id)
             if old is None or line < old.line:
@@ -343,6 +347,26 @@ def compiler_echo(text: str, pos: int) -> bool:
 #: (the left operand a name or a parenthesis: never a rule of ===== or the ==PID== of a sanitizer's lines)
 _COMPARED_BEFORE = re.compile(r"(?:(?:(?<![%\w])[A-Za-z_]\w*|\))\s*[=!]=|\bcase)\s*\(?\s*$")
 _COMPARED_AFTER = re.compile(r"^\s*\)?\s*[=!]=(?!=)\s*[A-Za-z_(]")
+
+
+#: a Python warning's category before the message on its line ("UserWarning: ", "FutureWarning: ",
+#: "file.py:12: UserWarning: "): what follows is what the program went on after
+_WARNING_CATEGORY = re.compile(r"\b[A-Z]\w*Warning: ")
+
+
+def warned(text: str, pos: int) -> bool:
+    """Whether the line holding ``pos`` is a Python warning whose message holds ``pos``: the program warned and went
+    on (PyTorch's "UserWarning: Torch was not compiled with flash attention" before a run that finishes).  Only the
+    message shapes (catalogue/message-shapes.yaml) are read so: a tool's own family may be the cause a warning
+    states (PyTorch's "UserWarning: CUDA initialization: ... driver ... too old" before the failure it explains).
+
+    >>> line = "attention.py:1279: UserWarning: 1Torch was not compiled with flash attention."
+    >>> warned(line, line.index("Torch")), warned("RuntimeError: Torch was not compiled with flash attention", 14)
+    (True, False)
+    """
+    start = text.rfind("\n", 0, pos) + 1
+    w = _WARNING_CATEGORY.search(text, start, pos)
+    return w is not None
 
 
 def compared(text: str, start: int, end: int) -> bool:

@@ -38,8 +38,15 @@ def test_prefilter_never_hides_a_match() -> None:
     assert len(texts) > 100
     for text in texts:
         fast = {h.family.id for h in CAT.scan(text)}
-        slow = {f.id for f in CAT.families if any(rx.search(text) for rx in f.patterns)}
+        slow = {f.id for f in CAT.families if any(_said(f, rx, text) for rx in f.patterns)}
         assert fast == slow, text[:200]
+
+
+def _said(family, rx, text: str) -> bool:  # type: ignore[no-untyped-def]
+    """A match the scan counts: a message shape inside a Python warning is not one (catalogue.warned)."""
+    from diagnose.catalogue import warned
+
+    return any(not (family.tool == "message-shape" and warned(text, m.start())) for m in rx.finditer(text))
 
 
 @pytest.mark.parametrize(
