@@ -77,7 +77,8 @@ any one report's wording:
   between runs (``the print is different each time``), an integer overflow named as the finding, an issue title
   its template tags ``[BUG]``.
 
-A matching line is still healthy when it counts zero (``0 errors``, ``errors: 0``, ``failed: 0``), states a
+A matching line is still healthy when it counts zero (``0 errors``, ``errors: 0``, ``failed: 0``, ``0/1 runs
+failed``), states a
 measured error (``max abs error: 1e-7``), is a test's ``PASSED`` line, or is a warning / INFO line that only
 mentions the word (``W1203``, ``UserWarning``, ``NCCL INFO ... failed``).
 
@@ -85,6 +86,8 @@ mentions the word (``W1203``, ``UserWarning``, ``NCCL INFO ... failed``).
 [2]
 >>> failure_lines("========= ERROR SUMMARY: 0 errors\\nmax abs error 1e-07\\n")
 []
+>>> [n for n, _ in failure_lines("0/1 runs failed.\\n2/3 tests failed\\nrank 0/4 failed: NCCL error\\n")]
+[2, 3]
 """
 
 from __future__ import annotations
@@ -165,6 +168,8 @@ _HEALTHY_LINE = re.compile(
       (?<!thread\ )(?<!ordinal\ )(?<!partition\ )(?<!shard\ )(?<!stream\ )(?<![:\#])
       0\s+(?:errors?|failed|failures|hazards)\b
     | \b(?:errors?|failures|failed)\s*[:=]\s*0\b(?!\.\d*[1-9])          # errors: 0, failed=0
+    | (?<![\w./])0\s*/\s*\d+\s+(?:runs?|tests?|cases?|checks?|trials?|jobs?|samples?|iterations?|steps?|kernels?
+      |benchmarks?|problems?|files?)\s+(?:failed|errors?|failures)\b                   # 0/1 runs failed (XLA's runner)
     | \berror_count\s*[:=]\s*0\b
     | \bno\ errors?\b | \bwithout\ errors?\b | \b(?:none|nothing)\ failed\b
     | \berror\s*[:=]\s*[-+]?(?:\d*\.\d|\d+[eE][-+]?\d|0\b|inf\b|none\b)  # a measured error: "max abs error: 0.0"
