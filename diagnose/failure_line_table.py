@@ -200,7 +200,9 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # a figure stated over a device's or hardware's limit, at any severity (NCCL prints its
     # ``ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856`` at INFO before the launch fails)
     (("exceed",), _LIMIT_EXCEEDED),
-    (("error", "exception"), r"(?:Error|Exception)\("),  # an exception's repr: AssertionError('...')
+    # an exception's repr: AssertionError('...'), Error(...); not a function or kernel whose name ends so
+    # (nvprof's "Kernel: getError(int, int, float*)", "cudaGetLastError()" quoted from code)
+    (("error", "exception"), r"\b(?:[A-Z]\w*)?(?:Error|Exception)\("),
     (("exception", "***"), r"\bException\ in\ thread\b | make(?:\[\d+\])?:\ \*\*\*"),
     # LLVM's crash output, in every compiler that embeds it (Triton, XLA, NVVM, clang): llvm_unreachable's
     # "UNREACHABLE executed at f.cpp:12!" (lib/Support/ErrorHandling.cpp) and the signal handler's banner and
