@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 #: Triton's atomics (tl.atomic_add, _max, _min, _and, _or, _xor, _xchg, _cas) and CUDA's atomicAdd & co.
@@ -48,12 +49,20 @@ def first(text: str) -> str | None:
     return None
 
 
-def static_facts(path: Path | None) -> dict[str, object]:
-    """The first atomic update of the target's source, as run facts (empty when there is none)."""
-    if path is None or path.suffix not in (".py", ".cu", ".cuh"):
+def source_fact(
+    path: Path | None, suffixes: tuple[str, ...], name: str, find: Callable[[str], str | None]
+) -> dict[str, object]:
+    """``{name: find(the file's text)}`` for a target file with one of ``suffixes``; empty when it has another suffix,
+    cannot be read, or ``find`` finds nothing: a static look at a kernel's source as one run fact."""
+    if path is None or path.suffix not in suffixes:
         return {}
     try:
-        found = first(path.read_text(encoding="utf-8", errors="replace"))
+        found = find(path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return {}
-    return {"atomic_update": found} if found else {}
+    return {name: found} if found else {}
+
+
+def static_facts(path: Path | None) -> dict[str, object]:
+    """The first atomic update of the target's source, as run facts (empty when there is none)."""
+    return source_fact(path, (".py", ".cu", ".cuh"), "atomic_update", first)

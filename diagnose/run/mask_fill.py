@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from diagnose.run.atomic_updates import source_fact
 from diagnose.run.triton_source import jit_functions
 
 #: the reductions whose neutral fill is -inf (a max) or +inf (a min)
@@ -101,10 +102,4 @@ def first(text: str) -> str | None:
 
 def static_facts(path: Path | None) -> dict[str, object]:
     """The first such max or min in the target's Triton source, as run facts (empty when there is none)."""
-    if path is None or path.suffix != ".py":
-        return {}
-    try:
-        found = first(path.read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        return {}
-    return {"mask_fill_reduction": found} if found else {}
+    return source_fact(path, (".py",), "mask_fill_reduction", first)
