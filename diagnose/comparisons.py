@@ -165,6 +165,11 @@ def _integer_elements(value: str) -> bool:
     return bool(elements) and all(_WHOLE.fullmatch(e) for e in elements)
 
 
+#: the word between two sides a label names, whose value is their difference (OpenMM's testInstallation:
+#: "Reference vs. CUDA: 2.1868e-05"); a "vs" that follows a value ("CPU_ref: 1.12 vs GPU: 3.56") separates two values
+_BETWEEN = re.compile(r"(?i)vs\.?|versus")
+
+
 def _labelled(line: str) -> list[tuple[str, str, int, int]]:
     """(side, value, start, end) of each labelled value of one side on a line (measurements left out)."""
     out = []
@@ -182,6 +187,8 @@ def _labelled(line: str) -> list[tuple[str, str, int, int]]:
         if not run or not prefix.rstrip().endswith(run[0]):
             continue
         label = " ".join(reversed(run))
+        if any(_BETWEEN.fullmatch(w) for w in label.split()[1:-1]):
+            continue  # "Reference vs. CUDA: 2.2e-05": the difference between two sides, not one side's value
         side = _side(label)
         if side is None:
             continue
