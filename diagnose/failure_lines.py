@@ -433,12 +433,26 @@ def _healthy_in(memo: dict[Any, Any], line: str) -> bool:
     return hit
 
 
+#: a Python frame line is a failure sign (a pasted traceback may keep its frames only), except in a report of
+#: TorchDynamo's explain(), which lists each graph break's frames under "Break reasons:" ("Break Reasons:" and
+#: "User Stack:" in torch/_dynamo/backends/debugging.py) and fails nothing, unless a traceback or an exception is there
+_FRAME_LINE = re.compile(r'\s*File "[^"\n]+", line \d+, in \S')
+_BREAK_REASONS = re.compile(r"(?i)\bbreak reasons:")
+#: an exception's line, as Python ends a traceback with it (a traceback's header may be cut from a pasted log)
+_EXCEPTION_LINE = re.compile(r"(?m)^[ \t]*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit)\b")
+
+
 def _keyword_lines(text: str, memo: dict[Any, Any]) -> Iterator[tuple[int, str]]:
     """The lines a failure pattern selected by their keywords matches, healthy ones left out, in order."""
     candidates = memo.get("lines")
     if candidates is None:
         candidates = memo["lines"] = sorted(_candidate_lines(text).items())
     failed: dict[int, bool] = memo.setdefault("failed", {})
+    frames_fail = memo.get("frames_fail")
+    if frames_fail is None:
+        frames_fail = memo["frames_fail"] = (
+            _BREAK_REASONS.search(text) is None or "Traceback" in text or _EXCEPTION_LINE.search(text) is not None
+        )
     for start, indices in candidates:
         hit = failed.get(start)
         if hit is False:
@@ -446,6 +460,11 @@ def _keyword_lines(text: str, memo: dict[Any, Any]) -> Iterator[tuple[int, str]]
         end = text.find("\n", start)
         line = text[start : end if end >= 0 else len(text)]
         if hit is None:
-            hit = failed[start] = len(line) <= 2000 and _selected(frozenset(indices), line) and not _healthy(line)
+            hit = failed[start] = (
+                len(line) <= 2000
+                and _selected(frozenset(indices), line)
+                and not _healthy(line)
+                and (frames_fail or not _FRAME_LINE.match(line))
+            )
         if hit:
             yield text.count("\n", 0, start) + 1, line.strip()
