@@ -442,17 +442,23 @@ _BREAK_REASONS = re.compile(r"(?i)\bbreak reasons:")
 _EXCEPTION_LINE = re.compile(r"(?m)^[ \t]*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit)\b")
 
 
+def _frames_fail(text: str, memo: dict[Any, Any]) -> bool:
+    """Whether a frame line of ``text`` is a failure sign: outside an explain() report, or beside a traceback or an
+    exception.  Asked only when a frame line is a candidate; remembered in the text's memo."""
+    known = memo.get("frames_fail")
+    if known is None:
+        known = memo["frames_fail"] = (
+            _BREAK_REASONS.search(text) is None or "Traceback" in text or _EXCEPTION_LINE.search(text) is not None
+        )
+    return bool(known)
+
+
 def _keyword_lines(text: str, memo: dict[Any, Any]) -> Iterator[tuple[int, str]]:
     """The lines a failure pattern selected by their keywords matches, healthy ones left out, in order."""
     candidates = memo.get("lines")
     if candidates is None:
         candidates = memo["lines"] = sorted(_candidate_lines(text).items())
     failed: dict[int, bool] = memo.setdefault("failed", {})
-    frames_fail = memo.get("frames_fail")
-    if frames_fail is None:
-        frames_fail = memo["frames_fail"] = (
-            _BREAK_REASONS.search(text) is None or "Traceback" in text or _EXCEPTION_LINE.search(text) is not None
-        )
     for start, indices in candidates:
         hit = failed.get(start)
         if hit is False:
@@ -464,7 +470,7 @@ def _keyword_lines(text: str, memo: dict[Any, Any]) -> Iterator[tuple[int, str]]
                 len(line) <= 2000
                 and _selected(frozenset(indices), line)
                 and not _healthy(line)
-                and (frames_fail or not _FRAME_LINE.match(line))
+                and (not _FRAME_LINE.match(line) or _frames_fail(text, memo))
             )
         if hit:
             yield text.count("\n", 0, start) + 1, line.strip()

@@ -122,7 +122,7 @@ def _compile_check(ctx: RunContext) -> CC.Check | None:
     for u in found.unresolved:
         ctx.log.note(f"CUDA source not checked: {u}")
     # another vendor's source (HIP in cuda_sources; a fork's MUSA in cpp_sources): its own toolchain builds it
-    other = next(((s, s.platform) for s in found.sources if s.platform is not None), None)
+    other = next(((s, p) for s in found.sources if (p := s.platform) is not None), None)
     if other is not None:
         src, p = other
         ctx.log.note(f"{src.origin} is {p.name}, for {p.devices} ({p.builder}): nvcc cannot check it, and it runs "
