@@ -596,6 +596,11 @@ class NumericsFacts(Facts):
     error_growth: float | None = None  # median rel error at the longest reduction / at the shortest (declared sizes)
     growth_position: float | None = None  # median rel error, last quarter of the last axis / first quarter
     error_grows: bool = False  # error_growth >= 2 or growth_position >= 2
+    scale: float | None = None  # every wrong element is the reference times this one factor
+    scale_by_column: bool = False  # ... plus an offset per column (the factor applied before a per-column bias)
+    # that factor read against the failing size: "sqrt(1024/768): cols=768 counted as 1024" (a size rounded up to
+    # the block or the next power of two, or its square root), None when no declared figure explains it
+    scale_padded: str | None = None
     reduction_lens: tuple[int, ...] = ()  # input elements per output element at each compared size
     nondeterministic: bool = False  # identical runs of the kernel gave other bits
     expected_variation: bool = False  # outputs differ from the reference, all within tolerance: a pass

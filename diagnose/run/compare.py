@@ -129,6 +129,8 @@ class LeafResult:
     median_rel: float | None = None
     precision_bits: float | None = None
     growth_position: float | None = None
+    scale: float | None = None  # every bad element is the reference times this factor
+    scale_by_column: bool = False  # ... plus an offset per column
 
     def to_dict(self) -> dict[str, Any]:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -280,6 +282,8 @@ def compare_arrays(out: Any, ref: Any, out_dtype: str, ref_dtype: str, tolerance
         median_rel=c.median_rel,
         precision_bits=c.precision_bits,
         growth_position=c.growth_position,
+        scale=c.scale,
+        scale_by_column=c.scale_by_column,
     )
 
 

@@ -28,7 +28,9 @@ transposed (``transposed``), the reference shifted by ``shift`` elements along `
 along the last axis, the first segment right (``segment``: a blocked scan or reduction whose blocks are
 never combined, each restarting from zero), the allocation sentinel ``harness/sentinel.py`` fills ``torch.empty``
 with (``sentinel`` elements: never written), exact zeros where the reference is not zero
-(``zeros``: a zero-filled buffer never written), NaN/Inf the reference does not have.
+(``zeros``: a zero-filled buffer never written), NaN/Inf the reference does not have, and one factor
+``scale`` the reference is multiplied by in every bad element (a normaliser that divides by the wrong count,
+a scale applied twice or never).
 ``precision_bits`` (-log2 of the median relative error) says how many significant bits of the
 reference the output keeps; ``growth_position`` compares the error at the end of the last axis with
 the error at its start (a prefix sum accumulated in too narrow a type grows along it).
@@ -127,6 +129,8 @@ class Comparison:
     zeros: int = 0  # bad elements that are exactly 0 where the reference is not
     precision_bits: float | None = None
     growth_position: float | None = None  # median rel error, last quarter of the last axis / first quarter
+    scale: float | None = None  # every bad element is the reference times this one factor
+    scale_by_column: bool = False  # ... plus an offset per column (the scale applied before a per-column bias)
     bad: Any = field(default=None, repr=False, compare=False)  # the mask itself (not serialised)
 
 
@@ -377,6 +381,64 @@ def find_segment(out: Any, ref: Any, bad: Any, atol: float, rtol: float) -> int 
     return seg if not bad.reshape(-1, n)[:, :seg].any() else None
 
 
+SCALE_SPREAD = 2e-3  # relative spread of out/ref around their median that still reads as one factor
+SCALE_SHARE = 0.95  # of the bad elements, at least this many on that factor
+
+
+def find_scale(out: Any, ref: Any, bad: Any) -> tuple[float, bool] | None:
+    """The one factor ``s`` (not 1) the bad elements are the reference times, within :data:`SCALE_SPREAD`, and
+    whether it holds only up to an offset per column (``out[:, j] == s * ref[:, j] + c[j]``: a scale applied
+    before a per-column bias).
+
+    A mean or variance divided by the wrong count, a softmax scale applied twice or never, a sum over a
+    block counted once per program: the output keeps the reference's shape and is off by one factor.
+
+    >>> ref = np.linspace(-2, 2, 400, dtype=np.float32)
+    >>> find_scale(ref * np.float32(1.1547), ref, np.abs(ref) > 1e-3)
+    (1.1547, False)
+    >>> grid = ref.reshape(20, 20); bias = np.linspace(0, 1, 20, dtype=np.float32)
+    >>> find_scale((grid - bias) * np.float32(0.5) + bias, grid, np.ones((20, 20), bool))
+    (0.5, True)
+    >>> noisy = ref + np.random.default_rng(0).standard_normal(400).astype(np.float32)
+    >>> find_scale(noisy, ref, np.ones(400, bool)) is None
+    True
+    """
+    o, r = out[bad].astype(np.float64), ref[bad].astype(np.float64)
+    usable = np.isfinite(o) & np.isfinite(r) & (r != 0)
+    if int(usable.sum()) < 8 or usable.sum() < SCALE_SHARE * o.size:
+        return None
+    ratio = o[usable] / r[usable]
+    s = _one_factor(ratio)
+    if s is not None:
+        return s, False
+    if ref.ndim < 2 or ref.shape[-1] < 2 or ref.size // ref.shape[-1] < 4:
+        return None
+    o2 = out.reshape(-1, ref.shape[-1]).astype(np.float64)
+    r2 = ref.reshape(-1, ref.shape[-1]).astype(np.float64)
+    if not (np.isfinite(o2).all() and np.isfinite(r2).all()):
+        return None
+    rc, oc = r2 - r2.mean(axis=0), o2 - o2.mean(axis=0)
+    spread = (rc * rc).sum(axis=0)
+    cols = spread > 0
+    if int(cols.sum()) < 2:
+        return None
+    slopes = (rc * oc).sum(axis=0)[cols] / spread[cols]
+    s = _one_factor(slopes)
+    if s is None:
+        return None
+    fit = np.abs(oc - s * rc) <= SCALE_SPREAD * np.abs(s * rc) + 1e-6 * float(np.abs(r2).max())
+    return (s, True) if float(fit[bad.reshape(fit.shape)].mean()) >= SCALE_SHARE else None
+
+
+def _one_factor(values: Any) -> float | None:
+    s = float(np.median(values))
+    if not np.isfinite(s) or s == 0 or abs(s - 1.0) < 10 * SCALE_SPREAD:
+        return None
+    if float(np.mean(np.abs(values - s) <= SCALE_SPREAD * abs(s))) < SCALE_SHARE:
+        return None
+    return round(s, 4)
+
+
 def count_sentinel(out: Any, bad: Any, dtype: str) -> int:
     """Bad elements whose bits are the allocation sentinel (harness/sentinel.py)."""
     pattern = SENTINEL_BITS.get(dtype)
@@ -500,6 +562,10 @@ def _instead(
             extra["shift"], extra["shift_axis"] = shift
         elif rel is not None and atol is not None and rtol is not None and not extra["transposed"]:
             extra["segment"] = find_segment(out, ref, bad, atol, rtol)
+        if rel is not None and not extra["transposed"] and "shift" not in extra:
+            found = find_scale(out, ref, bad)
+            if found is not None:
+                extra["scale"], extra["scale_by_column"] = found
     if median_rel is not None:
         extra["precision_bits"] = _bits(median_rel, dtype)
     if rel is not None and ref.ndim >= 1 and ref.shape[-1] >= 8:

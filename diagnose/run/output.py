@@ -252,6 +252,9 @@ def _bad_detail(b: Any) -> list[str]:
         what.append(f"{b.sentinel_count} never written (allocation sentinel)")
     if b.zero_count:
         what.append(f"{b.zero_count} are 0 where the reference is not")
+    if b.scale is not None:
+        offset = " plus an offset per column" if b.scale_by_column else ""
+        what.append(f"each wrong element is the reference × {b.scale:g}{offset}")
     if b.precision_bits is not None and b.dtype and (b.median_rel or 0) > 0:
         what.append(f"keeps ~{b.precision_bits:.1f} significant bits (median rel {_fmt(b.median_rel)})")
     if what:

@@ -107,6 +107,40 @@ def error_growth(sizes: tuple[SizeResult, ...] | list[SizeResult]) -> tuple[floa
     return round(max(hi) / min(lo), 3), lens
 
 
+SCALE_MATCH = 2e-3  # relative distance of a factor from a count ratio that still reads as that ratio
+
+
+def padded_reading(scale: float | None, label: str) -> str | None:
+    """``scale`` read as a size of ``label`` counted as its padded block: P/N, N/P or their square roots, where
+    N is a figure of the size and P the next multiple of a power-of-two block (16..1024) or the next power of two.
+
+    >>> padded_reading(1.1547, "rows=32,cols=768")
+    'sqrt(1024/768): cols=768 counted as 1024'
+    >>> padded_reading(0.75, "n=768")
+    '768/1024: n=768 counted as 1024'
+    >>> padded_reading(1.1547, "rows=32,cols=1024") is None
+    True
+    """
+    import math
+    import re
+
+    from diagnose.run import numerics as N
+
+    if scale is None or scale <= 0:
+        return None
+    for name, text in re.findall(r"(\w+)=(\d+)", label):
+        n = int(text)
+        if n < 2:
+            continue
+        padded = {-(-n // b) * b for b in N.TAIL_BLOCKS} | {1 << (n - 1).bit_length()}
+        for p in sorted(padded - {n}):
+            for value, form in ((p / n, f"{p}/{n}"), (n / p, f"{n}/{p}"), (math.sqrt(p / n), f"sqrt({p}/{n})"),
+                                (math.sqrt(n / p), f"sqrt({n}/{p})")):  # fmt: skip
+                if abs(scale - value) <= SCALE_MATCH * value:
+                    return f"{form}: {name}={n} counted as {p}"
+    return None
+
+
 def numerics_facts(sizes: tuple[SizeResult, ...] | list[SizeResult]) -> F.NumericsFacts | None:
     """The ``numerics`` facts of a run: the first failing output's figures (or, when all pass, the largest)."""
     compared = [leaf for s in sizes for leaf in s.leaves]
@@ -158,11 +192,18 @@ def numerics_facts(sizes: tuple[SizeResult, ...] | list[SizeResult]) -> F.Numeri
         error_growth=growth,
         growth_position=gp,
         error_grows=grows,
+        scale=worst.scale if bad_leaf is not None else None,
+        scale_by_column=bool(bad_leaf is not None and worst.scale_by_column),
+        scale_padded=padded_reading(worst.scale, _label_of(sizes, bad_leaf)) if bad_leaf is not None else None,
         reduction_lens=lens,
         nondeterministic=any(s.nondeterministic for s in sizes),
         expected_variation=bad_leaf is None and differs and all(s.ok for s in sizes),
         exact=not differs,
     )
+
+
+def _label_of(sizes: tuple[SizeResult, ...] | list[SizeResult], leaf: LeafResult | None) -> str:
+    return next((s.label for s in sizes if leaf is not None and any(x is leaf for x in s.leaves)), "")
 
 
 def kernel_verdict(outcome: Outcome, facts: F.RunFacts, sizes: list[SizeResult]) -> str:

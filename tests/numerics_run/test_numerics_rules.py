@@ -95,3 +95,39 @@ def test_runs_that_differ_race_or_read_uninitialised_memory(matcher: Matcher) ->
         "uninitialized-read",
         "numerics-run-uninitialized-read",
     )
+
+
+def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, count: int) -> np.ndarray:
+    xc = x - x.mean(axis=1, keepdims=True)
+    var = (xc * xc).sum(axis=1, keepdims=True) / count
+    return (xc / np.sqrt(var + 1e-5) * w + b).astype(np.float32)
+
+
+def test_a_variance_over_the_padded_block_is_the_padding_lanes_counted(matcher: Matcher) -> None:
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((32, 768)) * 2 + 0.5).astype(np.float32)
+    w, b = (rng.random(768) + 0.5).astype(np.float32), (rng.standard_normal(768) * 0.1).astype(np.float32)
+    ref, out = _layer_norm(x, w, b, 768), _layer_norm(x, w, b, 1024)  # 1024: next_power_of_2(768)
+    leaf = C.compare_arrays(out, ref, "float32", "float32", None)
+    assert leaf.scale == pytest.approx((1024 / 768) ** 0.5, rel=1e-3) and leaf.scale_by_column
+    facts = R.numerics_facts([C.SizeResult("rows=32,cols=768", False, leaves=(leaf,))])
+    assert facts is not None and facts.scale_padded == "sqrt(1024/768): cols=768 counted as 1024"
+    best = matcher.diagnose(Evidence(numerics=facts)).best
+    assert best is not None and (best.failure_mode, best.rule) == (
+        "missing-mask-tail",
+        "numerics-run-scaled-by-padded-count",
+    )
+    # the same factor at a size that is its own block explains nothing: no padded reading, another rule
+    facts = R.numerics_facts([C.SizeResult("rows=32,cols=1024", False, leaves=(leaf,))])
+    assert facts is not None and facts.scale_padded is None
+    best = matcher.diagnose(Evidence(numerics=facts)).best
+    assert best is None or best.rule != "numerics-run-scaled-by-padded-count"
+
+
+def test_values_off_by_noise_or_per_row_factors_have_no_scale() -> None:
+    rng = np.random.default_rng(8)
+    ref = rng.standard_normal((16, 64)).astype(np.float32)
+    noisy = ref + rng.standard_normal((16, 64)).astype(np.float32) * 0.1
+    per_row = ref * rng.uniform(0.5, 2.0, (16, 1)).astype(np.float32)
+    assert C.compare_arrays(noisy, ref, "float32", "float32", None).scale is None
+    assert C.compare_arrays(per_row, ref, "float32", "float32", None).scale is None
