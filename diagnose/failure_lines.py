@@ -175,6 +175,12 @@ _HEALTHY_LINE = re.compile(
     | \berror\s*[:=]\s*[-+]?(?:\d*\.\d|\d+[eE][-+]?\d|0\b|inf\b|none\b)  # a measured error: "max abs error: 0.0"
     | \bError:\s*(?:none|None)\b
     | \b(?:0|no|zero|without)\s+(?:wrong|incorrect)\s+(?:answers?|results?|outputs?)\b  # 0 wrong results
+    # a negative test that got the error it provokes: "Successfully caught expected error: ... exceeds device limits"
+    | \b(?:caught|raised|got|threw|throws|raises)\s+(?:the\s+|an?\s+)?expected\s+(?:errors?|exceptions?)\b
+    | (?<!un)\bexpected\s+(?:errors?|exceptions?)\s+(?:was\s+|were\s+)?(?:caught|raised|thrown)\b
+    # a check that ends saying it passed ("Precision test with FP edge cases (NaN, Infinity) passed.")
+    | ^(?!.*\b(?:[Ff]ail|FAIL|[Ee]rror|ERROR))(?=.*\b(?:[Tt]ests?|[Cc]hecks?|[Vv]erification|[Vv]alidation
+      |[Cc]orrectness|[Pp]recision|[Cc]onsistency)\b).*\bpassed[.!]?\s*$
     """,
     re.VERBOSE | re.IGNORECASE,
 )

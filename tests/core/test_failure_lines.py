@@ -20,6 +20,10 @@ CAPTURED = sorted(FIXTURES.glob("*.source.yaml"))
 
 # Single lines written here in the formats the tools document (not copied logs), one family each.
 DOCUMENTED_FAILURES = [
+    # the other sides of the healthy look-alikes below: a NaN in an output, an unexpected error, a count that failed
+    "Output: [1.0, nan, 3.0]",
+    "caught unexpected error: Requested buffer size (268435520 bytes) exceeds device limits.",
+    "1 failed, 2 passed",
     # glog / absl: "Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg" (google/glog README, "log line prefix")
     "E1203 12:00:00.123456  4242 server.cc:99] could not load the model",
     "F1203 12:00:00.123456  4242 gpu_executable.cc:44] Check failed: status.ok()",
@@ -177,6 +181,13 @@ DOCUMENTED_HEALTHY = [
     "2019-04-12 10:11:12.345678: W tensorflow/core/common_runtime/bfc_allocator.cc:211] Allocator (GPU_0_bfc) ran "
     "out of memory trying to allocate 2.26GiB. The caller indicates that this is not a failure, but may mean that "
     "there could be performance gains if more memory were available.",
+    # a kernel test suite's own log (corpus/healthy/public9.yaml): the special values it feeds in, a check that
+    # passed, and a negative test that got the error it provokes
+    "[2025-06-20, 12:41:34.283] -> Original Activations for FP Edge Case Test: [1.0, 0.0, 1.1920929e-7, NaN, inf, -inf]",
+    "Input: [1.0, nan, 3.0]",
+    "[2025-06-20, 12:41:34.299] -> Precision test with FP edge cases (NaN, Infinity) passed.",
+    "-> Successfully caught expected error: Requested buffer size (268435520 bytes) exceeds device limits.",
+    "test_oob_launch: raised the expected exception",
 ]
 
 
