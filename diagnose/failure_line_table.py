@@ -285,8 +285,12 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("undefined", "multiple definition"), r"\bundefined\ (?:reference\ to|symbol)\b | \bmultiple\ definition\ of\b"),
     # GNU ld's missing library (binutils ld/ldfile.c: "%P: cannot find %s: %E"), printed before collect2's summary
     (("cannot find",), r"(?:^|[\s/])(?:[\w.-]*-)?ld(?:\.(?:bfd|gold))?:\ +cannot\ find\ +\S"),
-    # the error-check macro most CUDA code copies (Stack Overflow's "gpuErrchk"): "GPUassert: <error text> <file> <line>"
-    (("gpuassert",), r"\bGPUassert:\s*\S"),
+    # the error-check macro most CUDA code copies (Stack Overflow's "gpuErrchk"): "GPUassert: <error text> <file> <line>",
+    # and the same macro under a project's own name ("cuda assert: invalid argument .../gpu_cuda.h 48.")
+    (
+        ("gpuassert", "gpu assert", "gpu_assert", "cudaassert", "cuda assert", "cuda_assert"),
+        r"\b(?:GPU|[Gg]pu|CUDA|[Cc]uda)[\ _]?[Aa]ssert(?:ion)?:\s*\S",
+    ),
     # RAPIDS libraries' checks (RMM_EXPECTS / RMM_FAIL: "RMM failure at: file:193: reason", cuDF's CUDF_EXPECTS /
     # CUDF_FAIL: "cuDF failure at: file:12: reason"): a library's name, "failure at:", a source location
     (("failure at",), r"\b[A-Za-z][\w.-]*\ failure\ at:\s*\S+:\d+"),
@@ -307,7 +311,8 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (
         ("nan",),
         r"^(?!\s*(?:\S+\s+){0,4}?(?:[Ii]nputs?|[Oo]riginal|[Ii]nitial)\b[^:=\n]{0,60}[:=]\s*[\[(])"
-        r".*?(?:\bNaNs?\b | (?:^\s*|[\[(,:=]\s*)[-+]?nan(?=[\s\]),]|$))",
+        r".*?(?:\bNaNs?\b | (?:^\s*|[\[(,:=]\s*)[-+]?nan(?=[\s\]),]|$)"
+        r" | (?<=\d)\ +[-+]?nan(?=\ +[-+]?\.?\d|\s*$))",  # a cell of a table of figures: "0   nan   1.08e+03"
     ),
     # a reduction printed with an infinite result (``jnp.max(v[:8193]) -> -inf``, ``torch.sum(x) = inf``): a max,
     # min, sum or norm of finite data is finite, so the printed call says its own result is wrong

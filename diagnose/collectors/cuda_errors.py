@@ -86,6 +86,8 @@ or call, or is one of Thrust's step wordings, or the log names Thrust's ``system
 True
 >>> parse("GPUassert: invalid argument main.cu 45").error
 'cudaErrorInvalidValue'
+>>> parse("cuda assert: an illegal memory access was encountered /src/lib/include/gpu_cuda.h 48.").error
+'cudaErrorIllegalAddress'
 
 A driver-API check macro's bare ``CUresult`` (ArrayFire's ``CU_CHECK``: ``"CU Error (%d)\\n"``) is a driver code:
 
@@ -208,8 +210,8 @@ _THC = re.compile(r"THCudaCheck FAIL file=\S+ line=\d+ error=(?P<code>\d+) : (?P
 _CAFFE = re.compile(r"Check failed: error == cudaSuccess \((?P<code>\d+) vs\. 0\)\s*(?P<msg>.*?)\s*$")
 _OLD_TRITON = re.compile(r"CUDA: Error- (?P<what>[a-z ]+)")
 #: the check macro most CUDA code copies (Stack Overflow's "gpuErrchk"): fprintf(stderr, "GPUassert: %s %s %d\n",
-#: cudaGetErrorString(code), file, line)
-_GPUASSERT = re.compile(r"\bGPUassert: (?P<msg>.+?)(?: \S+ \d+)?\s*$")
+#: cudaGetErrorString(code), file, line), and the same macro under a project's own name ("cuda assert: %s %s %d.")
+_GPUASSERT = re.compile(r"\b(?:GPU|[Gg]pu|CUDA|[Cc]uda)[ _]?[Aa]ssert: (?P<msg>.+?)(?: \S+ \d+\.?)?\s*$")
 #: PyTorch's "CUDA error: <message>" (HIP's on ROCm), and libnvidia-container's lower-case "cuda error: <message>"
 #: (src/error.c, after its own stage prefix: "nvidia-container-cli: initialization error: cuda error: unknown error")
 _TORCH = re.compile(r"(?P<hip>CUDA|HIP|cuda) error: (?P<msg>.+)")
@@ -336,7 +338,7 @@ def _library_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
         if m:
             add(name_for_message(m["msg"]) or t.by_code.get(int(m["code"])), "legacy", printed=int(m["code"]))
             return True
-    if "GPUassert: " in line:
+    if "ssert: " in line:
         m = _GPUASSERT.search(line)
         name = name_for_message(m["msg"]) if m else None
         if name:
