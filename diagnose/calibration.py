@@ -35,8 +35,12 @@ The cases it is measured on: the corpus' real public reports (``public/``, ``hol
 ``holdout2/``, ``holdout3/``, ``holdout5/`` to ``holdout13/``) — not the held-out sets
 kept for judging (``holdout4/``, ``holdout14/``, ``holdout15/``), and not what the project made for its own rules (the
 rules' match examples, tool output captured here, the runnable kernels' recorded runs), which a rule
-gets right nearly always.  The counts are taken with the authored confidences, so the file does not
-depend on itself.
+gets right nearly always.  One exception: a rule that decided none of those real reports (a rule over
+``kdiag run``'s own evidence: the comparison with the reference, the probes, the bounds checks) takes its
+tally from the recorded runs of the blind kernel rounds (:data:`RUN_SUITES`), the population it answers
+on; without it every such rule loaded with its category's prior, and a run's answer and its alternatives
+carried one confidence.  The counts are taken with the authored confidences, so the file does not depend
+on itself.
 """
 
 from __future__ import annotations
@@ -64,6 +68,10 @@ NOT_CALIBRATED = ("rule-examples",)
 #: cases the project made for its own rules (tool output captured here, the runnable kernels' recorded
 #: runs): right nearly always, they would make every confidence say more than it means on real reports
 MADE_HERE = ("captured/", "kernels/", "healthy/")
+#: the recorded ``kdiag run`` of the blind kernel rounds (corpus/kernels/: kernels written and labelled before kdiag
+#: ran on them): the only measurement of a rule that decided no real report, since a rule that reads a run's
+#: comparison, probes or bounds checks answers on runs, never on a pasted log; such a rule's tally is taken here
+RUN_SUITES = ("kernels/",)
 BINS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 

@@ -173,14 +173,21 @@ class Result:
     def decisions(self) -> list[tuple[str, bool, str]]:
         """(best finding's rule, its category is the label's, the case's suite) for the cases calibration
         learns from — abstentions included: whether a rule abstains follows from its confidence, not the
-        other way."""
-        from diagnose.calibration import calibration_suite
+        other way — and, for a rule none of those measures, the recorded kernel runs it decided."""
+        from diagnose.calibration import RUN_SUITES, calibration_suite
 
-        return [
+        real = [
             (c.top_rule, c.top_category == c.category, c.suite)
             for c in self.cases
             if c.top_rule is not None and calibration_suite(c.suite)
         ]
+        decided = {rule for rule, _, _ in real}
+        runs = [  # a rule no real report measures: the blind kernel rounds' recorded runs (diagnose/calibration.py)
+            (c.top_rule, c.top_category == c.category, c.suite)
+            for c in self.cases
+            if c.top_rule is not None and c.top_rule not in decided and c.suite.startswith(RUN_SUITES)
+        ]
+        return real + runs
 
     def calibration(self) -> dict[str, Any]:
         """The answers (a category given) binned by confidence against how often they were right, with
