@@ -598,6 +598,7 @@ class NumericsFacts(Facts):
     error_grows: bool = False  # error_growth >= 2 or growth_position >= 2
     scale: float | None = None  # every wrong element is the reference times this one factor
     scale_by_column: bool = False  # ... plus an offset per column (the factor applied before a per-column bias)
+    wrapped_bits: int | None = None  # integer output: every wrong element off by a nonzero multiple of 2**bits
     # that factor read against the failing size: "sqrt(1024/768): cols=768 counted as 1024" (a size rounded up to
     # the block or the next power of two, or its square root), None when no declared figure explains it
     scale_padded: str | None = None
@@ -666,6 +667,11 @@ class RunFacts(Facts):
     oob_stores: int = 0
     oob_kernel: str | None = None  # the @triton.jit kernel that did it
     oob_distance_elems: int | None = None  # how far past the end (elements) the first one was
+    # two programs of one launch storing (plain tl.store, not an atomic) to the same element (harness.triton_bounds)
+    store_overlap_elems: int = 0  # elements stored by more than one program
+    store_overlap_arg: str | None = None  # the argument: "out_ptr"
+    store_overlap_kernel: str | None = None
+    store_overlap_programs: str | None = None  # the first two programs: "(0, 0, 0) and (1, 0, 0)"
     launches: int = 0  # @triton.jit launches captured
     compiled_shared_bytes: float | None = None  # largest metadata.shared over compiled launches
     smem_limit_bytes: float | None = None  # the target GPU's opt-in limit per block
@@ -726,6 +732,8 @@ class RunFacts(Facts):
     atomic_update: str | None = None  # "tl.atomic_add at line 31: tl.atomic_add(out_ptr + row, part)"
     # a masked load filled with 0 feeding a max or min (diagnose/run/mask_fill.py): a candidate, not a verdict
     mask_fill_reduction: str | None = None  # "tl.max at line 6 reads `x`, loaded at line 5 with other=0.0: ..."
+    # an online softmax's accumulator added to without the rescale its denominator gets (diagnose/run/online_softmax.py)
+    online_softmax_unscaled: str | None = None  # "`acc` adds tl.dot at line 52 without the rescale by `alpha` ..."
     # the reduction-length sweep (diagnose/run/accum_sweep.py): the failing size re-run with a shorter reduction
     accum_sweep_param: str | None = None  # the size that is the reduction length: "cols", "K"
     accum_sweep_values: tuple[int, ...] = ()  # its values that ran, shortest first, the declared one last

@@ -130,6 +130,77 @@ def check(st: State, kind: str, ptrs: Any, mask: Any) -> Any:
         st.check_seconds += time.perf_counter() - t0
 
 
+#: an argument with more elements than this is not tracked for overlapping stores (the map would be too large)
+WRITERS_MAX_ELEMS = 1 << 22
+
+
+def note_stores(st: State, ptrs: Any, mask: Any, value: Any = None) -> None:
+    """Remember which program stored each element of the argument a plain ``tl.store`` writes; an element an
+    earlier program of the same launch stored too is a write-write race on a GPU (the interpreter runs the
+    programs in order, so there the later one silently wins), and so are two lanes of one store writing
+    different values to one element (a load-add-store histogram: one of the updates is lost).  Only stores
+    whose pointer's argument is known."""
+    launch = st.current
+    tag = ptrs.attr.get(TAG) if launch is not None else None
+    if launch is None or tag is None or tag.end <= tag.start:
+        return
+    import numpy as np
+
+    t0 = time.perf_counter()
+    try:
+        n = (tag.end - tag.start) // tag.elem
+        if n > WRITERS_MAX_ELEMS:
+            return
+        addrs = ptrs.data.astype(np.int64, copy=False)
+        m = None if mask is None else np.broadcast_to(mask.data, addrs.shape)
+        active = addrs.reshape(-1) if m is None else addrs[m]
+        vals = None
+        if value is not None and getattr(value, "data", None) is not None:
+            v = np.broadcast_to(value.data, addrs.shape)
+            vals = v.reshape(-1) if m is None else v[m]
+        inside = (active >= tag.start) & (active + tag.elem <= tag.end)
+        active = active[inside]
+        if active.size == 0:
+            return
+        idx = (active - tag.start) // tag.elem
+        gx, gy, gz = (int(v) for v in getattr(_builder(), "grid_idx", (0, 0, 0)))
+        program = gx + (gy << 20) + (gz << 40)
+        writers = launch.writers.get(tag.name)
+        if writers is None:
+            writers = launch.writers[tag.name] = np.full(n, -1, dtype=np.int64)
+        before = writers[idx]
+        clash = (before >= 0) & (before != program)
+        if vals is not None and np.unique(idx).size < idx.size:
+            order = np.argsort(idx, kind="stable")
+            si, sv = idx[order], vals[inside][order]
+            same = (si[1:] == si[:-1]) & (sv[1:] != sv[:-1])  # two lanes, one element, different values
+            if same.any():
+                lanes = np.zeros(idx.size, dtype=bool)
+                lanes[order[1:][same]] = True
+                clash |= lanes
+                before = np.where(lanes, program, before)
+        if clash.any():
+            key = (launch.rec["id"], tag.name)
+            rec = st.overlap.get(key)
+            if rec is None:
+                other = int(before[clash][0])
+                rec = st.overlap[key] = {
+                    "launch": launch.rec["id"],
+                    "kernel": launch.rec["kernel"],
+                    "arg": tag.name,
+                    "arg_elems": n,
+                    "elems": 0,
+                    "first_elem": int(idx[clash][0]),
+                    "programs": [[other & 0xFFFFF, (other >> 20) & 0xFFFFF, other >> 40], [gx, gy, gz]],
+                }
+            rec["elems"] = min(n, rec["elems"] + int(np.unique(idx[clash]).size))  # per store: an upper bound
+        writers[idx] = program
+    except Exception as exc:
+        st.error(f"note stores: {exc!r}")
+    finally:
+        st.check_seconds += time.perf_counter() - t0
+
+
 def _out_of_bounds(
     st: State, kind: str, launch: Launch, addrs: Any, m: Any, active: Any, elem: int, tag: Alloc | None
 ) -> Any:
@@ -261,6 +332,8 @@ def _patch_memory_ops(interp: Any) -> None:
 
     def create_masked_store(self: Any, ptrs: Any, value: Any, mask: Any, *rest: Any, **kw: Any) -> Any:
         st = S.current
+        if st is not None:
+            note_stores(st, ptrs, mask, value)
         keep = check(st, "store", ptrs, mask) if st is not None else None
         if keep is not None:
             mask = _mask_handle(mask, keep)

@@ -22,6 +22,8 @@ class Launch:
     def __init__(self, rec: dict[str, Any]) -> None:
         self.rec = rec
         self.allocs: list[Any] = []  # harness.triton_bounds.Alloc
+        # per argument a plain store reached: the program that last stored each element (harness.triton_bounds)
+        self.writers: dict[str, Any] = {}
 
 
 class State:
@@ -33,6 +35,8 @@ class State:
         self.by_key: dict[str, dict[str, Any]] = {}
         self.calls = 0
         self.oob: dict[tuple[int, str, str], dict[str, Any]] = {}
+        # two programs of one launch storing (not atomically) to one element: (launch id, argument) -> record
+        self.overlap: dict[tuple[int, str], dict[str, Any]] = {}
         self.hook_errors: list[str] = []
         self.current: Launch | None = None
         self.finished = False
@@ -63,6 +67,7 @@ class State:
             "calls": self.calls,
             "launches": self.launches,
             "oob": list(self.oob.values()),
+            "overlap": list(self.overlap.values()),
             "canaries": canaries,
             "check_seconds": round(self.check_seconds, 4),
             "compile_seconds": round(self.compile_seconds, 4),

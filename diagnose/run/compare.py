@@ -131,6 +131,7 @@ class LeafResult:
     growth_position: float | None = None
     scale: float | None = None  # every bad element is the reference times this factor
     scale_by_column: bool = False  # ... plus an offset per column
+    wrapped_bits: int | None = None  # integers: every bad element off by a multiple of 2**wrapped_bits
 
     def to_dict(self) -> dict[str, Any]:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -284,6 +285,7 @@ def compare_arrays(out: Any, ref: Any, out_dtype: str, ref_dtype: str, tolerance
         growth_position=c.growth_position,
         scale=c.scale,
         scale_by_column=c.scale_by_column,
+        wrapped_bits=c.wrapped_bits,
     )
 
 

@@ -131,6 +131,7 @@ class Comparison:
     growth_position: float | None = None  # median rel error, last quarter of the last axis / first quarter
     scale: float | None = None  # every bad element is the reference times this one factor
     scale_by_column: bool = False  # ... plus an offset per column (the scale applied before a per-column bias)
+    wrapped_bits: int | None = None  # integers: every bad element is off by a nonzero multiple of 2**wrapped_bits
     bad: Any = field(default=None, repr=False, compare=False)  # the mask itself (not serialised)
 
 
@@ -381,6 +382,29 @@ def find_segment(out: Any, ref: Any, bad: Any, atol: float, rtol: float) -> int 
     return seg if not bad.reshape(-1, n)[:, :seg].any() else None
 
 
+#: integer widths whose wrap-around an integer output can show: (bits, the dtypes wide enough to show it)
+WRAPS = ((32, ("int64", "uint64")), (16, ("int32", "int64", "uint32", "uint64")), (8, ("int16", "int32", "int64")))
+
+
+def wrapped_bits(out: Any, ref: Any, bad: Any, dtype: str) -> int | None:
+    """The integer width whose wrap-around every bad element shows: each is off by a nonzero multiple of 2**bits
+    (a running total kept in int32 and widened at the store, a count past 65535 in an int16), else None.
+
+    >>> ref = np.array([4321292680, 10, 4211277445], dtype=np.int64)
+    >>> wrapped_bits(ref - (1 << 32), ref, np.ones(3, bool), "int64")
+    32
+    >>> wrapped_bits(ref - 7, ref, np.ones(3, bool), "int64") is None
+    True
+    """
+    if not bad.any():
+        return None
+    d = out[bad].astype(np.int64) - ref[bad].astype(np.int64)
+    for bits, dtypes in WRAPS:
+        if dtype in dtypes and bool(np.all(d % (1 << bits) == 0)):
+            return bits
+    return None
+
+
 SCALE_SPREAD = 2e-3  # relative spread of out/ref around their median that still reads as one factor
 SCALE_SHARE = 0.95  # of the bad elements, at least this many on that factor
 
@@ -508,6 +532,7 @@ def compare(out: Any, ref: Any, dtype: str, atol: float | None, rtol: float | No
         max_rel = float(rel.max())
     else:
         bad = out != ref
+        wrapped = wrapped_bits(out, ref, bad, dtype)
         # the integer distance is the integer dtype's ULP
         diff = np.abs(out.astype(np.float64) - ref.astype(np.float64))
         nan = posinf = neginf = lost = 0
@@ -525,6 +550,8 @@ def compare(out: Any, ref: Any, dtype: str, atol: float | None, rtol: float | No
     )
     info: dict[str, Any] = locate(bad) if mismatched else {"where": "none"}
     extra = _instead(out, ref, bad, dtype, atol, rtol, rel, median_rel)
+    if not is_float and wrapped:
+        extra["wrapped_bits"] = wrapped
     return Comparison(
         total=total,
         mismatched=mismatched,

@@ -252,6 +252,8 @@ def _bad_detail(b: Any) -> list[str]:
         what.append(f"{b.sentinel_count} never written (allocation sentinel)")
     if b.zero_count:
         what.append(f"{b.zero_count} are 0 where the reference is not")
+    if b.wrapped_bits is not None:
+        what.append(f"each wrong element is off by a multiple of 2^{b.wrapped_bits} (an int{b.wrapped_bits} wrapped)")
     if b.scale is not None:
         offset = " plus an offset per column" if b.scale_by_column else ""
         what.append(f"each wrong element is the reference × {b.scale:g}{offset}")

@@ -154,5 +154,47 @@ def run_matrix(probes: Sequence[Probe], runner: Runner, level: str, tolerance: A
     if not probes:
         return Matrix(level, notes=("no probe applies: no size kwargs and no tensor inputs",))
     batch = runner("probes", [p.entry() for p in probes])
-    results = tuple(judge(p, batch, tolerance_of(p, tolerance)) for p in probes)
+    results = odd_outside_domain(tuple(judge(p, batch, tolerance_of(p, tolerance)) for p in probes))
     return Matrix(level, results, batch.took_s, batch.children)
+
+
+def _changed(probe: Probe) -> tuple[str, int] | None:
+    """The one size kwarg a size probe changed against its declared size, and its new value."""
+    base = dict(part.split("=", 1) for part in probe.base.split(",") if "=" in part)
+    diff = [(k, v) for k, v in probe.size.items() if isinstance(v, int) and str(v) != base.get(k, str(v))]
+    return diff[0] if len(diff) == 1 and base else None
+
+
+def odd_outside_domain(results: tuple[ProbeResult, ...]) -> tuple[ProbeResult, ...]:
+    """A size probe that set a kwarg to an odd value where the reference rejected every other odd value of it
+    that was tried (two at least) and no odd value passed: odd values are outside the problem's domain (a rotary
+    embedding's head dim, a complex pair's last axis), and the kernel's failure there is no assumption it broke.
+
+    >>> def r(size, verdict): return ProbeResult(Probe(f"d={size}", "nonmultiple", "", "d=64", {"d": size}), verdict)
+    >>> out = odd_outside_domain((r(63, "skipped-outside-contract"), r(65, "skipped-outside-contract"), r(1, "crash")))
+    >>> out[2].verdict, out[2].detail
+    ('skipped-outside-contract', 'd=1 is odd, and the reference rejects every other odd d tried (63, 65)')
+    >>> odd_outside_domain((r(63, "skipped-outside-contract"), r(65, "ok"), r(1, "crash")))[2].verdict
+    'crash'
+    """
+    odd: dict[str, list[tuple[int, ProbeResult]]] = {}
+    for res in results:
+        got = _changed(res.probe) if res.probe.kind in ("nonmultiple", "size-one") else None
+        if got is not None and got[1] % 2:
+            odd.setdefault(got[0], []).append((got[1], res))
+    outside: dict[int, str] = {}
+    for key, tried in odd.items():
+        rejected = sorted(v for v, res in tried if res.verdict == "skipped-outside-contract")
+        passed = [v for v, res in tried if res.verdict == "ok"]
+        if len(rejected) < 2 or passed:
+            continue
+        for v, res in tried:
+            if res.failed:
+                others = ", ".join(map(str, (x for x in rejected if x != v)))
+                outside[id(res)] = f"{key}={v} is odd, and the reference rejects every other odd {key} tried ({others})"
+    if not outside:
+        return results
+    return tuple(
+        ProbeResult(res.probe, "skipped-outside-contract", {}, outside[id(res)]) if id(res) in outside else res
+        for res in results
+    )

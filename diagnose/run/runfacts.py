@@ -194,6 +194,7 @@ def numerics_facts(sizes: tuple[SizeResult, ...] | list[SizeResult]) -> F.Numeri
         error_grows=grows,
         scale=worst.scale if bad_leaf is not None else None,
         scale_by_column=bool(bad_leaf is not None and worst.scale_by_column),
+        wrapped_bits=worst.wrapped_bits if bad_leaf is not None else None,
         scale_padded=padded_reading(worst.scale, _label_of(sizes, bad_leaf)) if bad_leaf is not None else None,
         reduction_lens=lens,
         nondeterministic=any(s.nondeterministic for s in sizes),

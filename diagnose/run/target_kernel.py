@@ -23,6 +23,7 @@ from diagnose.run import ext_symbols as ES
 from diagnose.run import ladder as L
 from diagnose.run import mask_fill as MF
 from diagnose.run import no_result as NR
+from diagnose.run import online_softmax as OS
 from diagnose.run import probes as P
 from diagnose.run import runfacts as R
 from diagnose.run import sizes as Z
@@ -608,6 +609,9 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
     fill = MF.static_facts(ctx.target.path) if ctx.target.uses_triton else {}
     if fill:
         ev = A.with_run(ev, **fill)
+    unscaled = OS.static_facts(ctx.target.path) if ctx.target.uses_triton else {}
+    if unscaled:
+        ev = A.with_run(ev, **unscaled)
     if verdict == "fail":
         ev = AR.sweep(ctx, manifest, sizes, ev)
         ev = TL.check(ctx, manifest, sizes, ev)

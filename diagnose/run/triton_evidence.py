@@ -130,6 +130,18 @@ def _bounds(data: dict[str, Any]) -> dict[str, object]:
         if dist is not None:
             out["oob_distance_elems"] = dist
         out["oob_records"] = tuple(oob)
+    overlap = _records(data, "overlap")
+    if overlap:
+        first = overlap[0]
+        out["store_overlap_elems"] = max(_int(r.get("elems")) or 0 for r in overlap)
+        if isinstance(first.get("arg"), str):
+            out["store_overlap_arg"] = first["arg"]
+        if isinstance(first.get("kernel"), str):
+            out["store_overlap_kernel"] = first["kernel"]
+        programs = first.get("programs")
+        if isinstance(programs, list) and len(programs) == 2 and all(isinstance(p, list) for p in programs):
+            a, b = (str(tuple(p)) for p in programs)
+            out["store_overlap_programs"] = f"two lanes of program {a}" if a == b else f"programs {a} and {b}"
     return out
 
 

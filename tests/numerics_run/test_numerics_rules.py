@@ -131,3 +131,14 @@ def test_values_off_by_noise_or_per_row_factors_have_no_scale() -> None:
     per_row = ref * rng.uniform(0.5, 2.0, (16, 1)).astype(np.float32)
     assert C.compare_arrays(noisy, ref, "float32", "float32", None).scale is None
     assert C.compare_arrays(per_row, ref, "float32", "float32", None).scale is None
+
+
+def test_integers_off_by_multiples_of_2_32_are_a_wrapped_int32_total(matcher: Matcher) -> None:
+    ref = np.array([4321292680, 4211277445, 4342230153, 10], dtype=np.int64)
+    out = ref.copy()
+    out[:3] -= 1 << 32  # a running total kept in int32, widened at the store
+    assert C.compare_arrays(out, ref, "int64", "int64", None).wrapped_bits == 32
+    assert diagnose(matcher, out, ref, "int64") == ("wrong-accumulation-precision", "numerics-run-integer-wrapped")
+    off = ref.copy()
+    off[:3] -= 7
+    assert C.compare_arrays(off, ref, "int64", "int64", None).wrapped_bits is None

@@ -77,6 +77,20 @@ def test_oob_counts_ops_by_kind_and_takes_the_first_access(tmp_path: Path) -> No
     assert len(f["oob_records"]) == 4  # type: ignore[arg-type]
 
 
+def test_stores_of_two_programs_or_two_lanes_to_one_element_are_read(tmp_path: Path) -> None:
+    overlap = [
+        {"kernel": "ola", "arg": "out_ptr", "arg_elems": 4160, "elems": 4096, "programs": [[0, 0, 0], [1, 0, 0]]},
+        {"kernel": "ola", "arg": "out_ptr", "arg_elems": 1488, "elems": 1392, "programs": [[0, 0, 0], [1, 0, 0]]},
+    ]
+    f = te.read(_write(tmp_path, overlap=overlap))
+    facts = RunFacts(**te.run_fields(f))  # type: ignore[arg-type]
+    assert (facts.store_overlap_elems, facts.store_overlap_arg, facts.store_overlap_kernel) == (4096, "out_ptr", "ola")
+    assert facts.store_overlap_programs == "programs (0, 0, 0) and (1, 0, 0)"
+    lanes = [{"kernel": "hist", "arg": "bins", "elems": 32, "programs": [[3, 0, 0], [3, 0, 0]]}]
+    assert te.read(_write(tmp_path, overlap=lanes))["store_overlap_programs"] == "two lanes of program (3, 0, 0)"
+    assert RunFacts(**te.run_fields(te.read(_write(tmp_path)))).store_overlap_elems == 0
+
+
 def test_compile_failure_and_smem_texts_go_to_the_collectors(tmp_path: Path) -> None:
     from diagnose.collectors import triton_errors
 

@@ -39,6 +39,7 @@ def children(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Child]:
         "fp16": ("fp16_fma.py", None),
         "dot": ("dot_8x8.py", None),
         "smem": ("smem_hungry.py", None),
+        "overlap": ("overlap_add_plain_store.py", [{"frames": 30, "hop": 48}]),
     }
     kids = {name: start_kernel(name, module, sizes, base=base) for name, (module, sizes) in specs.items()}
     kids["canary"] = start("canary", CANARY_CHILD, str(KERNELS), base=base)
@@ -128,6 +129,16 @@ def test_in_bounds_kernels_compile_and_record_nothing(children: dict[str, Child]
         assert min(ratios) > 100  # the result is wrong: numerics' business, not the hooks'
     else:
         assert max(ratios) <= 1  # summation order (2 ULP) / float16 rounding (1 ULP): within the default
+
+
+def test_overlapping_plain_stores_of_two_programs_are_recorded(children: dict[str, Child]) -> None:
+    # overlap-add with tl.store where tl.atomic_add is meant: frame f writes out[f*hop : f*hop + 2*hop], so
+    # programs f and f + 1 both store the hop elements they share
+    rec = json.loads((children["overlap"].out / "triton_checks.json").read_text())["overlap"]
+    assert len(rec) == 1 and rec[0]["arg"] == "out_ptr" and rec[0]["kernel"] == "overlap_add", rec
+    assert rec[0]["programs"] == [[0, 0, 0], [1, 0, 0]] and rec[0]["first_elem"] == 48 and rec[0]["elems"] > 0
+    # a kernel whose programs each own their elements records none
+    assert json.loads((children["vector_add"].out / "triton_checks.json").read_text())["overlap"] == []
 
 
 def test_dot_8x8_runs_in_the_interpreter_but_does_not_compile(children: dict[str, Child]) -> None:
