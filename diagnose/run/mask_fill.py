@@ -30,22 +30,11 @@ import ast
 from pathlib import Path
 
 from diagnose.run.atomic_updates import source_fact
-from diagnose.run.triton_source import jit_functions
+from diagnose.run.triton_source import jit_functions_in, tl_call
 
 #: the reductions whose neutral fill is -inf (a max) or +inf (a min)
 _MAXLIKE = {"max": "max", "argmax": "max", "maximum": "max", "min": "min", "argmin": "min", "minimum": "min"}
 _NEUTRAL = {"max": "-inf", "min": "inf"}
-
-
-def _tl_call(node: ast.AST) -> str | None:
-    """``"load"`` for ``tl.load(...)`` / ``triton.language.load(...)``: the attribute called on ``tl``."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        base = node.func.value
-        if (isinstance(base, ast.Name) and base.id == "tl") or (
-            isinstance(base, ast.Attribute) and base.attr == "language"
-        ):
-            return node.func.attr
-    return None
 
 
 def _fill(call: ast.Call) -> str | None:
@@ -65,11 +54,7 @@ def first(text: str) -> str | None:
     """The first max or min fed by a masked load filled with 0, described; ``None`` when there is none."""
     if "tl.load" not in text or not any(f"tl.{r}" in text for r in _MAXLIKE):
         return None
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return None
-    for fn in jit_functions(tree):
+    for fn in jit_functions_in(text):
         loads: dict[str, tuple[int, str]] = {}
         for node in ast.walk(fn):
             if (
@@ -77,7 +62,7 @@ def first(text: str) -> str | None:
                 and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)
                 and isinstance(node.value, ast.Call)
-                and _tl_call(node.value) == "load"
+                and tl_call(node.value) == "load"
             ):
                 fill = _fill(node.value)
                 if fill is not None:
@@ -85,7 +70,7 @@ def first(text: str) -> str | None:
         if not loads:
             continue
         for node in ast.walk(fn):
-            op = _tl_call(node)
+            op = tl_call(node)
             if op not in _MAXLIKE:
                 continue
             assert isinstance(node, ast.Call)

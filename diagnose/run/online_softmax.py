@@ -37,8 +37,7 @@ import ast
 from pathlib import Path
 
 from diagnose.run.atomic_updates import source_fact
-from diagnose.run.mask_fill import _tl_call
-from diagnose.run.triton_source import jit_functions
+from diagnose.run.triton_source import jit_functions_in, tl_call
 
 _EXP = {"exp", "exp2"}
 
@@ -50,7 +49,7 @@ def _names(node: ast.AST) -> set[str]:
 def _calls(node: ast.AST) -> set[str]:
     found = set()
     for n in ast.walk(node):
-        op = _tl_call(n)
+        op = tl_call(n)
         if op is None and isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
             # tl.math.exp2(...): the attribute called on tl.math
             base = n.func.value
@@ -75,7 +74,7 @@ def _loop_finding(loop: ast.For | ast.While) -> str | None:
     assigned = [(s, a) for s in body if (a := _assigned(s)) is not None]
     maxima = {}  # new maximum -> the old one it is a tl.maximum of
     for _, (name, value, aug) in assigned:
-        if not aug and isinstance(value, ast.Call) and _tl_call(value) == "maximum":
+        if not aug and isinstance(value, ast.Call) and tl_call(value) == "maximum":
             olds = [a.id for a in value.args if isinstance(a, ast.Name)]
             if olds:
                 maxima[name] = olds[0]
@@ -111,11 +110,7 @@ def first(text: str) -> str | None:
     """The first accumulator of an online softmax left without its rescale, described; None when there is none."""
     if "tl.maximum" not in text or "tl.dot" not in text or "exp" not in text:
         return None
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return None
-    for fn in jit_functions(tree):
+    for fn in jit_functions_in(text):
         for loop in (n for n in ast.walk(fn) if isinstance(n, ast.For | ast.While)):
             found = _loop_finding(loop)
             if found:

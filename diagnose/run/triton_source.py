@@ -41,6 +41,25 @@ def jit_functions(tree: ast.AST) -> Iterator[ast.FunctionDef]:
             yield fn
 
 
+def jit_functions_in(text: str) -> list[ast.FunctionDef]:
+    """:func:`jit_functions` of a source text; none when it does not parse."""
+    try:
+        return list(jit_functions(ast.parse(text)))
+    except (SyntaxError, ValueError):
+        return []
+
+
+def tl_call(node: ast.AST) -> str | None:
+    """``"load"`` for ``tl.load(...)`` / ``triton.language.load(...)``: the attribute called on ``tl``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        base = node.func.value
+        if (isinstance(base, ast.Name) and base.id == "tl") or (
+            isinstance(base, ast.Attribute) and base.attr == "language"
+        ):
+            return node.func.attr
+    return None
+
+
 def nested_function_defs(tree: ast.AST) -> list[tuple[str, str, int]]:
     """``(kernel, function, line)`` for each function defined inside a ``@triton.jit`` function's body.
 
