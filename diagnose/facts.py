@@ -702,6 +702,8 @@ class RunFacts(Facts):
     probe_failed_verdicts: tuple[str, ...] = ()  # how they failed: oob | mismatch | crash
     probe_nonmultiple_failed: bool = False  # a size not a multiple of common blocks (n±1, a prime) failed
     probe_size_one_failed: bool = False
+    # every size probe that failed has one size above another ("n > m"), every declared size not (diagnose/run/probes.py)
+    probe_fails_where: str | None = None
     probe_empty_failed: bool = False  # size 0
     probe_noncontiguous_failed: bool = False  # transposed / strided views of the inputs
     probe_misaligned_failed: bool = False  # inputs starting 1 element into a larger buffer

@@ -315,7 +315,55 @@ def facts(matrix: Matrix | None) -> dict[str, Any]:
         "probe_seed_failed": any_of("seed") or any(r.probe.kind == "repeat" for r in failed),
         "probe_nondeterministic": any(bool(r.figures.get("nondeterministic")) for r in matrix.results),
         "probe_oob": any(r.verdict == "oob" for r in failed),
+        "probe_fails_where": fails_where_wider(matrix, _declared_of(matrix)),
     }
+
+
+def _declared_of(matrix: Matrix) -> list[dict[str, Any]]:
+    """The declared sizes the size probes were derived from, read back from their ``base`` labels."""
+    out: list[dict[str, Any]] = []
+    for base in dict.fromkeys(r.probe.base for r in matrix.results if r.probe.kind in ("nonmultiple", "size-one")):
+        parts = [p.split("=", 1) for p in base.split(",") if "=" in p]
+        size = {k.strip(): int(v) for k, v in parts if v.strip().lstrip("-").isdigit()}
+        if size and len(size) == len(parts):
+            out.append(size)
+    return out
+
+
+def fails_where_wider(matrix: Matrix, declared: list[Mapping[str, Any]]) -> str | None:
+    """``"n > m"`` when every size probe that failed (two at least) has size ``n`` above size ``m``, none with
+    ``n <= m`` failed, and every declared size has ``n <= m``: the kernel sizes something of ``n`` from ``m`` (a
+    grid, a loop bound, a mask), which square and tall inputs hide.
+
+    >>> from diagnose.run.probe_types import Probe, ProbeResult
+    >>> def r(m, n, v): return ProbeResult(Probe(f"m={m},n={n}", "nonmultiple", "", "m=100,n=100", {"m": m, "n": n}), v)
+    >>> mx = Matrix("quick", (r(128, 129, "mismatch"), r(1, 128, "mismatch"), r(100, 99, "ok"), r(129, 128, "ok")))
+    >>> fails_where_wider(mx, [{"m": 100, "n": 100}, {"m": 256, "n": 64}])
+    'n > m'
+    >>> fails_where_wider(mx, [{"m": 64, "n": 256}]) is None
+    True
+    """
+    sized = [
+        r
+        for r in matrix.results
+        if r.probe.kind in ("nonmultiple", "size-one") and r.verdict != "skipped-outside-contract"
+    ]
+    failed = [r.probe.size for r in sized if r.failed]
+    passed = [r.probe.size for r in sized if not r.failed]
+    if len(failed) < 2 or not passed:
+        return None
+    keys = size_kwargs(declared[0]) if declared else []
+    for a in keys:
+        for b in keys:
+            if a == b:
+                continue
+            every = failed + passed + list(declared)
+            if not all(isinstance(s.get(a), int) and isinstance(s.get(b), int) for s in every):
+                continue
+            if (all(s[b] > s[a] for s in failed) and all(s[b] <= s[a] for s in declared)
+                    and any(s[b] <= s[a] for s in passed)):  # fmt: skip
+                return f"{b} > {a}"
+    return None
 
 
 def contract_failed(matrix: Matrix | None) -> bool:

@@ -83,3 +83,17 @@ def test_tolerance_of_loosens_with_the_scale() -> None:
     tol = P.tolerance_of(p, None)
     assert tol["float32"]["atol"] == 1e-4 * 1e4 and tol["float32"]["rtol"] == 1e-4
     assert P.tolerance_of(P.Probe("n=9", "nonmultiple", "", "n=8", {"n": 9}), {"atol": 1.0}) == {"atol": 1.0}
+
+
+def test_probes_that_fail_only_where_one_size_passes_another_say_so() -> None:
+    # a column grid sized from the rows (corpus/kernels/colnorm_grid_rows.py): square and tall shapes pass
+    def result(m: int, n: int, verdict: str, base: str = "m=100,n=100") -> P.ProbeResult:
+        return P.ProbeResult(P.Probe(f"m={m},n={n}", "nonmultiple", "", base, {"m": m, "n": n}), verdict)
+
+    wide = (result(128, 129, "mismatch", "m=128,n=128"), result(1, 128, "mismatch", "m=128,n=128"))
+    rest = (result(99, 100, "ok"), result(100, 99, "ok"), result(129, 128, "ok", "m=128,n=128"))
+    assert P.facts(P.Matrix("quick", wide + rest))["probe_fails_where"] == "n > m"
+    # a failure on the other side too is no such pattern, and neither is one failing probe
+    both = wide + rest + (result(101, 100, "mismatch"),)
+    assert P.facts(P.Matrix("quick", both))["probe_fails_where"] is None
+    assert P.facts(P.Matrix("quick", wide[:1] + rest))["probe_fails_where"] is None
