@@ -330,7 +330,7 @@ def _declared_of(matrix: Matrix) -> list[dict[str, Any]]:
     return out
 
 
-def fails_where_wider(matrix: Matrix, declared: list[Mapping[str, Any]]) -> str | None:
+def fails_where_wider(matrix: Matrix, declared: Sequence[Mapping[str, Any]]) -> str | None:
     """``"n > m"`` when every size probe that failed (two at least) has size ``n`` above size ``m``, none with
     ``n <= m`` failed, and every declared size has ``n <= m``: the kernel sizes something of ``n`` from ``m`` (a
     grid, a loop bound, a mask), which square and tall inputs hide.
