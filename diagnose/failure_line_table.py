@@ -71,7 +71,10 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # --- test frameworks ---
     (("fail",), r"\bFAILED\b | \bFAILURE\b | \bFAIL\b"),
     (("fail", "error"), r"(?<![-.])\b[1-9]\d*\s+(?:failed|errors?|failures)\b"),  # pytest / ctest / compiler totals
-    (("fail",), r":\d+:\ Failure\s*$"),  # googletest: file.cc:12: Failure
+    (("fail",), r"(?::\d+|^unknown\ file):\ Failure\s*$"),  # googletest: file.cc:12: Failure, unknown file: Failure
+    # googletest's report of an exception that left a test (gtest.cc: "C++ exception with description \"%s\" thrown
+    # in the test body.", "Unknown C++ exception thrown in ..."), printed after "unknown file: Failure"
+    (("c++ exception",), r"\b(?:C\+\+\ exception\ with\ description\ \"|Unknown\ C\+\+\ exception\ )[^\n]*\ thrown\ in\ \S"),
     # a named test reported as failed: "test_moment_0d failure on GPU", "kernel_test failed", Julia's "Test Failed at"
     (
         ("fail",),
