@@ -70,13 +70,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+    scope: dict[str, str] = {}
     for item in keep:
         if _uses_a_module_fixture(item):  # one worker builds it (pytest-xdist --dist loadgroup)
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
-    # the real compiles (nvcc on torch's extension headers: most of a minute each) first: pytest-xdist hands out
-    # the tests in this order, so the longest ones start while there is other work for the other workers, not
-    # at the end of the run where one worker would finish them alone (a stable sort: the rest keep their order)
-    items.sort(key=lambda item: item.get_closest_marker("toolkit") is None)
+            group = item.nodeid.split("::", 1)[0]
+            item.add_marker(pytest.mark.xdist_group(group))
+            scope[item.nodeid] = group
+    # the longest work first (tests/durations.tsv; a module-fixture group counts as one piece of work, as the
+    # scheduler hands it out whole): pytest-xdist hands out the tests in this order, so the long ones start while
+    # there is other work for the other workers, not at the end of the run where one worker would finish them
+    # alone.  Without figures, the real compiles (nvcc on torch's extension headers) first.  A stable sort.
+    known = _durations()
+    cost: dict[str, float] = {}
+    for item in items:
+        key = scope.get(item.nodeid, item.nodeid)
+        toolkit = item.get_closest_marker("toolkit") is not None
+        cost[key] = cost.get(key, 0.0) + known.get(item.nodeid, 20.0 if toolkit and not known else 0.1)
+    items.sort(key=lambda item: -cost[scope.get(item.nodeid, item.nodeid)])
     for marker, n in counts.items():
         _DESELECTED[marker] = (n, missing(marker) or "")
 
@@ -114,6 +124,24 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     yield
     with open(out, "a") as fh:
         fh.write(f"{_cpu_seconds() - before:.2f}\t{item.nodeid}\n")
+
+
+@cache
+def _durations() -> dict[str, float]:
+    """Node id → CPU seconds of one suite run (tests/durations.tsv, written by scripts/update-test-durations)."""
+    path = Path(__file__).resolve().parent / "durations.tsv"
+    out: dict[str, float] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        value, _, node = line.partition("\t")
+        try:
+            out[node] = float(value)
+        except ValueError:
+            continue  # the header, or a line this reader does not know
+    return out
 
 
 def _cpu_seconds() -> float:
