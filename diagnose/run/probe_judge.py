@@ -9,7 +9,7 @@ from typing import Any
 
 from diagnose.run import arrays as A
 from diagnose.run import compare as C
-from diagnose.run.probe_types import Batch, Matrix, Probe, ProbeResult, Runner, tensor_names
+from diagnose.run.probe_types import Batch, Matrix, Probe, ProbeResult, Runner, label_size, tensor_names
 
 # --- judging them --------------------------------------------------------------------------------
 
@@ -160,8 +160,8 @@ def run_matrix(probes: Sequence[Probe], runner: Runner, level: str, tolerance: A
 
 def _changed(probe: Probe) -> tuple[str, int] | None:
     """The one size kwarg a size probe changed against its declared size, and its new value."""
-    base = dict(part.split("=", 1) for part in probe.base.split(",") if "=" in part)
-    diff = [(k, v) for k, v in probe.size.items() if isinstance(v, int) and str(v) != base.get(k, str(v))]
+    base = label_size(probe.base)
+    diff = [(k, v) for k, v in probe.size.items() if isinstance(v, int) and v != base.get(k, v)]
     return diff[0] if len(diff) == 1 and base else None
 
 

@@ -142,3 +142,19 @@ def tensor_names(struct: Any, *, args_only: bool = False) -> list[str]:
         for s in struct["dict"].values():
             out += tensor_names(s)
     return out
+
+
+def label_size(label: str) -> dict[str, int]:
+    """The integer sizes a size label names (``"m=100,n=100"`` → ``{"m": 100, "n": 100}``); empty when any part of
+    it is not ``name=integer``.
+
+    >>> label_size("m=100,n=100"), label_size("transposed in0 @ n=4")
+    ({'m': 100, 'n': 100}, {})
+    """
+    parts = [p.split("=", 1) for p in label.split(",")]
+    if not all(len(p) == 2 and p[0].strip().isidentifier() for p in parts):
+        return {}
+    values = [v.strip() for _, v in parts]
+    if not all(v.lstrip("-").isdigit() for v in values):
+        return {}
+    return {k.strip(): int(v) for (k, _), v in zip(parts, values, strict=True)}

@@ -65,6 +65,7 @@ from diagnose.run.probe_types import (
     Probe,
     ProbeResult,
     Runner,
+    label_size,
     tensor_names,
 )
 
@@ -321,13 +322,8 @@ def facts(matrix: Matrix | None) -> dict[str, Any]:
 
 def _declared_of(matrix: Matrix) -> list[dict[str, Any]]:
     """The declared sizes the size probes were derived from, read back from their ``base`` labels."""
-    out: list[dict[str, Any]] = []
-    for base in dict.fromkeys(r.probe.base for r in matrix.results if r.probe.kind in ("nonmultiple", "size-one")):
-        parts = [p.split("=", 1) for p in base.split(",") if "=" in p]
-        size = {k.strip(): int(v) for k, v in parts if v.strip().lstrip("-").isdigit()}
-        if size and len(size) == len(parts):
-            out.append(size)
-    return out
+    bases = dict.fromkeys(r.probe.base for r in matrix.results if r.probe.kind in ("nonmultiple", "size-one"))
+    return [size for base in bases if (size := label_size(base))]
 
 
 def fails_where_wider(matrix: Matrix, declared: Sequence[Mapping[str, Any]]) -> str | None:
