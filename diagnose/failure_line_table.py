@@ -56,7 +56,9 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # TensorFlow's own prefix of it ("2021-09-01 10:00:00.123456: F tensorflow/core/.../x.cc:12] msg"): the
     # process aborts after it (glog's LOG(FATAL), absl's LOG(FATAL), tsl's logging.cc)
     ((START,), _FATAL_NO_DATE),
-    (("[e", "[f"), r"\[[EF]\]"),  # TensorRT's logger: [E] [TRT] ...
+    # TensorRT's logger: "[E] [TRT] ...", after its time stamp ("[12/03/2026-12:00:00] [E] ..."): a severity tag
+    # that opens the line, not a label's "[F]" inside a table (GROMACS's "NxN Ewald Elec. + LJ [F]", F for force)
+    (("[e", "[f"), r"^\s*(?:\[[^\]\n]{1,40}\]\s*)*\[[EF]\](?=\s|$)"),
     (("[e", "[f"), r"\[[EF]\ [\w.-]+:\d+\]"),  # c10 logging: [E ProcessGroupNCCL.cpp:475]
     (("[e:", "[f:"), r"\[[EF]:[\w.-]+:"),  # ONNX Runtime's logger: [E:onnxruntime:Default, file.cc:12 Fn]
     (("onnxruntimeerror",), r"\[ONNXRuntimeError\]"),  # ONNX Runtime's Python exceptions: [ONNXRuntimeError] : 6 : ...
