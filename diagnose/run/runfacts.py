@@ -122,14 +122,13 @@ def padded_reading(scale: float | None, label: str) -> str | None:
     True
     """
     import math
-    import re
 
     from diagnose.run import numerics as N
+    from diagnose.run.probe_types import label_size
 
     if scale is None or scale <= 0:
         return None
-    for name, text in re.findall(r"(\w+)=(\d+)", label):
-        n = int(text)
+    for name, n in label_size(label).items():
         if n < 2:
             continue
         padded = {-(-n // b) * b for b in N.TAIL_BLOCKS} | {1 << (n - 1).bit_length()}
