@@ -69,6 +69,7 @@ import yaml
 
 from diagnose.catalogue_candidates import Candidate, parse_candidates
 from diagnose.catalogue_text import STRING_FILLERS, fill_template
+from diagnose.failure_lines import logged_low
 from diagnose.regex_anchor import anchor_find, anchor_test
 from diagnose.regex_literals import compiled, literal_options, lowered, searcher
 
@@ -273,8 +274,8 @@ class Catalogue:
                 m = _later_match(rx, text, m, lambda g: compared(text, g.start(), g.end()))
                 if m is None:
                     continue
-            if fam.tool == "message-shape" and warned(text, m.start()):  # a generic form inside a Python warning
-                m = _later_match(rx, text, m, lambda g: warned(text, g.start()))
+            if fam.tool == "message-shape" and _quiet(text, m.start()):  # a generic form inside a warning or INFO
+                m = _later_match(rx, text, m, lambda g: _quiet(text, g.start()))
                 if m is None:
                     continue
             line = text.count("\n", 0, m.start()) + 1
@@ -367,6 +368,13 @@ def warned(text: str, pos: int) -> bool:
     start = text.rfind("\n", 0, pos) + 1
     w = _WARNING_CATEGORY.search(text, start, pos)
     return w is not None
+
+
+def _quiet(text: str, pos: int) -> bool:
+    """Whether the line holding ``pos`` is a Python warning (:func:`warned`) or a glog record of warning or INFO
+    severity, its second line included (:func:`diagnose.failure_lines.logged_low`: TensorFlow's INFO "could not
+    open file to read NUMA node" goes on "Your kernel may have been built without NUMA support.")."""
+    return warned(text, pos) or logged_low(text, pos)
 
 
 def compared(text: str, start: int, end: int) -> bool:

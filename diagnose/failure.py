@@ -41,7 +41,7 @@ Triton autotuner skipped before it selected a best one, outputs equal within tol
 from __future__ import annotations
 
 from diagnose.evidence import Evidence
-from diagnose.failure_lines import failure_lines, has_failure_line, low_severity
+from diagnose.failure_lines import failure_lines, has_failure_line, low_record_tail, low_severity
 
 #: environment tags that describe the machine without saying anything failed
 _ENV_INFORMATIONAL = frozenset({"mig", "exclusive-compute-mode", "compute-mode-prohibited"})
@@ -135,16 +135,20 @@ def _family_signs(ev: Evidence) -> list[str]:
 
 
 def _all_low_severity(text: str, lines: tuple[int, ...]) -> bool:
-    """Every cited line is a warning or INFO line (NCCL's ``INFO NET/Plugin ... cannot open``)."""
+    """Every cited line is a warning or INFO line (NCCL's ``INFO NET/Plugin ... cannot open``), or the second line
+    of one: TensorFlow's INFO record ``could not open file to read NUMA node: ...`` goes on with ``Your kernel may
+    have been built without NUMA support.``; a line that is a failure line of its own is not a record's tail."""
     if not lines:
         return False
     wanted = set(lines)
     last = max(wanted)
+    before = ""
     for n, line in enumerate(text.splitlines(), 1):
-        if n in wanted and not low_severity(line):
+        if n in wanted and not low_severity(line) and not low_record_tail(before, line):
             return False
         if n >= last:
             break
+        before = line
     return True
 
 

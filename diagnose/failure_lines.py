@@ -178,6 +178,9 @@ _HEALTHY_LINE = re.compile(
     # a negative test that got the error it provokes: "Successfully caught expected error: ... exceeds device limits"
     | \b(?:caught|raised|got|threw|throws|raises)\s+(?:the\s+|an?\s+)?expected\s+(?:errors?|exceptions?)\b
     | (?<!un)\bexpected\s+(?:errors?|exceptions?)\s+(?:was\s+|were\s+)?(?:caught|raised|thrown)\b
+    # TensorFlow's graph optimizer (Grappler) on a pass that failed: the pass is skipped and the graph runs as it was
+    # ("E0000 ... meta_optimizer.cc:967] layout failed: INVALID_ARGUMENT: ...", older "Not able to apply optimizer")
+    | \bmeta_optimizer\.cc:\d+\]\s+(?:\w+\s+failed:|Not\ able\ to\ apply\ optimizer\b)
     # a check that ends saying it passed ("Precision test with FP edge cases (NaN, Infinity) passed.")
     | ^(?!.*\b(?:[Ff]ail|FAIL|[Ee]rror|ERROR))(?=.*\b(?:[Tt]ests?|[Cc]hecks?|[Vv]erification|[Vv]alidation
       |[Cc]orrectness|[Pp]recision|[Cc]onsistency)\b).*\bpassed[.!]?\s*$
@@ -270,6 +273,46 @@ def low_severity(line: str) -> bool:
     return False
 
 
+#: the head of a glog record as glog, absl and TensorFlow print it (``I1203 10:00:00.1 12 f.cc:3] ...``,
+#: ``2023-11-25 04:06:47.7: I tensorflow/...``): a message with a newline in it goes on, without that head, on the
+#: next line
+_RECORD_HEAD = re.compile(r"^\s*(?:[IWEFV]\d{4}\s+\d\d:\d\d|\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?:\ [IWEFV]\ )")
+
+
+def low_record_tail(before: str, line: str) -> bool:
+    """``line`` goes on the glog record of warning or INFO severity that ``before`` opens: TensorFlow's INFO record
+    ``could not open file to read NUMA node: ...`` goes on with ``Your kernel may have been built without NUMA
+    support.``.  A line that is a failure line of its own is not a record's tail.
+
+    >>> head = "2023-11-25 04:06:47.733361: I tensorflow/x.cc:880] could not open file to read NUMA node: /sys/n"
+    >>> low_record_tail(head, "Your kernel may have been built without NUMA support.")
+    True
+    >>> low_record_tail(head, "RuntimeError: CUDA error: out of memory"), low_record_tail("step 3", "built without X")
+    (False, False)
+    """
+    return (
+        bool(line.strip())
+        and _RECORD_HEAD.match(line) is None
+        and _RECORD_HEAD.match(before) is not None
+        and low_severity(before)
+        and not is_failure_line(line)
+    )
+
+
+def logged_low(text: str, pos: int) -> bool:
+    """Whether the line holding ``pos`` is a glog record of warning or INFO severity, or the line that goes on
+    one (:func:`low_record_tail`)."""
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    line = text[start : end if end >= 0 else len(text)]
+    if _RECORD_HEAD.match(line):
+        return low_severity(line)
+    if start == 0:
+        return False
+    before = text[text.rfind("\n", 0, start - 1) + 1 : start - 1]
+    return low_record_tail(before, line)
+
+
 @functools.cache
 def _searches() -> tuple[Callable[[str], bool], Callable[[str], bool], Callable[[str], bool]]:
     """The searches of :data:`_HEALTHY_LINE`, :data:`_NOT_ABOUT_RUN` and :data:`_STRONG`, each answered by the
@@ -314,7 +357,26 @@ def _zero_input_lines(text: str, limit: int) -> list[tuple[int, str]]:
     return [(n, line) for n, line, _, _ in zero_input_results(text, limit)]
 
 
-#: the detectors of printed results; each answers the first ``limit`` lines of one sequence, in order
+#: a Python traceback's source line of an ``assert`` statement with the caret marker Python 3.11 and later print
+#: under the failing expression (``^^^^``, ``~~~^^^``; a C compiler's caret is one ``^``, then ``~``): the assert
+#: raised, though a pasted log may keep that frame without the ``AssertionError`` line after it
+_ASSERT_MARKED = re.compile(r"^([ \t]*assert\b[^\n]*)\n[ \t]*~*\^{2,}[~^]*[ \t]*$", re.MULTILINE)
+
+
+def _assert_marker_lines(text: str, limit: int) -> list[tuple[int, str]]:
+    """An ``assert`` statement a traceback marks as the expression that raised (:data:`_ASSERT_MARKED`)."""
+    if "^^" not in text or "assert" not in text:
+        return []
+    out: list[tuple[int, str]] = []
+    for m in _ASSERT_MARKED.finditer(text):
+        out.append((text.count("\n", 0, m.start()) + 1, m.group(1).strip()))
+        if len(out) >= limit:
+            break
+    return out
+
+
+#: the detectors of printed results (and of an assert a traceback marks); each answers the first ``limit`` lines of
+#: one sequence, in order
 _PRINTED = (
     comparison_lines,
     block_comparison_lines,
@@ -329,6 +391,7 @@ _PRINTED = (
     zero_metric_lines,
     _zero_input_lines,
     sentinel_pid_lines,
+    _assert_marker_lines,
 )
 
 
