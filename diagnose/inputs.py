@@ -453,7 +453,7 @@ def _parse_error(exc: Exception, suffix: str) -> str:
     return f"cannot parse {suffix[1:]}{where}: {exc}"
 
 
-def _load_yaml(text: str) -> Any:
+def load_yaml(text: str) -> Any:
     """``yaml.safe_load(text)``, read with libyaml's loader where PyYAML has it (the same data, read ten times
     faster); a text it refuses is read again by PyYAML's own, whose words say what is wrong."""
     import yaml
@@ -470,7 +470,7 @@ def _load_yaml(text: str) -> Any:
 def read_structured(path: Path, data: bytes, name: str) -> Iterator[InputRecord]:
     """A .json (KernelBench results, a list of records, one record) or .yaml case list, read whole."""
     try:
-        obj = _load_yaml(decode(data)) if path.suffix in (".yaml", ".yml") else json.loads(decode(data))
+        obj = load_yaml(decode(data)) if path.suffix in (".yaml", ".yml") else json.loads(decode(data))
     except Exception as exc:
         yield InputRecord(id=path.stem, origin=name, error=_parse_error(exc, path.suffix))
         return

@@ -11,7 +11,7 @@ import pytest
 
 from diagnose.classify import classify_records
 from diagnose.evaluate import score
-from diagnose.inputs import read_inputs
+from diagnose.inputs import load_yaml, read_inputs
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
@@ -69,11 +69,10 @@ def test_no_rule_fires_on_healthy_runs(name: str) -> None:
 
 
 def test_every_case_says_where_it_came_from() -> None:
-    import yaml
 
     for path in CORPUS.rglob("*.yaml"):
         if path.name == "labels.yaml" or path.parent.name == "review":
             continue  # review/: annotations of corpus cases (tests/test_review_set.py)
-        for case in yaml.safe_load(path.read_text()):
+        for case in load_yaml(path.read_text()):
             assert case.get("source"), (path, case.get("id"))
             assert case.get("category"), (path, case.get("id"))

@@ -14,12 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import yaml
 
 from diagnose.classify import classify_record
 from diagnose.collectors import collect
 from diagnose.collectors.decorations import undecorate
-from diagnose.inputs import InputRecord
+from diagnose.inputs import InputRecord, load_yaml
 from diagnose.matcher import Matcher
 from diagnose.rules import default_rules
 
@@ -65,7 +64,7 @@ def _logs() -> list[tuple[str, str]]:
     files = sorted(p for p in CORPUS.glob("holdout*/issues.yaml") if p.parent.name not in HELD_OUT)
     files += sorted((CORPUS / "healthy").glob("*.yaml"))
     for path in files:
-        for case in yaml.safe_load(path.read_text()) or []:
+        for case in load_yaml(path.read_text()) or []:
             if isinstance(case, dict) and case.get("log"):
                 logs.append((str(case["id"]), str(case["log"])))
     return logs

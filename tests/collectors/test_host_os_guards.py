@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from diagnose.collectors import host_os
+from diagnose.inputs import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,7 @@ SIGN_LINES = [
 def _texts() -> list[str]:
     texts = list(SIGN_LINES)
     for path in sorted((ROOT / "corpus" / "public").glob("*.yaml")):
-        texts += [str(c["log"]) for c in yaml.safe_load(path.read_text()) or [] if isinstance(c, dict) and c.get("log")]
+        texts += [str(c["log"]) for c in load_yaml(path.read_text()) or [] if isinstance(c, dict) and c.get("log")]
     texts += [p.read_text(errors="replace") for p in sorted((ROOT / "tests" / "fixtures").rglob("*.log"))]
     return texts
 

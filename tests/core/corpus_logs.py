@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from diagnose.classify import classify_record
-from diagnose.inputs import InputRecord
+from diagnose.inputs import InputRecord, load_yaml
 from diagnose.matcher import Finding, Matcher
 from diagnose.report import Report
 from diagnose.rules import default_rules
@@ -22,7 +20,7 @@ def public_and_fixture_logs(edges: list[str]) -> list[str]:
     search's fast path is checked against the plain search on."""
     logs = list(edges)
     for path in sorted((CORPUS / "public").glob("*.yaml")):
-        logs += [str(c["log"]) for c in yaml.safe_load(path.read_text()) or [] if isinstance(c, dict) and c.get("log")]
+        logs += [str(c["log"]) for c in load_yaml(path.read_text()) or [] if isinstance(c, dict) and c.get("log")]
     logs += [p.read_text(errors="replace") for p in sorted((CORPUS.parent / "tests" / "fixtures").rglob("*.log"))]
     return logs
 
@@ -33,7 +31,7 @@ def corpus_log(where: str, case_id: str) -> str:
     path = CORPUS / where
     if path.is_dir():
         path = path / "issues.yaml"
-    for c in yaml.safe_load(path.read_text()):
+    for c in load_yaml(path.read_text()):
         if c["id"] == case_id:
             return str(c["log"])
     raise KeyError(case_id)

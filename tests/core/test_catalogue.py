@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from diagnose.catalogue import CatalogueError, default_catalogue, lint_catalogue, load_catalogue
 from diagnose.collectors.families import facts_from
+from diagnose.inputs import load_yaml
 from diagnose.regex_literals import literal_options
 
 CAT = default_catalogue()
@@ -25,7 +25,7 @@ def test_catalogue_loads_and_every_message_matches_its_family() -> None:
 def _corpus_logs() -> list[str]:
     logs = []
     for path in sorted((ROOT / "corpus").rglob("*.yaml")):
-        data = yaml.safe_load(path.read_text())
+        data = load_yaml(path.read_text())
         for case in data if isinstance(data, list) else []:
             if isinstance(case, dict):
                 logs.append("\n".join(str(case.get(k) or "") for k in ("log", "stdout", "stderr")))

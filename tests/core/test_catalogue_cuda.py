@@ -11,7 +11,7 @@ import yaml
 
 from diagnose.catalogue import default_catalogue
 from diagnose.classify import classify_record
-from diagnose.inputs import InputRecord
+from diagnose.inputs import InputRecord, load_yaml
 from diagnose.matcher import Matcher
 from diagnose.rules import default_rules
 
@@ -95,7 +95,7 @@ def test_runtime_error_strings_map_to_their_family(code: int) -> None:
 def _corpus() -> dict[str, dict]:
     cases = {}
     for path in sorted((ROOT / "corpus").rglob("*.yaml")):
-        data = yaml.safe_load(path.read_text())
+        data = load_yaml(path.read_text())
         for case in data if isinstance(data, list) else []:
             if isinstance(case, dict) and case.get("id"):
                 cases[case["id"]] = case

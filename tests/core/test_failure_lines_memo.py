@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from diagnose.failure_lines import (
     _BY_KEYWORD,
@@ -18,6 +17,7 @@ from diagnose.failure_lines import (
     forget,
     has_failure_line,
 )
+from diagnose.inputs import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,7 +26,7 @@ def _logs() -> list[str]:
     """The public corpus's logs and the failure-line fixtures (each with its .source.yaml)."""
     logs = []
     for path in sorted((ROOT / "corpus" / "public").glob("*.yaml")):
-        logs += [str(c["log"]) for c in yaml.safe_load(path.read_text()) or [] if isinstance(c, dict) and c.get("log")]
+        logs += [str(c["log"]) for c in load_yaml(path.read_text()) or [] if isinstance(c, dict) and c.get("log")]
     logs += [p.read_text(errors="replace") for p in sorted((ROOT / "tests" / "fixtures").rglob("*.log"))]
     return logs
 

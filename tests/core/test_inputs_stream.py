@@ -169,7 +169,7 @@ def test_a_yaml_case_list_reads_as_pyyamls_safe_load(tmp_path: Path) -> None:
     for name in ("holdout2", "holdout7"):
         path = root / "corpus" / name / "issues.yaml"
         text = path.read_text(encoding="utf-8")
-        assert inputs._load_yaml(text) == yaml.safe_load(text)
+        assert inputs.load_yaml(text) == yaml.safe_load(text)
         assert len(list(read_inputs([str(path)]))) == len(yaml.safe_load(text)) > 10
     bad = tmp_path / "bad.yaml"
     bad.write_text("- id: a\n  log: |\n    x\n - id: b\n")

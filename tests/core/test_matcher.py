@@ -6,6 +6,7 @@ from pathlib import Path
 
 import diagnose
 from diagnose.collectors import collect
+from diagnose.inputs import load_yaml
 from diagnose.matcher import Matcher
 from diagnose.rules import load_rules
 
@@ -131,7 +132,6 @@ def test_bundled_rules_weigh_evidence_together() -> None:
 def test_family_rules_are_looked_up_not_tried_one_by_one() -> None:
     """The matcher finds the rules of the families a log printed by lookup; its findings are exactly those of
     trying every rule in turn (on the corpus logs and the tools' own message samples)."""
-    import yaml
 
     from diagnose import causal
     from diagnose.catalogue import default_catalogue
@@ -145,7 +145,7 @@ def test_family_rules_are_looked_up_not_tried_one_by_one() -> None:
     root = Path(diagnose.__file__).resolve().parent.parent
     texts = [m.sample or m.text for f in default_catalogue().families for m in f.messages]
     for path in sorted((root / "corpus").rglob("*.yaml")):
-        data = yaml.safe_load(path.read_text())
+        data = load_yaml(path.read_text())
         texts += [str(c.get("log") or "") for c in (data if isinstance(data, list) else []) if isinstance(c, dict)]
     with_family = 0
     for text in texts:
@@ -170,6 +170,7 @@ BUILD = r"""
 import sys
 from diagnose.matcher import Matcher
 from diagnose.rules import load_rules
+from diagnose.inputs import load_yaml
 rules = load_rules()
 Matcher(rules)
 print("rule_engine" in sys.modules)

@@ -8,11 +8,11 @@ import pickle
 from pathlib import Path
 
 import pytest
-import yaml
 
 import diagnose
 from diagnose import matcher as M
 from diagnose.collectors import collect
+from diagnose.inputs import load_yaml
 from diagnose.rules import default_rules
 
 ROOT = Path(diagnose.__file__).resolve().parent.parent
@@ -21,7 +21,7 @@ ROOT = Path(diagnose.__file__).resolve().parent.parent
 def _texts() -> list[str]:
     texts = [p.read_text() for p in sorted((ROOT / "examples" / "logs").glob("*.log"))]
     for path in [*sorted((ROOT / "corpus" / "public").glob("*.yaml")), ROOT / "corpus" / "holdout2" / "issues.yaml"]:
-        data = yaml.safe_load(path.read_text())
+        data = load_yaml(path.read_text())
         texts += [str(c.get("log") or "") for c in (data if isinstance(data, list) else []) if isinstance(c, dict)]
     return [t for t in texts if t]
 

@@ -14,7 +14,7 @@ from diagnose.classify import classify_record
 from diagnose.cli import main
 from diagnose.collectors import collect
 from diagnose.explain import framework, render
-from diagnose.inputs import InputRecord
+from diagnose.inputs import InputRecord, load_yaml
 from diagnose.lint_evidence import ALSO_FITS, frameworks_named
 from diagnose.matcher import Matcher
 from diagnose.report import Report
@@ -194,7 +194,7 @@ def test_kind_line_patterns_answer_as_their_search() -> None:
     texts = [p.read_text() for p in sorted((ROOT / "examples" / "logs").glob("*.log"))]
     for part in ("public", "holdout2", "holdout7"):
         for path in sorted((CORPUS / part).glob("*.yaml")):
-            data = yaml.safe_load(path.read_text())
+            data = load_yaml(path.read_text())
             cases = data if isinstance(data, list) else []
             texts += [str(c.get("log") or "") for c in cases if isinstance(c, dict)]
     lines = sorted({line.strip() for t in texts for line in t.splitlines() if line.strip()})
