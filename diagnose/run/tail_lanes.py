@@ -5,7 +5,8 @@ padding lanes of the block stay out of the result: masked loads with a neutral `
 re-masked before a variance, ``N`` (not ``BLOCK``) as the count.  When they do not, every row is a little
 off when ``N`` is not a power of two, and exactly right when it is.  A benchmark problem declares one
 size, so this module supplies the other: when a declared size failed with small errors spread over the
-output (no index pattern, nothing unwritten, no NaN, no TF32 dot or narrow accumulator to explain them),
+output (no index pattern, nothing unwritten, no NaN, no TF32 dot or narrow accumulator to explain them), or
+with every wrong element exactly 0.0 (a padding lane's ``other=0.0`` in a product or a minimum),
 each integer size parameter that is a dimension of the
 inputs and not a power of two runs again at the next power of two (at most :data:`MAX_PARAMS`, an input
 at most :data:`MAX_GROWTH` times larger), through the probe children.  A parameter whose rounded-up run
@@ -58,10 +59,21 @@ def _next_pow2(n: int) -> int:
 def looks_spread(n: F.NumericsFacts | None, run: F.RunFacts | None) -> bool:
     """Small errors spread over the output with nothing else to explain them: not NaN, not unwritten, not
     moved or offset, no TF32 dot, no narrow accumulator in the source, no growth with the reduction length
-    (those have their own rules; the check would only cost a run)."""
-    if not W.looks_like_accumulation(n, run) and not (n is not None and n.error_growth is not None):
+    (those have their own rules; the check would only cost a run).  Large errors count when every wrong element is
+    exactly 0.0 (a padding lane's 0.0 in a product), not otherwise.
+
+    >>> from diagnose.facts import NumericsFacts as N
+    >>> zeroed = N(mismatch=True, mismatched=48, total=48, zero_elems=48, max_rel=1.0, where="everywhere")
+    >>> looks_spread(zeroed, None), looks_spread(dataclasses.replace(zeroed, zero_elems=0), None)
+    (True, False)
+    """
+    if n is None:
         return False
-    assert n is not None
+    # the wrong elements exactly 0.0, where the reference is not: a padding lane's `other=0.0` (a sum's identity)
+    # entered a product or a minimum, which one zero decides whatever the row's true values
+    zeroed = (n.mismatched or 0) > 0 and n.zero_elems >= 0.9 * (n.mismatched or 0) and not n.nan_in_output
+    if not (zeroed or W.looks_like_accumulation(n, run) or n.error_growth is not None):
+        return False
     if n.segment is not None or n.error_grows or n.where not in ("everywhere", "scattered", "rows"):
         return False
     return not (run is not None and (run.inputs_mutated or run.tf32_dot or run.narrow_accumulator))
