@@ -31,11 +31,23 @@ def _hit(what: str) -> None:
     USED[what] = USED.get(what, 0) + 1
 
 
-def _is_bf16(handle: Any) -> bool:
-    import triton.language as tl
+#: (tl.bfloat16, the interpreter's TensorHandle), read once: the wrappers below run on every operation of every
+#: program under the interpreter, and most of them only ask whether an operand is bfloat16
+_TYPES: list[Any] = []
 
+
+def _types() -> list[Any]:
+    if not _TYPES:
+        import triton.language as tl
+        from triton.runtime.interpreter import TensorHandle
+
+        _TYPES.extend((tl.bfloat16, TensorHandle))
+    return _TYPES
+
+
+def _is_bf16(handle: Any) -> bool:
     dtype = getattr(handle, "dtype", None)
-    return dtype is not None and getattr(dtype, "scalar", dtype) == tl.bfloat16
+    return dtype is not None and getattr(dtype, "scalar", dtype) == (_TYPES or _types())[0]
 
 
 def decode(bits: Any) -> Any:
@@ -85,9 +97,8 @@ def _back(result: Any, bf16: Any) -> Any:
 def _through_float(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def call(self: Any, *args: Any) -> Any:
-        from triton.runtime.interpreter import TensorHandle
-
-        bf16 = next((a.dtype for a in args if isinstance(a, TensorHandle) and _is_bf16(a)), None)
+        handle = (_TYPES or _types())[1]
+        bf16 = next((a.dtype for a in args if isinstance(a, handle) and _is_bf16(a)), None)
         if bf16 is None:
             return fn(self, *args)
         _hit(name)
@@ -100,12 +111,12 @@ def _through_float(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 def _binary(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def binary_op(self: Any, lhs: Any, rhs: Any, op: Any) -> Any:
+        if not (_is_bf16(lhs) or _is_bf16(rhs)):
+            return fn(self, lhs, rhs, op)
         import numpy as np
         import triton.language as tl
         from triton.runtime.interpreter import TensorHandle
 
-        if not (_is_bf16(lhs) or _is_bf16(rhs)):
-            return fn(self, lhs, rhs, op)
         _hit("bfloat16 arithmetic")
         a = decode(lhs.data) if _is_bf16(lhs) else lhs.data
         b = decode(rhs.data) if _is_bf16(rhs) else rhs.data
