@@ -69,7 +69,7 @@ import yaml
 
 from diagnose.catalogue_candidates import Candidate, parse_candidates
 from diagnose.catalogue_text import STRING_FILLERS, fill_template
-from diagnose.failure_lines import logged_low
+from diagnose.log_records import logged_low
 from diagnose.regex_anchor import anchor_find, anchor_test
 from diagnose.regex_literals import compiled, literal_options, lowered, searcher
 
@@ -372,7 +372,7 @@ def warned(text: str, pos: int) -> bool:
 
 def _quiet(text: str, pos: int) -> bool:
     """Whether the line holding ``pos`` is a Python warning (:func:`warned`) or a glog record of warning or INFO
-    severity, its second line included (:func:`diagnose.failure_lines.logged_low`: TensorFlow's INFO "could not
+    severity, its second line included (:func:`diagnose.log_records.logged_low`: TensorFlow's INFO "could not
     open file to read NUMA node" goes on "Your kernel may have been built without NUMA support.")."""
     return warned(text, pos) or logged_low(text, pos)
 

@@ -41,7 +41,8 @@ Triton autotuner skipped before it selected a best one, outputs equal within tol
 from __future__ import annotations
 
 from diagnose.evidence import Evidence
-from diagnose.failure_lines import failure_lines, has_failure_line, low_record_tail, low_severity
+from diagnose.failure_lines import failure_lines, has_failure_line
+from diagnose.log_records import low_record_tail, low_severity
 
 #: environment tags that describe the machine without saying anything failed
 _ENV_INFORMATIONAL = frozenset({"mig", "exclusive-compute-mode", "compute-mode-prohibited"})

@@ -4,6 +4,7 @@ can keep their compiled code without importing what reads them."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 #: NCCL prints warnings and errors at one level, WARN: an NCCL WARN line that names a failure, other
@@ -489,3 +490,9 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("[bug]",), r"^\s*\[(?:BUG|Bug|bug)\]:?\s+\S"),
 )  # fmt: skip
 _FLAGS = re.VERBOSE | re.MULTILINE
+
+
+@functools.cache
+def single_line_pattern() -> re.Pattern[str]:
+    """Every pattern of the table at once, for a single line (compiled on first use)."""
+    return re.compile("|".join(f"(?:{p})" for _, p in _PATTERNS), _FLAGS)

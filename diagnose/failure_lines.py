@@ -122,14 +122,15 @@ from diagnose.failure_line_table import (  # the patterns, a table of their own 
     _PATTERNS,
     _SOLVER_INFO,
     START,
+    single_line_pattern,
 )
+from diagnose.log_records import low_severity
 from diagnose.sentinels import sentinel_pid_lines
 
 
-@functools.cache
 def _failure_line() -> re.Pattern[str]:
     """All of them at once, for a single line (compiled when :func:`is_failure_line` first needs it)."""
-    return re.compile("|".join(f"(?:{p})" for _, p in _PATTERNS), _FLAGS)
+    return single_line_pattern()
 
 
 #: keyword -> the indices of the patterns it selects
@@ -188,19 +189,6 @@ _HEALTHY_LINE = re.compile(
     re.VERBOSE | re.IGNORECASE,
 )
 
-#: lines whose own severity is below error (a warning or INFO line that mentions an error)
-LOW_SEVERITY = re.compile(
-    r"""
-      ^\s*(?:\[[^\]\n]*\]\s*)*(?:[IWDV]\d{4}\s+\d\d:\d\d)                  # glog I/W/V lines
-    | ^\s*\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?:\ [IWDV]\ \S            # TensorFlow's "2021-…: W tensorflow/…"
-    | \b[A-Z]\w*Warning\b: | \bwarning\b\s*[:!] | \bWARNING\b | \bWARN\b | \[W(?:ARN(?:ING)?)?\]
-    | \[[IWDV]\] | \[[IWDV]\ [\w.-]+:\d+\]                                   # TensorRT, c10: [I] [TRT], [W Module.cpp:12]
-    | \bINFO\b | \bDEBUG\b | \bTRACE\b
-    | \bwarnings\.warn\(
-    """,
-    re.VERBOSE,
-)
-
 #: lines in which an error word is not about this run (an echoed option, a test's PASSED line)
 _NOT_ABOUT_RUN = re.compile(r"\b(?:PASSED|XFAIL|XPASS|SKIPPED|xfailed|xpassed)\b")
 
@@ -245,72 +233,6 @@ def _candidate_lines(text: str) -> dict[int, set[int]]:
     for m in _LINE_STARTS.finditer(text) if _MAY_START(text) else ():
         starts.setdefault(text.rfind("\n", 0, m.start() + 1) + 1, set()).update(_BY_KEYWORD[START])
     return starts
-
-
-#: where a match of :data:`LOW_SEVERITY`'s two branches anchored at the line's start can begin: after its blanks,
-#: a bracket, a glog severity letter or a date's first digit (every other branch holds one of the words of
-#: :func:`low_severity`, or a bracket)
-_LOW_START = re.compile(r"\s*[\[IWDV\d]")
-
-
-def low_severity(line: str) -> bool:
-    """``LOW_SEVERITY.search(line)``, searched only in a line that holds what one of its branches starts
-    with (a bracket, a severity word, or a glog line's or a date's start): most lines hold none.
-
-    >>> low_severity("W1203 12:00:01.5 a.cc:3] slow"), low_severity("[rank0] UserWarning: x"), low_severity("error: x")
-    (True, True, False)
-    """
-    if (
-        "[" in line
-        or "arning" in line  # Warning, warning, warnings.warn(
-        or "WARN" in line
-        or "INFO" in line
-        or "DEBUG" in line
-        or "TRACE" in line
-        or _LOW_START.match(line)
-    ):
-        return LOW_SEVERITY.search(line) is not None
-    return False
-
-
-#: the head of a glog record as glog, absl and TensorFlow print it (``I1203 10:00:00.1 12 f.cc:3] ...``,
-#: ``2023-11-25 04:06:47.7: I tensorflow/...``): a message with a newline in it goes on, without that head, on the
-#: next line
-_RECORD_HEAD = re.compile(r"^\s*(?:[IWEFV]\d{4}\s+\d\d:\d\d|\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d(?:\.\d+)?:\ [IWEFV]\ )")
-
-
-def low_record_tail(before: str, line: str) -> bool:
-    """``line`` goes on the glog record of warning or INFO severity that ``before`` opens: TensorFlow's INFO record
-    ``could not open file to read NUMA node: ...`` goes on with ``Your kernel may have been built without NUMA
-    support.``.  A line that is a failure line of its own is not a record's tail.
-
-    >>> head = "2023-11-25 04:06:47.733361: I tensorflow/x.cc:880] could not open file to read NUMA node: /sys/n"
-    >>> low_record_tail(head, "Your kernel may have been built without NUMA support.")
-    True
-    >>> low_record_tail(head, "RuntimeError: CUDA error: out of memory"), low_record_tail("step 3", "built without X")
-    (False, False)
-    """
-    return (
-        bool(line.strip())
-        and _RECORD_HEAD.match(line) is None
-        and _RECORD_HEAD.match(before) is not None
-        and low_severity(before)
-        and not is_failure_line(line)
-    )
-
-
-def logged_low(text: str, pos: int) -> bool:
-    """Whether the line holding ``pos`` is a glog record of warning or INFO severity, or the line that goes on
-    one (:func:`low_record_tail`)."""
-    start = text.rfind("\n", 0, pos) + 1
-    end = text.find("\n", pos)
-    line = text[start : end if end >= 0 else len(text)]
-    if _RECORD_HEAD.match(line):
-        return low_severity(line)
-    if start == 0:
-        return False
-    before = text[text.rfind("\n", 0, start - 1) + 1 : start - 1]
-    return low_record_tail(before, line)
 
 
 @functools.cache

@@ -45,15 +45,18 @@ def test_prefilter_never_hides_a_match() -> None:
 
 
 def _said(family, rx, text: str) -> bool:  # type: ignore[no-untyped-def]
-    """A match the scan counts: a message shape inside a Python warning or a glog record of warning or INFO severity
-    is not one (catalogue.warned, failure_lines.logged_low)."""
-    from diagnose.catalogue import warned
-    from diagnose.failure_lines import logged_low
+    """A match the scan counts: not code a compiler quotes under its error, nor code comparing against the error's
+    name (catalogue.compiler_echo, catalogue.compared), and a message shape not inside a Python warning or a glog
+    record of warning or INFO severity (catalogue.warned, log_records.logged_low)."""
+    from diagnose.catalogue import compared, compiler_echo, warned
+    from diagnose.log_records import logged_low
 
-    def quiet(pos: int) -> bool:
-        return warned(text, pos) or logged_low(text, pos)
+    def counted(m) -> bool:  # type: ignore[no-untyped-def]
+        if compiler_echo(text, m.start()) or compared(text, m.start(), m.end()):
+            return False
+        return not (family.tool == "message-shape" and (warned(text, m.start()) or logged_low(text, m.start())))
 
-    return any(not (family.tool == "message-shape" and quiet(m.start())) for m in rx.finditer(text))
+    return any(counted(m) for m in rx.finditer(text))
 
 
 @pytest.mark.parametrize(

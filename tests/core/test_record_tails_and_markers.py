@@ -10,8 +10,9 @@ import pytest
 import yaml
 
 from diagnose.classify import classify_record
-from diagnose.failure_lines import failure_lines, logged_low, low_record_tail
+from diagnose.failure_lines import failure_lines
 from diagnose.inputs import InputRecord
+from diagnose.log_records import logged_low, low_record_tail
 from diagnose.matcher import Matcher
 from diagnose.rules import default_rules
 
