@@ -75,7 +75,7 @@ TRITON_ADD = """
 
 
 def test_correct_kernel_passes_with_summation_order_differences(write, tmp_path: Path, kdiag_run) -> None:
-    code, out, _ = kdiag_run(str(write(tmp_path, "matvec.py", CORRECT)))
+    code, out, _ = kdiag_run(str(write(tmp_path, "matvec.py", CORRECT)), "--probes", "none")
     assert out is not None
     assert (code, out["verdict"], out["category"]) == (0, "pass", "none")
     assert [s["label"] for s in out["sizes"]] == ["n=4096", "n=1000"]
@@ -93,7 +93,7 @@ def test_correct_kernel_passes_with_summation_order_differences(write, tmp_path:
 
 
 def test_wrong_result_at_a_declared_size_is_kernel_logic(write, tmp_path: Path, kdiag_run) -> None:
-    code, out, _ = kdiag_run(str(write(tmp_path, "tail.py", WRONG_TAIL)))
+    code, out, _ = kdiag_run(str(write(tmp_path, "tail.py", WRONG_TAIL)), "--probes", "none")
     assert out is not None
     assert (code, out["verdict"], out["category"]) == (1, "fail", "kernel-logic")
     assert out["failure_mode"] == "missing-mask-tail" and out["rule"] == "run-wrong-result-tail"
@@ -109,7 +109,7 @@ def test_wrong_result_at_a_declared_size_is_kernel_logic(write, tmp_path: Path, 
 
 
 def test_triton_kernel_runs_in_the_interpreter(write, tmp_path: Path, kdiag_run) -> None:
-    code, out, _ = kdiag_run(str(write(tmp_path, "add.py", TRITON_ADD)))
+    code, out, _ = kdiag_run(str(write(tmp_path, "add.py", TRITON_ADD)), "--probes", "none")
     assert out is not None
     assert (code, out["verdict"]) == (0, "pass")
     assert out["interpreter"] is True and out["target_gpu"] == "H100"
@@ -124,7 +124,7 @@ def test_text_report(write, tmp_path: Path) -> None:
 
     buf = io.StringIO()
     code = main(["run", str(write(tmp_path, "tail.py", WRONG_TAIL)), "--runs-dir", str(tmp_path / "r"), "--cpu",
-                 "--ladder", "none", "--db", str(tmp_path / "kb.sqlite")], out=buf)  # fmt: skip
+                 "--ladder", "none", "--probes", "none", "--db", str(tmp_path / "kb.sqlite")], out=buf)  # fmt: skip
     text = buf.getvalue()
     assert code == 1
     assert "verdict: FAIL — kernel-logic / missing-mask-tail" in text
@@ -148,7 +148,7 @@ HANG = """
 
 
 def test_a_hanging_kernel_is_stopped_and_called_a_hang(write, tmp_path: Path, kdiag_run) -> None:
-    code, out, _ = kdiag_run("--timeout", "8", str(write(tmp_path, "hang.py", HANG)))
+    code, out, _ = kdiag_run("--timeout", "8", "--probes", "none", str(write(tmp_path, "hang.py", HANG)))
     assert out is not None
     assert (code, out["verdict"], out["category"], out["failure_mode"]) == (1, "fail", "kernel-logic", "hang")
     assert out["rungs"][0]["timed_out"] is True

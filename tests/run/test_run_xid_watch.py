@@ -44,7 +44,16 @@ def test_cpu_run_reports_the_missing_gpu_as_information(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parent.parent.parent
     out = io.StringIO()
     code = main(
-        ["run", str(root / "corpus" / "kernels" / "vector_add.py"), "--format", "json", "--runs-dir", str(tmp_path)],
+        [
+            "run",
+            str(root / "corpus" / "kernels" / "vector_add.py"),
+            "--format",
+            "json",
+            "--runs-dir",
+            str(tmp_path),
+            "--probes",
+            "none",
+        ],
         out=out,
     )
     rep = json.loads(out.getvalue())
