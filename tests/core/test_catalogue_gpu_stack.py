@@ -108,7 +108,7 @@ def test_every_tool_of_the_wider_stack_has_families() -> None:
         (
             "`fa3F@0.0.0` is not supported because:\n"
             "    requires device with capability <= (9, 0) but your GPU has capability (12, 0) (too new)",
-            "xformers-gpu-too-new",
+            "concept-xformers-gpu-too-new-alone",
             "environment",
         ),
         (
