@@ -127,12 +127,6 @@ from diagnose.failure_line_table import (  # the patterns, a table of their own 
 from diagnose.log_records import low_severity
 from diagnose.sentinels import sentinel_pid_lines
 
-
-def _failure_line() -> re.Pattern[str]:
-    """All of them at once, for a single line (compiled when :func:`is_failure_line` first needs it)."""
-    return single_line_pattern()
-
-
 #: keyword -> the indices of the patterns it selects
 _BY_KEYWORD: dict[str, tuple[int, ...]] = {}
 for _i, (_kws, _) in enumerate(_PATTERNS):
@@ -257,7 +251,7 @@ def is_failure_line(line: str) -> bool:
     """``line`` reports a failure and is not one of the healthy look-alikes."""
     if len(line) > 2000:
         return False
-    found = _failure_line().search(line) or _printed_results(line, 1) or _cuda_error_tails(line, 1)
+    found = single_line_pattern().search(line) or _printed_results(line, 1) or _cuda_error_tails(line, 1)
     return bool(found) and not _healthy(line)
 
 

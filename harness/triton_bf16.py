@@ -31,23 +31,19 @@ def _hit(what: str) -> None:
     USED[what] = USED.get(what, 0) + 1
 
 
-#: (tl.bfloat16, the interpreter's TensorHandle), read once: the wrappers below run on every operation of every
-#: program under the interpreter, and most of them only ask whether an operand is bfloat16
-_TYPES: list[Any] = []
+@functools.cache
+def _types() -> tuple[Any, Any]:
+    """(tl.bfloat16, the interpreter's TensorHandle), read once: the wrappers below run on every operation of every
+    program under the interpreter, and most of them only ask whether an operand is bfloat16."""
+    import triton.language as tl
+    from triton.runtime.interpreter import TensorHandle
 
-
-def _types() -> list[Any]:
-    if not _TYPES:
-        import triton.language as tl
-        from triton.runtime.interpreter import TensorHandle
-
-        _TYPES.extend((tl.bfloat16, TensorHandle))
-    return _TYPES
+    return tl.bfloat16, TensorHandle
 
 
 def _is_bf16(handle: Any) -> bool:
     dtype = getattr(handle, "dtype", None)
-    return dtype is not None and getattr(dtype, "scalar", dtype) == (_TYPES or _types())[0]
+    return dtype is not None and getattr(dtype, "scalar", dtype) == _types()[0]
 
 
 def decode(bits: Any) -> Any:
@@ -97,7 +93,7 @@ def _back(result: Any, bf16: Any) -> Any:
 def _through_float(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def call(self: Any, *args: Any) -> Any:
-        handle = (_TYPES or _types())[1]
+        handle = _types()[1]
         bf16 = next((a.dtype for a in args if isinstance(a, handle) and _is_bf16(a)), None)
         if bf16 is None:
             return fn(self, *args)
