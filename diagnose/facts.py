@@ -123,6 +123,9 @@ class CudaFacts(Facts):
     # error is about the code a compiler or JIT produced, before any kernel of it ran
     api_call_links: bool = False
     device_assert: bool = False  # a device-side assertion fired
+    # one of `errors` is sticky: a kernel's fault that leaves the context unusable, so that every later call of the
+    # process fails too (collectors.cuda_errors.STICKY); a later error of a program that goes on is its echo
+    sticky: bool = False
     assert_message: str | None = None  # "Assertion `srcIndex < srcSelectDimSize` failed."
     # a symbol or kernel not found by name (diagnose.collectors.symbol_lookup): the dtype its name carries, the
     # capability that dtype's kernels need, and the GPUs' capabilities the log prints

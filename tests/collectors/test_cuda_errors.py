@@ -190,6 +190,30 @@ def test_errors_keep_order_and_first_wins() -> None:
     assert f.error == "cudaErrorIllegalAddress"
 
 
+def test_sticky_names_are_runtime_names() -> None:
+    assert cuda_errors.STICKY.issubset(cuda_errors.tables().by_name)
+
+
+@pytest.mark.parametrize(
+    ("text", "sticky"),
+    [
+        # a kernel's fault, then the same process fails to set the device: the fault is sticky, the echo is not
+        (
+            "CUDA error: an illegal memory access was encountered\n"
+            "CUDA error: all CUDA-capable devices are busy or unavailable",
+            True,
+        ),
+        ("CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure", True),
+        ("CUDA error: all CUDA-capable devices are busy or unavailable", False),
+        ("CUDA error: out of memory", False),
+    ],
+)
+def test_sticky_marks_a_kernel_fault_that_poisons_the_context(text: str, sticky: bool) -> None:
+    f = parse(text)
+    assert f is not None
+    assert f.sticky is sticky
+
+
 @pytest.mark.parametrize(
     "text",
     [
