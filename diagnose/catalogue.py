@@ -13,7 +13,9 @@ documentation — never from one user's report.  Each file::
         failure_mode: toolchain-too-old
         # ... or `decide: concepts`: the family only supplies concept facts, and the concept rules
         # (rules/concept/) decide from their values (e.g. a required compute capability vs the device's)
-        severity: error              # error (a failure is printed) | warning (facts only; no verdict alone)
+        severity: error              # error (a failure is printed) | warning (facts only; no verdict alone) |
+                                     # note (printed when nothing failed, at whatever log level the tool gives it:
+                                     # XLA's timing notes at E; a line it matches is never a failure line)
         confidence: 0.85             # default 0.8
         priority: 45                 # default 45
         messages:                    # the tool's own wording, with provenance; placeholders kept
@@ -75,7 +77,7 @@ from diagnose.regex_literals import compiled, literal_options, lowered, searcher
 
 CATALOGUE_DIR = Path(__file__).resolve().parent / "data" / "catalogue"
 CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
-SEVERITIES = ("error", "warning")
+SEVERITIES = ("error", "warning", "note")
 GROUPS = (
     "need_cc",
     "have_cc",
@@ -195,6 +197,16 @@ class Catalogue:
     # (diagnose.regex_literals.searcher: the lines its ``(?m)^`` and their literals allow, or its leading literals)
     _searches: dict[int, Callable[[str], Any]] = field(default_factory=dict, repr=False, compare=False)
 
+    # the patterns of the families whose severity is ``note`` in one search, made the first time it is asked
+    _notes: list[Callable[[str], Any]] = field(default_factory=list, repr=False, compare=False)
+
+    def note_line(self, line: str) -> bool:
+        """Whether a family the tool prints when nothing failed (``severity: note``) matches ``line``."""
+        if not self._notes:
+            pats = [p.pattern for f in self.families if f.severity == "note" for p in f.patterns]
+            self._notes.append(re.compile("|".join(f"(?:{p})" for p in pats) or "(?!)").search)
+        return self._notes[0](line) is not None
+
     def __post_init__(self) -> None:
         table: dict[str, list[tuple[Family, re.Pattern[str]]]] = {}
         for fam in self.families:
@@ -216,15 +228,16 @@ class Catalogue:
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled (diagnose.rule_cache) without the automaton, which is built again from its anchors, and
-        without the anchor tests, which are keyed by the patterns' ids in this process."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_anchors", "_tests", "_finds", "_searches")}
+        without the anchor tests, which are keyed by the patterns' ids in this process (nor the notes' search)."""
+        dropped = ("_anchors", "_tests", "_finds", "_searches", "_notes")
+        state = {k: v for k, v in self.__dict__.items() if k not in dropped}
         # in the order they were added (each one's value is its index in _entries)
         state["_anchor_words"] = sorted(self._anchors.items(), key=_SECOND) if self._anchors is not None else []
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         words = state.pop("_anchor_words")
-        self.__dict__.update(state, _anchors=_automaton(words), _tests={}, _finds={}, _searches={})
+        self.__dict__.update(state, _anchors=_automaton(words), _tests={}, _finds={}, _searches={}, _notes=[])
 
     def __len__(self) -> int:
         return len(self.families)

@@ -60,8 +60,8 @@ def family_coverage(catalogue: Catalogue, rules: RuleSet) -> list[FamilyCoverage
     matcher = Matcher(rules)
     out = []
     for fam in catalogue.families:
-        if fam.severity == "warning":
-            decision = "warning"
+        if fam.severity != "error":
+            decision = fam.severity
         elif fam.decided:
             decision = f"{fam.category}/{fam.failure_mode}"
         else:

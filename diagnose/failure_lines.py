@@ -244,7 +244,15 @@ def _healthy(line: str) -> bool:
     healthy_line, not_about_run, strong = _searches()
     if healthy_line(line) or not_about_run(line):
         return True
-    return low_severity(line) and not strong(line)
+    return (low_severity(line) and not strong(line)) or _note(line)
+
+
+def _note(line: str) -> bool:
+    """A line the message catalogue knows as a tool's note, printed when nothing failed whatever its log level
+    (``severity: note``: XLA's "Delay kernel timed out" timing note at E)."""
+    from diagnose.catalogue import default_catalogue
+
+    return default_catalogue().note_line(line)
 
 
 def is_failure_line(line: str) -> bool:

@@ -225,3 +225,32 @@ def test_a_line_start_anchor_needs_multiline(tmp_path: Path) -> None:
     (tmp_path / "demo.yaml").write_text(family)
     problems = [str(p) for p in lint_catalogue(load_catalogue(tmp_path))]
     assert len(problems) == 1 and "without (?m)" in problems[0] and "demo-anchored" in problems[0]
+
+
+def _note_samples() -> list[tuple[str, str]]:
+    from diagnose.coverage import _messages
+
+    return [(f.id, text) for f in CAT.families if f.severity == "note" for text in _messages(f)]
+
+
+def test_a_note_family_s_message_is_never_a_failure_line_whatever_its_log_level() -> None:
+    from diagnose.failure_lines import failure_lines
+
+    samples = _note_samples()
+    assert len(samples) >= 8
+    for fid, text in samples:
+        # as the tool printed it, and as glog prints it at error level (XLA logs its timing note at E)
+        for line in (text, f"2025-05-14 10:34:02.197166: E external/xla/xla/some_file.cc:86] {text}"):
+            assert failure_lines(line) == [], (fid, line)
+
+
+def test_a_note_beside_a_failure_leaves_the_failure_found() -> None:
+    from diagnose.failure_lines import failure_lines
+
+    log = (
+        "2025-05-14 10:34:02.197166: E external/xla/xla/stream_executor/cuda/cuda_timer.cc:86] Delay kernel timed "
+        "out: measured time has sub-optimal accuracy. There may be a missing warmup execution, please investigate "
+        "in Nsight Systems.\n"
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1024 bytes.\n"
+    )
+    assert [n for n, _ in failure_lines(log)] == [2]
