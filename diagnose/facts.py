@@ -703,6 +703,7 @@ class RunFacts(Facts):
     probe_failed: tuple[str, ...] = ()  # labels of the failing probes: "n=4097", "transposed in0"
     probe_failed_kinds: tuple[str, ...] = ()  # nonmultiple | size-one | empty | noncontiguous | misaligned | ...
     probe_failed_verdicts: tuple[str, ...] = ()  # how they failed: oob | mismatch | crash
+    probe_crash_error: str | None = None  # the error the first probe that crashed raised (its first 200 characters)
     probe_nonmultiple_failed: bool = False  # a size not a multiple of common blocks (n±1, a prime) failed
     probe_size_one_failed: bool = False
     # every size probe that failed has one size above another ("n > m"), every declared size not (diagnose/run/probes.py)

@@ -254,7 +254,9 @@ def locate(bad: Any) -> dict[str, Any]:
     blocks = tail_blocks(first, n)
     if blocks and k < TAIL_DENSITY * (n - (n // blocks[0]) * blocks[0]):
         blocks = ()  # a few bad elements late in the output are not a tail
-    suffix = int(idx[-1]) == n - 1 and int(idx[-1]) - first + 1 == k
+    # one run of bad elements that ends the output, and no more than half of it: a tail is the part the blocks did
+    # not fill; the last three of four batches wrong is an offset by the batch (whole rows), not a tail
+    suffix = int(idx[-1]) == n - 1 and int(idx[-1]) - first + 1 == k and 2 * k <= n
     if blocks or suffix:
         info.update(where="tail", tail_blocks=blocks, tail_block=max(blocks) if blocks else None)
         return info

@@ -306,6 +306,9 @@ def facts(matrix: Matrix | None) -> dict[str, Any]:
         "probe_failed": tuple(r.probe.label for r in failed),
         "probe_failed_kinds": kinds,
         "probe_failed_verdicts": tuple(dict.fromkeys(r.verdict for r in failed)),
+        "probe_crash_error": next(
+            (str(r.figures["error"]) for r in failed if r.verdict == "crash" and r.figures.get("error")), None
+        ),
         "probe_nonmultiple_failed": any_of("nonmultiple"),
         "probe_size_one_failed": any_of("size-one"),
         "probe_empty_failed": any_of("empty"),

@@ -141,7 +141,7 @@ def test_a_target_complaint_alone_is_still_the_gpus_missing_feature() -> None:
 def test_a_non_power_of_two_block_in_a_librarys_triton_kernel_is_the_callers_size() -> None:
     assert decided(VLLM_ARANGE) == (
         "runtime-assumption",
-        "shape-not-power-of-2",
+        "shape-not-power-of-two",
         "triton-arange-non-power-of-2-in-library-kernel",
     )
 
