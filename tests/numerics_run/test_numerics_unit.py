@@ -129,6 +129,17 @@ def test_tail_names_the_block_sizes_that_explain_it() -> None:
     assert cmp(out3, ref).where == "scattered"
 
 
+def test_a_run_of_errors_that_ends_the_output_is_a_tail_only_up_to_half_of_it() -> None:
+    # a batched matmul whose B advances by A's batch stride: batch 0 right, batches 1..3 wrong in every element
+    bad = np.zeros((4, 32, 64), bool)
+    bad[1:] = True
+    assert N.locate(bad)["where"] == "rows"
+    # the same run over the last quarter is a tail
+    bad = np.zeros((4, 32, 64), bool)
+    bad[3:] = True
+    assert N.locate(bad)["where"] == "tail"
+
+
 def test_rows_columns_periodic_head_everywhere() -> None:
     ref = np.ones((8, 64), np.float32)
     rows = ref.copy()

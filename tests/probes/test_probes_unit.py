@@ -97,3 +97,15 @@ def test_probes_that_fail_only_where_one_size_passes_another_say_so() -> None:
     both = wide + rest + (result(101, 100, "mismatch"),)
     assert P.facts(P.Matrix("quick", both))["probe_fails_where"] is None
     assert P.facts(P.Matrix("quick", wide[:1] + rest))["probe_fails_where"] is None
+
+
+def test_the_first_crashing_probe_s_error_is_kept() -> None:
+    # corpus/kernels/logsumexp_block_is_cols.py: BLOCK = cols, so a column count that is not a power of two crashes
+    def result(cols: int, verdict: str, error: str | None = None) -> P.ProbeResult:
+        probe = P.Probe(f"cols={cols}", "nonmultiple", "", "cols=256", {"cols": cols})
+        return P.ProbeResult(probe, verdict, {"error": error} if error else {})
+
+    pow2 = 'InterpreterError: ValueError("arange\'s range must be a power of 2")'
+    matrix = P.Matrix("quick", (result(256, "ok"), result(255, "mismatch"), result(257, "crash", pow2)))
+    assert P.facts(matrix)["probe_crash_error"] == pow2
+    assert P.facts(P.Matrix("quick", (result(255, "mismatch"),)))["probe_crash_error"] is None
