@@ -209,7 +209,10 @@ def finding(
     from diagnose.matcher import Cited, Finding
 
     check, candidates = hint
-    mode = next((f.failure_mode for f in findings if f.category == prior.category), None)
+    # the rules' own candidate of that owner, where they saw one: its mode, the lines it read and its advice (a
+    # family's candidate knows its message; the unmatched kind's check knows only the kind of failure)
+    same = next((f for f in findings if f.category == prior.category), None)
+    mode = same.failure_mode if same is not None else None
     mode = mode or next((m for c, m in candidates if c == prior.category and m), None) or "unattributed"
     got = measured(model, prior.probability)
     cases = int(model.about.get("cases") or 0)
@@ -228,16 +231,29 @@ def finding(
         confidence=confidence(model, prior.probability),
         priority=0,
         specificity=0,
-        evidence=tuple(Cited(n, line, RULE) for n, line in cited_lines(text, prior.words)),
+        evidence=(
+            same.evidence
+            if same is not None and same.evidence
+            else tuple(Cited(n, line, RULE) for n, line in cited_lines(text, prior.words))
+        ),
         what=(
             f"A rule answered {contested}, but the log's words ({said}) are those of {prior.category} failures "
             if contested
             else f"No rule decided this failure. Its words ({said}) are those of {prior.category} failures "
         )
-        + f"among the {cases:,} real public reports kdiag's corpus holds (probability {prior.probability:.2f}).",
-        why=f"The text prior weighs every word of the log against those reports ({record}). A resemblance of words "
+        + f"among the {cases:,} real public reports kdiag's corpus holds (probability {prior.probability:.2f})."
+        + (
+            f" The rules saw that owner's candidate: {same.title}. {same.what}"
+            if same is not None and not contested
+            else ""
+        ),
+        why=(f"{same.why} " if same is not None and not contested else "")
+        + f"The text prior weighs every word of the log against those reports ({record}). A resemblance of words "
         "is not a proof: the candidates beside it are what the rules saw.",
-        fix=check or NEXT_STEP.get(prior.category, NEXT_STEP["kernel-logic"]),
+        fix=(same.fix if same is not None and same.fix and not contested else None)
+        or check
+        or NEXT_STEP.get(prior.category, NEXT_STEP["kernel-logic"]),
+        caveats=same.caveats if same is not None and not contested else None,
         facts=(("text_prior_probability", f"{prior.probability:.2f}"), ("text_prior_words", said)),
     )
 
