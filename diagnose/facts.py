@@ -299,6 +299,8 @@ class CompilerFacts(Facts):
     api_owner: str | None = None  # whose API: "NVBit", "CUB", "CUDA runtime"
     api_removed_in: str | None = None  # "CUDA 12.0": the toolkit release that removed it (documented)
     api_replacement: str | None = None  # "cuda::maximum": what the release that removed it says to use instead
+    # the toolkit's own headers declare undefined_api (a Thrust name, diagnose/data/cuda_api_names.json), in api_header
+    api_toolkit_declares: bool = False
     # a CUDA data type a later toolkit added (diagnose.collectors.compile_api.ADDED_CUDA_TYPES):
     api_added_in: str | None = None  # "11.0": the toolkit release that first declares undefined_api
     api_header: str | None = None  # "cuda_bf16.h": the toolkit header that declares it

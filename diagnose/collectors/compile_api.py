@@ -683,6 +683,23 @@ def toolkit_api(message: str) -> tuple[str, str, bool] | None:
     return (m.group("name"), header, header in every) if header else None
 
 
+@functools.cache
+def _thrust_names() -> dict[str, str]:
+    """thrust::name -> the Thrust header that declares it (diagnose/data/cuda_api_names.json's ``thrust``)."""
+    return dict(json.loads(_API_NAMES_FILE.read_text(encoding="utf-8")).get("thrust") or {})
+
+
+def library_header(name: str) -> str | None:
+    """The toolkit's header that declares ``name`` of a CUDA C++ library (Thrust, read from the toolkit's own
+    headers), else None: a name the library has, undeclared where it is used, is a header the source does not
+    include (CCCL stopped including its headers from one another), not a release without it.
+
+    >>> library_header("thrust::stable_sort_by_key"), library_header("thrust::sort_by_kee")
+    ('thrust/sort.h', None)
+    """
+    return _thrust_names().get(name)
+
+
 def api_names_side(release: str | None) -> str | None:
     """How the log's toolkit ``release`` stands to the one the API names table was read from: ``declares`` (that
     release or newer), ``older`` (it may predate the name), None (no release in the log).

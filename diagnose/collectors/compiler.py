@@ -204,7 +204,18 @@ def _scan_edg(sc: _Scan) -> None:
         file = file.rpartition(": ")[2]  # a caller's label before the program log: "Program compile log: k.cu"
         sev = "fatal" if m.group("sev") == "catastrophic error" else m.group("sev")
         tool = "host-compiler" if m.group("msvc") else ("nvrtc" if sc.nvrtc else "nvcc")
-        sc.add(m.start(), tool, sev, m.group("msg"), file, m.group("line"))
+        sc.add(m.start(), tool, sev, m.group("msg") + _edg_wrapped_name(sc.text, m.end()), file, m.group("line"))
+
+
+#: a line that holds only a quoted name: EDG wraps a long message before its last quoted name ('namespace "thrust"
+#: has no member' then, indented or not once pasted, '"stable_sort_by_key"')
+_EDG_NAME_LINE = re.compile(r'[ \t]*("[^"\n]{1,200}")[ \t]*(?:\n|$)')
+
+
+def _edg_wrapped_name(text: str, end: int) -> str:
+    """The quoted name an EDG message wrapped onto the next line, with its space; "" when the next line is not one."""
+    m = _EDG_NAME_LINE.match(text, end + 1) if text.startswith("\n", end) else None
+    return f" {m.group(1)}" if m else ""
 
 
 def _scan_ptxas(sc: _Scan, res: _Resources) -> None:
@@ -507,6 +518,9 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
     if api:
         out["undefined_api"], out["api_owner"], out["api_removed_in"] = api
         out["api_replacement"] = compile_api.cccl_replacement(api[0])
+        declared_in = compile_api.library_header(api[0]) if api[2] is None else None
+        if declared_in:
+            out["api_header"], out["api_toolkit_declares"] = declared_in, True
         added = compile_api.added_type(api[0])
         if added:
             out["api_added_in"], out["api_header"], out["api_in_every_compile"] = added

@@ -578,3 +578,26 @@ def test_source_a_compiler_quotes_is_not_a_message() -> None:
 
     hits = [h.family.id for h in default_catalogue().scan(load("nvcc-torch-check-member-not-called"))]
     assert "torch-extension-requires-cuda-tensor" not in hits, hits
+
+
+@pytest.mark.parametrize(
+    ("log", "first"),
+    [
+        # EDG wraps a long message before its last quoted name: indented as nvcc prints it, or not once pasted
+        # (corpus/holdout21 h21a-strumpack-thrust-missing-include-cuda121, a Thrust algorithm without its header)
+        (
+            'NDBFS.cu(797): error: namespace "thrust" has no member\n"stable_sort_by_key"\n',
+            'namespace "thrust" has no member "stable_sort_by_key"',
+        ),
+        ('k.cu(3): error: class "Foo" has no member\n          "bar"\n', 'class "Foo" has no member "bar"'),
+        # the source line and caret newer toolkits print after the message are not part of it
+        (
+            'k.cu(3): error: identifier "factor" is undefined\n      return x * factor;\n  ^\n',
+            'identifier "factor" is undefined',
+        ),
+    ],
+)
+def test_an_edg_message_wrapped_before_its_quoted_name_is_joined(log: str, first: str) -> None:
+    facts = compiler.parse(log)
+    assert facts is not None
+    assert facts.first_error == first

@@ -105,6 +105,7 @@ def test_api_names_table_is_the_installed_toolkits(tmp_path: Path) -> None:
         "regenerate: scripts/gen-cuda-api-names"
     )
     assert fresh["names"] == shipped["names"]
+    assert fresh["thrust"] == shipped["thrust"] and shipped["thrust"]["thrust::stable_sort_by_key"] == "thrust/sort.h"
 
 
 # --- a 32-bit offset wrap in PyTorch's own kernel ---------------------------------------------------------------------
