@@ -541,6 +541,9 @@ def arch_gate(message: str, after: list[str], build_arch: str | None = None) -> 
         name = m.group("name")
         first = _IDENTIFIERS.get(name) or _header_gates()[0].get(name)
         return (first, name) if first else None
+    frag = fragment_gate(message)
+    if frag:
+        return frag
     member = namespace_member(message, after)
     if member:
         first = _NAMESPACE_GATES.get(member)
@@ -559,6 +562,35 @@ _NAMESPACE_GATES: dict[tuple[str, str], str] = {
     ("wmma", "precision"): "sm_80",
     ("wmma", "experimental"): "sm_75",
 }
+#: the element types whose ``wmma::fragment`` specialisations crt/mma.h (CUDA 13.0.88) defines only from an
+#: architecture on: 8-bit integers under ``__CUDA_IMMA__`` (``__CUDA_ARCH__ >= 720``), the sub-byte ``experimental``
+#: precisions under ``__CUDA_SUBBYTE_IMMA__`` (``>= 730``), bfloat16, double and tf32 under ``__CUDA_AMPERE_MMA__``
+#: (``>= 800``); below it the fragment is an incomplete type
+_FRAGMENT_GATES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b(?:__)?nv_bfloat16\b|\bdouble\b|\bprecision::tf32\b"), "sm_80"),
+    (re.compile(r"\bexperimental::precision::"), "sm_75"),
+    (re.compile(r"\b(?:signed|unsigned) char\b"), "sm_72"),
+)
+_INCOMPLETE_FRAGMENT = re.compile(r'incomplete type "(?P<type>(?:nvcuda::)?wmma::fragment<[^"]*>)"')
+
+
+def fragment_gate(message: str) -> tuple[str, str] | None:
+    """(first arch, the fragment type) when EDG says a ``wmma::fragment`` is an incomplete type for an element type
+    crt/mma.h specialises only from an architecture on (the build compiled for one below it).
+
+    >>> fragment_gate('incomplete type "nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, nv_bfloat16, '
+    ...               'nvcuda::wmma::col_major>" (aka "...") is not allowed')[0]
+    'sm_80'
+    >>> fragment_gate('incomplete type "nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, __half, '
+    ...               'nvcuda::wmma::row_major>" is not allowed') is None
+    True
+    """
+    m = _INCOMPLETE_FRAGMENT.search(message)
+    if not m:
+        return None
+    return next(((arch, m.group("type")) for rx, arch in _FRAGMENT_GATES if rx.search(m.group("type"))), None)
+
+
 _NO_MEMBER = re.compile(r'namespace "(?:\w+::)*(?P<ns>\w+)" has no member "(?P<name>\w+)"')
 _NOT_A_NAMESPACE = re.compile(r'name followed by "::" must be a class or namespace name')
 
