@@ -200,6 +200,10 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # template arguments, spaces included: ``#0  0x... in void ns::kern<T, 1>(Params)<<<(28,2,1),(384,1,1)>>> ()``);
     # nobody pastes one from a run that went well
     ((">>>",), r"^\s*\#\d+\s+(?:0x[0-9a-fA-F]+\ in\ )?(?:\S[^\n]*?)?<<<\(\d+,\s*\d+,\s*\d+\),\s*\(\d+,\s*\d+,\s*\d+\)>>>"),
+    # a crash handler's backtrace banner: UCX's on a fatal signal or a failed assertion ("==== backtrace (tid: 123)
+    # ====", ucs/debug/debug.c; "==== backtrace ====" in older releases) and glibc's after it detected heap corruption
+    # ("======= Backtrace: =========", malloc's abort path before glibc 2.26); printed only when the process dies
+    (("backtrace",), r"^\s*={3,}\ (?:backtrace(?:\ \(tid:\s*\d+\))?|Backtrace:)\ ={3,}\s*$"),
     # --- compilers' IR parsers: libNVVM's ``<module> (81, 19): parse expected comma after load's type`` (LLVM's
     # own tools print ``<stdin>:81:19: error: ...``, an error severity above) ---
     (("): parse ",), r"\S\ \(\d+,\ \d+\):\ parse\ \S"),
