@@ -674,6 +674,9 @@ class RunFacts(Facts):
     oob_distance_elems: int | None = None  # how far past the end (elements) the first one was
     # two programs of one launch storing (plain tl.store, not an atomic) to the same element (harness.triton_bounds)
     store_overlap_elems: int = 0  # elements stored by more than one program
+    # of those, elements a program stored another value into than an earlier one left: updates a GPU loses (a split
+    # sum added with load + store), though the interpreter, running programs in order, gets the right result
+    store_overlap_differ_elems: int = 0
     store_overlap_arg: str | None = None  # the argument: "out_ptr"
     store_overlap_kernel: str | None = None
     store_overlap_programs: str | None = None  # the first two programs: "(0, 0, 0) and (1, 0, 0)"

@@ -170,6 +170,17 @@ def note_stores(st: State, ptrs: Any, mask: Any, value: Any = None) -> None:
             writers = launch.writers[tag.name] = np.full(n, -1, dtype=np.int64)
         before = writers[idx]
         clash = (before >= 0) & (before != program)
+        # a program storing another value than the one an earlier program left there: a sum split over programs
+        # (split-K partials added with load + store) loses updates on a GPU, though the interpreter's order is right
+        differ = np.zeros(idx.size, dtype=bool)
+        if vals is not None:
+            stored = launch.stored.get(tag.name)
+            if stored is None:
+                stored = launch.stored[tag.name] = np.full(n, np.nan)
+            new = vals[inside].astype(np.float64, copy=False)
+            prev = stored[idx]
+            differ = clash & ~((new == prev) | (np.isnan(new) & np.isnan(prev)))
+            stored[idx] = new
         if vals is not None and np.unique(idx).size < idx.size:
             order = np.argsort(idx, kind="stable")
             si, sv = idx[order], vals[inside][order]
@@ -178,6 +189,7 @@ def note_stores(st: State, ptrs: Any, mask: Any, value: Any = None) -> None:
                 lanes = np.zeros(idx.size, dtype=bool)
                 lanes[order[1:][same]] = True
                 clash |= lanes
+                differ |= lanes
                 before = np.where(lanes, program, before)
         if clash.any():
             key = (launch.rec["id"], tag.name)
@@ -190,10 +202,12 @@ def note_stores(st: State, ptrs: Any, mask: Any, value: Any = None) -> None:
                     "arg": tag.name,
                     "arg_elems": n,
                     "elems": 0,
+                    "differ_elems": 0,
                     "first_elem": int(idx[clash][0]),
                     "programs": [[other & 0xFFFFF, (other >> 20) & 0xFFFFF, other >> 40], [gx, gy, gz]],
                 }
             rec["elems"] = min(n, rec["elems"] + int(np.unique(idx[clash]).size))  # per store: an upper bound
+            rec["differ_elems"] = min(n, rec.get("differ_elems", 0) + int(np.unique(idx[differ]).size))
         writers[idx] = program
     except Exception as exc:
         st.error(f"note stores: {exc!r}")

@@ -24,6 +24,8 @@ class Launch:
         self.allocs: list[Any] = []  # harness.triton_bounds.Alloc
         # per argument a plain store reached: the program that last stored each element (harness.triton_bounds)
         self.writers: dict[str, Any] = {}
+        # and the value each element last got from a plain store (float64; NaN where none was seen)
+        self.stored: dict[str, Any] = {}
 
 
 class State:

@@ -134,6 +134,7 @@ def _bounds(data: dict[str, Any]) -> dict[str, object]:
     if overlap:
         first = overlap[0]
         out["store_overlap_elems"] = max(_int(r.get("elems")) or 0 for r in overlap)
+        out["store_overlap_differ_elems"] = max(_int(r.get("differ_elems")) or 0 for r in overlap)
         if isinstance(first.get("arg"), str):
             out["store_overlap_arg"] = first["arg"]
         if isinstance(first.get("kernel"), str):

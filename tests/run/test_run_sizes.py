@@ -116,6 +116,19 @@ def test_a_reference_that_cannot_run_hides_no_compile_failure_of_the_kernel() ->
     assert kernel_verdict(ended, F.RunFacts(reference_failed=True, compile_failed=True), []) == "fail"
 
 
+def test_a_store_race_the_interpreter_s_program_order_hides_fails_the_run() -> None:
+    from diagnose import facts as F
+    from diagnose.run.compare import SizeResult
+    from diagnose.run.runfacts import kernel_verdict
+
+    ended: Any = types.SimpleNamespace(exit_code=0, signal=None, timed_out=False)
+    sizes = [SizeResult("m=64,n=64,k=1024", ok=True)]
+    # every size matches; programs stored the same value over each other (a flag): a harmless race, a pass
+    assert kernel_verdict(ended, F.RunFacts(store_overlap_elems=64), sizes) == "pass"
+    # programs stored other values over each other's (split-K partials added with load + store): a fail
+    assert kernel_verdict(ended, F.RunFacts(store_overlap_elems=64, store_overlap_differ_elems=64), sizes) == "fail"
+
+
 def test_size_check_names_the_constants_a_reference_has(tmp_path: Path) -> None:
     ref = tmp_path / "ref.py"
     ref.write_text("batch_size = 16\ndim = 1 << 10\nM = dim * 2 + batch_size\nscale = 0.5\nflag = True\nname = 'x'\n")

@@ -89,6 +89,10 @@ def test_stores_of_two_programs_or_two_lanes_to_one_element_are_read(tmp_path: P
     lanes = [{"kernel": "hist", "arg": "bins", "elems": 32, "programs": [[3, 0, 0], [3, 0, 0]]}]
     assert te.read(_write(tmp_path, overlap=lanes))["store_overlap_programs"] == "two lanes of program (3, 0, 0)"
     assert RunFacts(**te.run_fields(te.read(_write(tmp_path)))).store_overlap_elems == 0
+    # the elements a later program stored another value into: a record without the count (an older run) reads as 0
+    assert facts.store_overlap_differ_elems == 0
+    differ = [{**overlap[0], "differ_elems": 4000}]
+    assert te.read(_write(tmp_path, overlap=differ))["store_overlap_differ_elems"] == 4000
 
 
 def test_compile_failure_and_smem_texts_go_to_the_collectors(tmp_path: Path) -> None:

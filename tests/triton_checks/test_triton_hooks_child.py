@@ -137,6 +137,8 @@ def test_overlapping_plain_stores_of_two_programs_are_recorded(children: dict[st
     rec = json.loads((children["overlap"].out / "triton_checks.json").read_text())["overlap"]
     assert len(rec) == 1 and rec[0]["arg"] == "out_ptr" and rec[0]["kernel"] == "overlap_add", rec
     assert rec[0]["programs"] == [[0, 0, 0], [1, 0, 0]] and rec[0]["first_elem"] == 48 and rec[0]["elems"] > 0
+    # the later frame stores its own values over the earlier one's: a lost update, counted apart
+    assert 0 < rec[0]["differ_elems"] <= rec[0]["elems"]
     # a kernel whose programs each own their elements records none
     assert json.loads((children["vector_add"].out / "triton_checks.json").read_text())["overlap"] == []
 
