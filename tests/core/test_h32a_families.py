@@ -55,14 +55,18 @@ def test_the_logs_release_below_the_intrinsics_decides_too() -> None:
 
 
 @pytest.mark.parametrize("text", [XMRIG, GAMER])
-def test_a_gated_intrinsic_without_the_builds_arch_abstains(text: str) -> None:
+def test_a_gated_intrinsic_without_the_builds_arch_keeps_both_candidates(text: str) -> None:
+    # without the build's arch in the log, the arch and a toolkit older than the intrinsic are both candidates; the
+    # arch's rule is authored below the answer threshold and answers only once its measured record lifts it past
+    # (diagnose.calibration.held_below_threshold: the 95 % lower bound of its precision on real reports)
     status, category, _ = verdict(text)
-    assert (status, category) == ("unknown", "unknown")
+    assert (status, category) in (("unknown", "unknown"), ("diagnosed", "runtime-assumption"))
     report = classify_text(text)
     assert report.diagnosis is not None
     rules = {f.rule for f in report.diagnosis.findings}
     assert {"nvcc-arch-gated-intrinsic-as-runtime-assumption", "nvcc-arch-gated-intrinsic-as-environment"} <= rules
-    check = str(report.to_dict()["next_check"])
+    said = report.to_dict()
+    check = str(said["next_check"] if status == "unknown" else said["fix"])
     assert "nvcc --version" in check and "-gencode" in check
 
 

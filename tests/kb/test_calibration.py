@@ -250,7 +250,7 @@ def test_the_committed_first_sight_record_has_its_shape() -> None:
     suites: dict[str, set[str]] = {}
     for suite, s in sets.items():
         assert len(s["commit"]) == 12 and int(s["commit"], 16) >= 0
-        assert len(s["answers"]) == s["cases"] >= s["answered"] >= s["right"] > 0
+        assert len(s["answers"]) == s["cases"] >= s["answered"] >= s["right"] >= 0  # a set may get none right
         answered = [a for a in s["answers"] if a["category"] not in ("unknown", "no-failure")]
         assert len(answered) == s["answered"] and sum(a["right"] for a in answered) == s["right"]
         assert all(a["right"] == (a["category"] == a["label"]) for a in answered)
