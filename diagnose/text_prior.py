@@ -212,6 +212,7 @@ def finding(
     # the rules' own candidate of that owner, where they saw one: its mode, the lines it read and its advice (a
     # family's candidate knows its message; the unmatched kind's check knows only the kind of failure)
     same = next((f for f in findings if f.category == prior.category), None)
+    own = same if not contested else None  # its texts, where the prior answers (not where it holds a rule back)
     mode = same.failure_mode if same is not None else None
     mode = mode or next((m for c, m in candidates if c == prior.category and m), None) or "unattributed"
     got = measured(model, prior.probability)
@@ -242,18 +243,12 @@ def finding(
             else f"No rule decided this failure. Its words ({said}) are those of {prior.category} failures "
         )
         + f"among the {cases:,} real public reports kdiag's corpus holds (probability {prior.probability:.2f})."
-        + (
-            f" The rules saw that owner's candidate: {same.title}. {same.what}"
-            if same is not None and not contested
-            else ""
-        ),
-        why=(f"{same.why} " if same is not None and not contested else "")
+        + (f" The rules saw that owner's candidate: {own.title}. {own.what}" if own is not None else ""),
+        why=(f"{own.why} " if own is not None else "")
         + f"The text prior weighs every word of the log against those reports ({record}). A resemblance of words "
         "is not a proof: the candidates beside it are what the rules saw.",
-        fix=(same.fix if same is not None and same.fix and not contested else None)
-        or check
-        or NEXT_STEP.get(prior.category, NEXT_STEP["kernel-logic"]),
-        caveats=same.caveats if same is not None and not contested else None,
+        fix=(own.fix if own is not None else None) or check or NEXT_STEP.get(prior.category, NEXT_STEP["kernel-logic"]),
+        caveats=own.caveats if own is not None else None,
         facts=(("text_prior_probability", f"{prior.probability:.2f}"), ("text_prior_words", said)),
     )
 

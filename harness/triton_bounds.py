@@ -155,10 +155,10 @@ def note_stores(st: State, ptrs: Any, mask: Any, value: Any = None) -> None:
         m = None if mask is None else np.broadcast_to(mask.data, addrs.shape)
         active = addrs.reshape(-1) if m is None else addrs[m]
         vals = None
+        inside = (active >= tag.start) & (active + tag.elem <= tag.end)
         if value is not None and getattr(value, "data", None) is not None:
             v = np.broadcast_to(value.data, addrs.shape)
-            vals = v.reshape(-1) if m is None else v[m]
-        inside = (active >= tag.start) & (active + tag.elem <= tag.end)
+            vals = (v.reshape(-1) if m is None else v[m])[inside]
         active = active[inside]
         if active.size == 0:
             return
@@ -177,13 +177,13 @@ def note_stores(st: State, ptrs: Any, mask: Any, value: Any = None) -> None:
             stored = launch.stored.get(tag.name)
             if stored is None:
                 stored = launch.stored[tag.name] = np.full(n, np.nan)
-            new = vals[inside].astype(np.float64, copy=False)
+            new = vals.astype(np.float64, copy=False)
             prev = stored[idx]
             differ = clash & ~((new == prev) | (np.isnan(new) & np.isnan(prev)))
             stored[idx] = new
         if vals is not None and np.unique(idx).size < idx.size:
             order = np.argsort(idx, kind="stable")
-            si, sv = idx[order], vals[inside][order]
+            si, sv = idx[order], vals[order]
             same = (si[1:] == si[:-1]) & (sv[1:] != sv[:-1])  # two lanes, one element, different values
             if same.any():
                 lanes = np.zeros(idx.size, dtype=bool)
@@ -207,7 +207,7 @@ def note_stores(st: State, ptrs: Any, mask: Any, value: Any = None) -> None:
                     "programs": [[other & 0xFFFFF, (other >> 20) & 0xFFFFF, other >> 40], [gx, gy, gz]],
                 }
             rec["elems"] = min(n, rec["elems"] + int(np.unique(idx[clash]).size))  # per store: an upper bound
-            rec["differ_elems"] = min(n, rec.get("differ_elems", 0) + int(np.unique(idx[differ]).size))
+            rec["differ_elems"] = min(n, rec["differ_elems"] + int(np.unique(idx[differ]).size))
         writers[idx] = program
     except Exception as exc:
         st.error(f"note stores: {exc!r}")

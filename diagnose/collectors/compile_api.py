@@ -686,7 +686,7 @@ def toolkit_api(message: str) -> tuple[str, str, bool] | None:
 @functools.cache
 def _thrust_names() -> dict[str, str]:
     """thrust::name -> the Thrust header that declares it (diagnose/data/cuda_api_names.json's ``thrust``)."""
-    return dict(json.loads(_API_NAMES_FILE.read_text(encoding="utf-8")).get("thrust") or {})
+    return _toolkit_table(_API_NAMES_FILE, "thrust", str)[0]
 
 
 def library_header(name: str) -> str | None:

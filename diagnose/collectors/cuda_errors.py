@@ -188,8 +188,6 @@ def name_for_rust_variant(variant: str) -> str | None:
 
 # --- the surface forms ---------------------------------------------------------------
 
-#: the CUDA samples' check (helper_cuda.h: ``"CUDA error at %s:%d code=%d(%s) \"%s\""``); a log pasted through an editor
-#: or a web page often carries the quotes around the statement as typographic ones (U+201C, U+201D)
 #: The runtime's errors that leave the process's context unusable: the CUDA Runtime API's reference says of each
 #: that it "leaves the process in an inconsistent state and any further CUDA work will return the same error" (an
 #: assert: "the device cannot be used again"), so a program that goes on (a test runner's next test, a second
@@ -209,6 +207,8 @@ STICKY = frozenset(
     }
 )
 
+#: the CUDA samples' check (helper_cuda.h: ``"CUDA error at %s:%d code=%d(%s) \"%s\""``); a log pasted through an editor
+#: or a web page often carries the quotes around the statement as typographic ones (U+201C, U+201D)
 _RAW_CODE = re.compile(
     r"code=(?P<code>\d+)\((?P<name>cudaError\w+|cudaSuccess)\)(?:\s+[\"\u201c](?P<call>[^\"\u201d]+)[\"\u201d])?"
 )
