@@ -238,8 +238,11 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
             max_bytes=max_bytes,
             over_int32_bytes=over_bytes,
         )
-    # errors first: when a warning and an error both carry a value, the error's is the one that failed
-    errors = [h for h in hits if h.family.severity == "error"]
+    # errors first: when a warning and an error both carry a value, the error's is the one that failed; an
+    # error family's message on a line that says the program takes a fallback ("..., falling back to fp16")
+    # is a warning: the program goes on
+    lines = text.split("\n")
+    errors = [h for h in hits if h.family.severity == "error" and not _fallback_taken(lines, h.line)]
     ordered = errors + [h for h in hits if h.family.severity != "error"]
     raw: dict[str, str] = {}
     version_from_warning = False
@@ -251,7 +254,7 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
             version_from_warning = h.family.severity != "error"
         for key, value in values.items():
             raw.setdefault(key, value)
-    first = next((h for h in hits if h.family.severity == "error"), None)
+    first = errors[0] if errors else None
     first_error = first.family.id if first else None
     need_cc, have_cc = C.compute_capability(raw.get("need_cc")), C.compute_capability(raw.get("have_cc"))
     exp_dt, found_dt = C.dtype_name(raw.get("expected_dtype")), C.dtype_name(raw.get("found_dtype"))
@@ -422,6 +425,24 @@ def _resource(raw: str | None) -> str | None:
         return None
     s = raw.strip().lower()
     return _RESOURCES.get(s, s.replace(" ", "-"))
+
+
+#: a fallback the program takes, on the same line as the message: "falling back to", "falls back on"; not when the
+#: line also says the fallback itself failed or names an exception
+_FALLBACK = re.compile(r"(?i)\bfall(?:s|ing)?[ -]?back\s+(?:to|on)\b")
+_FALLBACK_FAILED = re.compile(r"(?i)\b(?:error|exception|traceback|fatal|abort(?:ed|ing)?|failed|failure)\b")
+
+
+def _fallback_taken(lines: list[str], line: int) -> bool:
+    """Line ``line`` (1-based) says the program goes on with a fallback and names no failure.
+
+    >>> _fallback_taken(["Note: bf16 is not supported on this GPU, falling back to fp16"], 1)
+    True
+    >>> _fallback_taken(["RuntimeError: X not supported, falling back to Y failed"], 1)
+    False
+    """
+    got = lines[line - 1] if 0 < line <= len(lines) else ""
+    return bool(_FALLBACK.search(got)) and not _FALLBACK_FAILED.search(got)
 
 
 def _message(text: str, line: int) -> str | None:
