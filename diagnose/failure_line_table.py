@@ -130,10 +130,11 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("traceback",), r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\s+Traceback\ \(most\ recent\ call\ last\)"),
     # a Python exception line: a class name ending in Error/Exception (CompilationError: ...), or with more
     # after it (pynvml's NVMLError_NotSupported: Not Supported), or one that lives in an errors/exceptions module (triton.runtime.errors.OutOfResources: ...)
-    # a private class prints its leading underscore (torch._C._LinAlgError: ..., numpy's _UFuncNoLoopError: ...)
+    # a private class prints its leading underscore (torch._C._LinAlgError: ..., numpy's _UFuncNoLoopError: ...);
+    # Python 3.11's ExceptionGroup and BaseExceptionGroup ("... (7 sub-exceptions)") are exceptions too
     (
-        ("error_", "exception_", "error:", "exception:"),
-        r"(?:^|[\s(\[](?=[A-Za-z_]\w*\.))(?:[A-Za-z_]\w*\.)*_?(?:[A-Z]\w*)?(?:Error|Exception)(?:_[A-Za-z]\w*)?:(?:\s|$)",
+        ("error_", "exception_", "error:", "exception:", "exceptiongroup:"),
+        r"(?:^|[\s(\[](?=[A-Za-z_]\w*\.))(?:[A-Za-z_]\w*\.)*_?(?:[A-Z]\w*)?(?:Error|Exception(?:Group)?)(?:_[A-Za-z]\w*)?:(?:\s|$)",
     ),
     (
         ("errors.", "exceptions.", "error.", "exception."),
@@ -200,6 +201,14 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # template arguments, spaces included: ``#0  0x... in void ns::kern<T, 1>(Params)<<<(28,2,1),(384,1,1)>>> ()``);
     # nobody pastes one from a run that went well
     ((">>>",), r"^\s*\#\d+\s+(?:0x[0-9a-fA-F]+\ in\ )?(?:\S[^\n]*?)?<<<\(\d+,\s*\d+,\s*\d+\),\s*\(\d+,\s*\d+,\s*\d+\)>>>"),
+    # a host debugger's backtrace of a process that crashed or hung: gdb's frame of a shared library's function
+    # (``#7  0x00007f837d1f35e9 in PMPI_Finalize () from .../libmpi.so.20``) and lldb's (``frame #2:
+    # 0x00007fb090db0b85 libtorch_cuda.so`c10d::ProcessGroupNCCL::abort() + 664``); a backtrace is asked for
+    # only when a process died or stopped answering
+    (
+        (" in ", "frame #"),
+        r"^\s*(?:\#\d+\s+0x[0-9a-fA-F]{6,}\ in\ \S[^\n]*?\(\S*\)\ (?:from|at)\ \S|(?:\*\s*)?frame\ \#\d+:\ 0x[0-9a-fA-F]{6,}\ [\w.+-]+`\S)",
+    ),
     # a crash handler's backtrace banner: UCX's on a fatal signal or a failed assertion ("==== backtrace (tid: 123)
     # ====", ucs/debug/debug.c; "==== backtrace ====" in older releases) and glibc's after it detected heap corruption
     # ("======= Backtrace: =========", malloc's abort path before glibc 2.26); printed only when the process dies

@@ -80,7 +80,7 @@ _EXC_LINE = re.compile(r"^(?P<qual>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)(?::(?: (
 # a bare exception line somewhere in a log: the name must look like an exception class; it may follow prose in
 # another script with no space between ("运行失败，提示triton.runtime.errors.OutOfResources: ...": CJK text does not
 # separate words with spaces)
-_EXC_SUFFIX = r"(?:Error|Exception|Exhausted|OutOfResources|Failure|Interrupt|Expired|Exit)"
+_EXC_SUFFIX = r"(?:Error|Exception|ExceptionGroup|Exhausted|OutOfResources|Failure|Interrupt|Expired|Exit)"
 _BARE_EXC = re.compile(
     r"(?:^|(?<=[\s:\]|>(\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]))(?P<qual>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*?)?"
     + _EXC_SUFFIX
