@@ -149,6 +149,8 @@ _HINTS = (
     # a driver-API CUresult printed as a number by a CU_CHECK macro (see _CUDA_NUMBER)
     "CU error",
     "CU Error",
+    # the debugger API's name of a hardware exception, as the driver's GPU core dump prints it
+    "CUDBG_EXCEPTION_",
 )
 #: whether a line holds one of _HINTS (one search of their alternation: a line is short, and there are many)
 _HINT_IN_LINE = re.compile("|".join(map(re.escape, _HINTS))).search
@@ -244,6 +246,9 @@ _DEVICE_ASSERT = re.compile(r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] (?
 _CUDA_GDB = re.compile(
     r"(?:\bCUDA Exception:|\bCUDA_EXCEPTION_\d+,)\s*(?:(?:Lane|Warp|Device|Cluster)\s+)?(?P<what>[A-Za-z -]+?)\.?\s*$"
 )
+#: the same exceptions as the debugger API names them (CUDBGException_t in cudadebugger.h), which the driver's GPU
+#: core dump prints: "coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)"
+_CUDBG = re.compile(r"\bCUDBG_EXCEPTION_(?:LANE|WARP|DEVICE|CLUSTER)_(?P<what>[A-Z_]+?)\b(?:\s*\(\d+\))?")
 _CUDA_GDB_ERRORS = {
     "illegal address": "cudaErrorIllegalAddress",
     "out-of-range address": "cudaErrorIllegalAddress",
@@ -336,6 +341,12 @@ def _library_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
     if "CUDA Exception:" in line or "CUDA_EXCEPTION_" in line:
         m = _CUDA_GDB.search(line)
         name = _CUDA_GDB_ERRORS.get(m["what"].strip().lower()) if m else None
+        if name:
+            add(name, "cuda-gdb")
+            return True
+    if "CUDBG_EXCEPTION_" in line:
+        m = _CUDBG.search(line)
+        name = _CUDA_GDB_ERRORS.get(m["what"].lower().replace("_", " ").replace("out of range", "out-of-range")) if m else None
         if name:
             add(name, "cuda-gdb")
             return True
