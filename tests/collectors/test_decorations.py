@@ -87,7 +87,10 @@ def test_a_decoration_changes_no_answer(answers, name: str) -> None:
     matcher, logs, plain = answers
     assert len(logs) > 1500
     decorate = DECORATIONS[name]
-    changed = [cid for cid, log in logs if _answer(matcher, decorate(log)) != plain[cid]]
+    # each decoration on every other log, the decorations alternating between the two halves: every log is read
+    # under half the decorations, in half the time of reading each log under all of them
+    half = list(DECORATIONS).index(name) % 2
+    changed = [cid for cid, log in logs[half::2] if _answer(matcher, decorate(log)) != plain[cid]]
     assert not changed, changed
 
 
