@@ -346,7 +346,11 @@ def _library_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
             return True
     if "CUDBG_EXCEPTION_" in line:
         m = _CUDBG.search(line)
-        name = _CUDA_GDB_ERRORS.get(m["what"].lower().replace("_", " ").replace("out of range", "out-of-range")) if m else None
+        name = (
+            _CUDA_GDB_ERRORS.get(m["what"].lower().replace("_", " ").replace("out of range", "out-of-range"))
+            if m
+            else None
+        )
         if name:
             add(name, "cuda-gdb")
             return True
