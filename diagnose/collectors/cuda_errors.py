@@ -214,6 +214,11 @@ STICKY = frozenset(
 _RAW_CODE = re.compile(
     r"code=(?P<code>\d+)\((?P<name>cudaError\w+|cudaSuccess)\)(?:\s+[\"\u201c](?P<call>[^\"\u201d]+)[\"\u201d])?"
 )
+#: the same check where helper_cuda.h's name table did not know the code (an older samples' copy built against a newer
+#: runtime names it "<unknown>"): the number alone, read only where both numberings of the runtime's codes agree
+_RAW_CODE_UNNAMED = re.compile(
+    r"\bCUDA error at \S+ code=(?P<code>\d+)\((?:<unknown>|unknown)?\)(?:\s+[\"\u201c](?P<call>[^\"\u201d]+)[\"\u201d])?"
+)
 _RAW_NAME = re.compile(r"\b(?P<name>cudaError[A-Z]\w*)")
 _CUPY = re.compile(r"CUDA(?:Runtime|Driver)Error: (?P<name>cudaError\w+|CUDA_ERROR_\w+)")
 _DRIVER = re.compile(r"\b(?P<name>CUDA_ERROR_[A-Z0-9_]+)")
@@ -439,6 +444,12 @@ def _numeric_hits(line: str, add: _Add) -> bool:
     [('cudaErrorDeviceAlreadyInUse', 'driver-api', 'cuCtxSetCurrent')]
     """
     t = tables()
+    m = _RAW_CODE_UNNAMED.search(line) if "code=" in line else None
+    if m:
+        code = int(m["code"])
+        if code in _CUDA_GDB_SAME_RUNTIME_CODES or (code >= 98 and code != 127):
+            add(t.by_code.get(code), "raw", m["call"] or _api_call(line[m.end() :]))
+            return True
     if "Check failed:" in line and " vs. " in line:
         m = _CHECK_VS.search(line)
         if m:
