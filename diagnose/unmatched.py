@@ -60,7 +60,12 @@ FACTS: dict[str, Callable[[Evidence], bool]] = {
     ),
     "sanitizer": lambda ev: ev.sanitizer is not None and bool(ev.sanitizer.error_count > 0 or ev.sanitizer.api_error),
     "cuda": lambda ev: ev.cuda is not None and bool(ev.cuda.error or ev.cuda.errors),
-    "family": lambda ev: ev.concept is not None and bool(ev.concept.failed and ev.concept.family),
+    # a library's or tool's message family; the Python interpreter's own messages are an exception's, not a status
+    "family": lambda ev: (
+        ev.concept is not None
+        and bool(ev.concept.failed and ev.concept.family)
+        and not set(ev.concept.tools) <= {"python"}
+    ),
     # a failure line states the contract the call broke: the values it supports, or a property it requires
     "contract": lambda ev: (
         ev.concept is not None and bool(ev.concept.failed and (ev.concept.supported or ev.concept.contract))

@@ -59,12 +59,6 @@ DECIDED = [
     (fixture("triton/compile-store-broadcast-tuple.log"), "triton-value-not-a-tensor", "kernel-logic"),
     # the same, a @triton.jit helper without a return statement
     (fixture("triton/compile-store-helper-returns-none.log"), "triton-value-not-a-tensor", "kernel-logic"),
-    # GNU ld 2.40 on an -rdc=true object of nvcc 13.0, captured here by scripts/capture-catalogue-cuda-samples
-    (
-        fixture("catalogue-cuda/ld-rdc-object-without-device-link.log"),
-        "host-link-rdc-without-device-link",
-        "environment",
-    ),
     # GNU ld 2.40 on an nvcc 13.0 device-link object linked with a build of its module made without -rdc,
     # captured here by scripts/capture-catalogue-cuda-samples
     (
@@ -93,6 +87,17 @@ DECIDED = [
 def test_each_family_decides_its_own_wording(text: str, family: str, category: str) -> None:
     assert family in families(text)
     assert answer(text)[0] == category
+
+
+def test_rdc_objects_linked_without_the_device_link_step_leave_whose_build_files_open() -> None:
+    # GNU ld 2.40 on an -rdc=true object of nvcc 13.0, captured here by scripts/capture-catalogue-cuda-samples: a
+    # project's own build files (kernel-logic) or a build the reader configured (environment), as the text cannot say
+    text = fixture("catalogue-cuda/ld-rdc-object-without-device-link.log")
+    assert "host-link-rdc-without-device-link" in families(text)
+    report = classify_record(InputRecord(id="t", text=text), MATCHER)
+    assert report.category == "unknown" and report.diagnosis is not None
+    owners = {f.category for f in report.diagnosis.findings if f.rule.startswith("host-link-rdc-without-device-link")}
+    assert owners == {"kernel-logic", "environment"}
 
 
 def test_faiss_over_the_limit_of_every_build_is_the_callers() -> None:
