@@ -417,6 +417,9 @@ class EnvFacts(Facts):
     # Python's importer reported it ("ImportError: libcudart.so.9.2: cannot open shared object file"): a compiled
     # extension module being imported links it
     missing_library_at_import: bool = False
+    # named by a full path in a cache or build folder a program writes its own libraries to at run time (a JIT's
+    # cache under ~/.cache, torch_extensions, a temporary folder): the program's own build product, not a package's
+    missing_library_in_cache: bool = False
     missing_module: str | None = None  # "triton" from ModuleNotFoundError
     import_name: str | None = None  # ImportError: cannot import name X from Y
     import_from: str | None = None

@@ -189,6 +189,24 @@ _MISSING_DLL = re.compile(r"Could not (?:load|locate|find module) (?:library )?'
 # numba: "libNVVM cannot be found", "libcudart cannot be found" (a library the toolkit should have provided)
 _LIB_NOT_FOUND = re.compile(r"\b(lib[A-Za-z]+\w*) cannot be found")
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+#: the folders programs build their own shared libraries into at run time: a per-user cache (~/.cache/<package>/,
+#: Windows' AppData\Local), PyTorch's torch_extensions, a temporary folder
+_BUILT_BY_PROGRAM = re.compile(
+    r"[\\/]\.cache[\\/]|[\\/]AppData[\\/]Local[\\/]|torch_extensions|^/tmp/|[\\/]tmp[\\/]", re.I
+)
+
+
+def _path_before(text: str, line_start: int, name_start: int) -> str:
+    """The path the file name at ``name_start`` is written under: the text back to the last space or quote.
+
+    >>> _path_before("OSError: /home/u/.cache/keops/nvrtc_jit.so: cannot", 0, 30)
+    '/home/u/.cache/keops/'
+    """
+    head = text[line_start:name_start]
+    cut = max(head.rfind(c) for c in " \t'\"`(")
+    return head[cut + 1 :]
+
+
 _IMPORT = re.compile(r"cannot import name '([\w.]+)' from '([\w.]+)'")
 # pasted logs wrap long lines: "…gnu.so: undefined\n symbol: _ZN3c10…"
 _CUDA_MISMATCH = re.compile(
@@ -423,6 +441,8 @@ def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
             line_start = text.rfind("\n", 0, m.start()) + 1
             if m.re is _MISSING_SO and _IMPORT_ERROR_HEAD.search(text[line_start : m.start()]):
                 kw["missing_library_at_import"] = True
+            if _BUILT_BY_PROGRAM.search(_path_before(text, line_start, m.start(1))):
+                kw["missing_library_in_cache"] = True
         else:
             m = _warned_then_failed(text)
             if m:

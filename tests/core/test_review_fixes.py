@@ -213,3 +213,18 @@ def test_a_compile_error_in_a_librarys_header_is_located_in_that_library() -> No
     assert facts is not None and (facts.kind, facts.library) == ("library", "CuPy")
     user = location.parse((ROOT / "tests/fixtures/compiler/nvcc-undefined-identifier.log").read_text())
     assert user is not None and user.kind == "user"
+
+
+def test_a_missing_library_in_a_programs_own_cache_is_not_advised_as_a_package_to_install() -> None:
+    # getkeops/keops#377 (corpus/holdout59): the file KeOps builds into its cache at run time was never built
+    log = (
+        "OSError: /home/u/.cache/keops2.2.3/Linux_server01_5.15.0-78-generic_p3.8.19/nvrtc_jit.so: cannot open shared"
+        " object file: No such file or directory\n"
+    )
+    best = _best(log)
+    assert best.rule == "env-missing-shared-library"
+    assert best.fix.startswith("The missing file is in a folder the program builds its own libraries into")
+    assert "CUDA_HOME" in best.fix and "nvidia-cuda-runtime-cu12" not in best.fix
+    # a library a package installs keeps the install advice
+    plain = _best("ImportError: libcudart.so.10.1: cannot open shared object file: No such file or directory\n")
+    assert "cache folder" not in plain.fix
