@@ -273,6 +273,22 @@ _CUDA_GDB_API = re.compile(
     r"\bCuda API error detected: (?P<call>(?:cuda|cu)[A-Z]\w*) returned \(0x(?P<code>[0-9a-fA-F]+)\)"
 )
 _CUDA_GDB_SAME_RUNTIME_CODES = frozenset({2, 3, 9})  # memory allocation, initialization, invalid configuration
+
+
+def _runtime_code_unambiguous(code: int) -> bool:
+    """A printed runtime code that names one error in both numberings (before and since CUDA 10.1), or that
+    exists only in the new one."""
+    return code in _CUDA_GDB_SAME_RUNTIME_CODES or (code >= 98 and code != 127)
+
+
+def _cuda_gdb_error(what: str) -> str | None:
+    """The runtime error of a cuda-gdb exception's name, in its manual's words ("Warp Out-of-range Address") or
+    the debugger API's (``OUT_OF_RANGE_ADDRESS``)."""
+    return _CUDA_GDB_ERRORS.get(
+        " ".join(what.strip().lower().replace("_", " ").split()).replace("out of range", "out-of-range")
+    )
+
+
 _API_CALL = re.compile(r"Call to (\w+)|\b((?:cuda|cu)[A-Z]\w+(?:\(\))?)")
 
 
@@ -340,22 +356,18 @@ def _library_hits(line: str, add: _Add, hits: list[_Hit]) -> bool:
             code = int(m["code"], 16)
             if not m["call"].startswith("cuda"):
                 add(t.driver_by_code.get(code), "cuda-gdb", m["call"])
-            elif code in _CUDA_GDB_SAME_RUNTIME_CODES or (code >= 98 and code != 127):
+            elif _runtime_code_unambiguous(code):
                 add(t.by_code.get(code), "cuda-gdb", m["call"])
             return True
     if "CUDA Exception:" in line or "CUDA_EXCEPTION_" in line:
         m = _CUDA_GDB.search(line)
-        name = _CUDA_GDB_ERRORS.get(m["what"].strip().lower()) if m else None
+        name = _cuda_gdb_error(m["what"]) if m else None
         if name:
             add(name, "cuda-gdb")
             return True
     if "CUDBG_EXCEPTION_" in line:
         m = _CUDBG.search(line)
-        name = (
-            _CUDA_GDB_ERRORS.get(m["what"].lower().replace("_", " ").replace("out of range", "out-of-range"))
-            if m
-            else None
-        )
+        name = _cuda_gdb_error(m["what"]) if m else None
         if name:
             add(name, "cuda-gdb")
             return True
@@ -447,7 +459,7 @@ def _numeric_hits(line: str, add: _Add) -> bool:
     m = _RAW_CODE_UNNAMED.search(line) if "code=" in line else None
     if m:
         code = int(m["code"])
-        if code in _CUDA_GDB_SAME_RUNTIME_CODES or (code >= 98 and code != 127):
+        if _runtime_code_unambiguous(code):
             add(t.by_code.get(code), "raw", m["call"] or _api_call(line[m.end() :]))
             return True
     if "Check failed:" in line and " vs. " in line:

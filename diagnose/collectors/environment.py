@@ -191,9 +191,7 @@ _LIB_NOT_FOUND = re.compile(r"\b(lib[A-Za-z]+\w*) cannot be found")
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 #: the folders programs build their own shared libraries into at run time: a per-user cache (~/.cache/<package>/,
 #: Windows' AppData\Local), PyTorch's torch_extensions, a temporary folder
-_BUILT_BY_PROGRAM = re.compile(
-    r"[\\/]\.cache[\\/]|[\\/]AppData[\\/]Local[\\/]|torch_extensions|^/tmp/|[\\/]tmp[\\/]", re.I
-)
+_BUILT_BY_PROGRAM = re.compile(r"[\\/](?:\.cache|AppData[\\/]Local|tmp)[\\/]|torch_extensions", re.I)
 
 
 def _path_before(text: str, line_start: int, name_start: int) -> str:

@@ -241,8 +241,8 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
     # errors first: when a warning and an error both carry a value, the error's is the one that failed; an
     # error family's message on a line that says the program takes a fallback ("..., falling back to fp16")
     # is a warning: the program goes on
-    lines = text.split("\n")
-    errors = [h for h in hits if h.family.severity == "error" and not _fallback_taken(lines, h.line)]
+    lines = text.split("\n") if _FALLBACK.search(text) else None
+    errors = [h for h in hits if h.family.severity == "error" and not (lines and _fallback_taken(lines, h.line))]
     ordered = errors + [h for h in hits if h.family.severity != "error"]
     raw: dict[str, str] = {}
     version_from_warning = False

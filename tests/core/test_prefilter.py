@@ -14,7 +14,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def test_precheck_and_exact_test_never_change_a_match() -> None:
-    """On every other record of the corpus and on the fixtures: the pre-check never changes a rule's match, and
+    """On every third record of the corpus and on the fixtures: the pre-check never changes a rule's match, and
     where a rule's exact test answers (the matcher's path that skips rule-engine), its answer is rule-engine's.
     Every rule is asked of every record taken; a third of the corpus (about 1,100 records, in a fixed order) keeps the
     suite's time while the corpus grows."""
