@@ -11,7 +11,7 @@ evidence says otherwise, the rendered fix says so first:
 - a library's code a **package manager** is building (luarocks, pip, conda-build, Spack, vcpkg build trees):
   the reader installs it, and an edit in the temporary tree does not last: pin the last release or commit
   that built, report upstream;
-- **generated** code (TorchInductor, nvFuser, XLA fusions): the generator wrote it; confirm without
+- **generated** code (TorchInductor, nvFuser, XLA fusions, TileLang's and TVM's kernels): the generator wrote it; confirm without
   the generator, upgrade it, report upstream with the generated code;
 - the **toolchain** crashed or failed its own assertion: a compiler bug, whatever the source; and
   every answer on such a log gets the compiler-bug alternative in its caveats.
@@ -53,6 +53,14 @@ _GENERATED = {
     "nvFuser": (
         "run the same code with the fuser disabled to confirm, upgrade PyTorch/nvFuser (or pin the last "
         "version that worked), and report it upstream with this log"
+    ),
+    "TileLang": (
+        "upgrade TileLang (or pin the last version that worked; a nightly or source build regresses first) and "
+        "report it to TileLang with this log and the generated CUDA source (`kernel.get_kernel_source()`)"
+    ),
+    "TVM": (
+        "upgrade TVM (or the project that bundles it, such as MLC-LLM; or pin the last version that worked) and "
+        "report it upstream with this log and the generated CUDA source"
     ),
     "XLA": (
         "upgrade jax and jaxlib (or pin the last version that worked) and report it to XLA with this log "

@@ -90,6 +90,16 @@ _KERNEL_LIBS: tuple[tuple[re.Pattern[str], str, str, tuple[str, ...]], ...] = (
         "nvFuser",
         ("nvfuser", "nvFuser", "NVFUSER", "CudaCodeGen", "Nvfuser"),
     ),
+    # TileLang's device templates (tl_templates/cuda/*.h: tl::ptx_ldmatrix_x2, tl::gemm_ss, tl::cp_async_gs), which
+    # the kernels it generates call; not any ``tl::`` (TartanLlama's tl::expected and tl::optional are C++ libraries)
+    (
+        re.compile(r"\btl::(?:ptx_|gemm_|cp_async|mma_|copy_|tma_|atomic_)\w*|\btl_templates[/\\]"),
+        "generated",
+        "TileLang",
+        ("tl::", "tl_templates"),
+    ),
+    # TVM's generated kernels keep its PrimFunc's name (``default_function_kernel``, ``default_function_kernel0``)
+    (re.compile(r"\bdefault_function_kernel\d*\b"), "generated", "TVM", ("default_function_kernel",)),
     (
         re.compile(r"\bflash::|\bflash_(?:fwd|bwd)_\w*kernel|\bflash_attn_?\w*\.so\b|\bflash_attn_2_cuda\b"),
         "library",

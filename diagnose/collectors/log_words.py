@@ -18,7 +18,9 @@ Facts that change the check kdiag gives, not the owner it names:
 
 - ``kernel_compiler``: the compiler or code generator that wrote the failing kernel, as the log shows it: TorchInductor
   (``torch._inductor``, ``torch.compile``), Triton (its compiler or runtime, ``@triton.jit``), XLA (jaxlib,
-  ``XlaRuntimeError``) or Julia (CUDA.jl, ``.jl:N`` frames).  A fault in a generated kernel can be the compiler's.
+  ``XlaRuntimeError``), the kernel languages and tensor compilers that write CUDA C++ and compile it themselves
+  (TileLang, BitBLAS, TVM and MLC-LLM, Hidet, DaCe, IREE, Taichi: their own modules in a traceback) or Julia
+  (CUDA.jl, ``.jl:N`` frames).  A fault in a generated kernel can be the compiler's.
 - ``multi_gpu``: the log shows more than one GPU at work: a device ordinal above 0 (``cuda:1``, ``GPU:1``,
   ``device=1``, ``CUDA_VISIBLE_DEVICES=0,1``) or a distributed run (``torch.distributed``, DDP, NCCL).
 - ``cuda_toolkit``: a CUDA toolkit release the log names (``CUDA 11.4``, ``cuda-11.4``, a wheel's ``cu118``,
@@ -235,6 +237,28 @@ _KERNEL_COMPILERS = (
             r"|\bxla[/\\](?:service|pjrt)[/\\]"
         ),
     ),
+    # kernel languages and tensor compilers that write CUDA C++ (or PTX) and compile it themselves, named by their
+    # own Python modules in a traceback or their compile drivers: TileLang (tilelang/jit/adapter/libgen.py writes a
+    # temporary .cu and runs nvcc; its device templates are tl_templates/), BitBLAS (the same library generator), TVM
+    # and MLC-LLM on it (tvm/contrib/nvcc.py, TVMError), Hidet (hidet/backend/build.py), DaCe (dace/codegen/, its
+    # .dacecache build folders), IREE (iree-compile, its HAL executable targets) and Taichi (its [taichi/...]
+    # log lines); TileLang and BitBLAS before TVM, which they embed
+    (
+        "TileLang",
+        re.compile(r"\btilelang[./\\](?:jit|engine|cache|contrib|compile|language|transform)\b|\btl_templates\b"),
+    ),
+    ("BitBLAS", re.compile(r"\bbitblas[./\\](?:base|gpu|ops|builder|utils)\b")),
+    (
+        "TVM",
+        re.compile(
+            r"\btvm[./\\](?:contrib|_ffi|runtime|driver|relax|relay|target|meta_schedule|dlight|tir|build_module)\b"
+            r"|\bTVMError\b|\btvm\.error\.\w+|\bmlc_llm[./\\]"
+        ),
+    ),
+    ("Hidet", re.compile(r"\bhidet[./\\](?:backend|drivers|graph|ir|runtime|transforms)\b")),
+    ("DaCe", re.compile(r"\bdace[./\\]codegen\b|[/\\]\.dacecache[/\\]")),
+    ("IREE", re.compile(r"\biree-compile\b|\biree[./\\]compiler\b|#hal\.executable\.target<")),
+    ("Taichi", re.compile(r"\[taichi[/\\]|\btaichi[./\\](?:lang|_lib|types)\b")),
     # CUDA.jl's own error text, "CUDA error: MESSAGE (code N, NAME)" (lib/cudadrv/error.jl), its types, the REPL
     (
         "Julia (CUDA.jl)",
@@ -253,6 +277,13 @@ _KERNEL_COMPILER_WORDS = (
     _words("inductor", "_dynamo", "torch.compile"),
     _words("triton"),
     _words("xla", "jax"),
+    _words("tilelang", "tl_templates"),
+    _words("bitblas"),
+    _words("tvm", "mlc_llm"),
+    _words("hidet"),
+    _words("dace"),
+    _words("iree", "#hal.executable"),
+    _words("taichi"),
     _words(".jl", "kernelabstractions", "julia", "(code ", "cuda.cu"),
 )
 
@@ -263,7 +294,8 @@ _KERNEL_COMPILER_SEARCHES = tuple((name, StartSearch(rx)) for name, rx in _KERNE
 
 
 def kernel_compiler(text: str) -> str | None:
-    """The compiler or code generator the log shows wrote the kernel (TorchInductor, Triton, XLA, Julia), else None."""
+    """The compiler or code generator the log shows wrote the kernel (TorchInductor, Triton, XLA, a kernel language
+    such as TileLang or TVM, Julia), else None."""
     head = text[:SCAN]
     low = lowered(head)
     for (name, search), words in zip(_KERNEL_COMPILER_SEARCHES, _KERNEL_COMPILER_WORDS, strict=True):
