@@ -108,6 +108,8 @@ True
 True
 >>> gtest_run("[ RUN      ] cuda.sparse_spgemm_kokkos_complex_double_int_int_TestExecSpace")
 True
+>>> gtest_run("00:37:42 3: [ RUN      ] Cuda.batched_scalar_serial_inverselu_dcomplex")
+True
 >>> gtest_run("[ RUN      ] MyTest/0.Works") and not gtest_run("[ RUN ] step 3")
 True
 >>> masked("AssertionError: fully masked rows must have LSE=-inf")
@@ -211,8 +213,9 @@ _CUDA_DEVICE_SEARCH = StartSearch(_CUDA_DEVICE)
 
 
 # googletest's runner line (gtest.cc, PrettyUnitTestResultPrinter::OnTestStart: "[ RUN      ] " then the suite and
-# the test name; a parameterised suite's is "Prefix/Suite.Test/N")
-_GTEST_RUN = re.compile(r"^\[ RUN +\] \w+(?:/\w+)?\.\w+", re.MULTILINE)
+# the test name; a parameterised suite's is "Prefix/Suite.Test/N"), also as CTest's verbose run prints it, each line
+# after the test's number ("3: [ RUN ...") and a CI log's timestamp
+_GTEST_RUN = re.compile(r"^(?:\d{1,2}:\d{2}:\d{2}(?:\.\d+)? )?(?:\d+: )?\[ RUN +\] \w+(?:/\w+)?\.\w+", re.MULTILINE)
 
 
 # the compiler or code generator that wrote the kernel, first match wins (Inductor's kernels are Triton's too)
