@@ -81,7 +81,8 @@ above, so a PCI address or a driver version alone makes no facts):
   cuda-toolkit-torch-mismatch, however the message is wrapped.
 
 An ``nvidia-smi`` table fills ``smi_driver``, ``smi_mem_used_mib``/``smi_mem_total_mib`` (the
-first GPU row), ``smi_process_count`` (rows under *Processes*, 0 when none is listed) and
+first GPU row), ``smi_process_count`` (rows under *Processes*, 0 when none is listed; unset when the section is
+cut short after its header) and
 ``smi_compute_mode`` (normalised like GpuFacts: ``Default``, ``Exclusive_Process``,
 ``Exclusive_Thread``, ``Prohibited``).
 
@@ -602,13 +603,19 @@ def _smi(text: str, kw: dict[str, Any], tag: Any, lines: set[int]) -> None:
             kw["smi_mem_total_mib"] = float(mem2.group(2))
     p = body.find("Processes:")
     if p >= 0:
-        count = 0
+        # counted only from a whole section: one that says it lists none, or ends in its closing border; a table
+        # cut short after its header (a pasted excerpt) says nothing about the processes
+        count, whole = 0, "No running processes found" in body[p : p + 2_000]
         for line in body[p:].splitlines()[1:]:
             s = line.strip()
             if not s:
                 break
             if not s.startswith(("|", "+")):
                 break
+            if s.startswith("+"):
+                whole = True
+                break
             if _SMI_PROC.match(s):
                 count += 1
-        kw["smi_process_count"] = count
+        if whole:
+            kw["smi_process_count"] = count
