@@ -78,10 +78,10 @@ _MARKERS = (
 )
 
 # EDG (nvcc's cudafe++ and NVRTC) and MSVC: "file(12): error: msg", "file(12): warning #177-D: msg",
-# "file(12): error C2065: msg"; a long path can push the severity onto the next line when a terminal or a
+# "file(12): error C2065: msg", "file(135): fatal error C1189: #error: msg"; a long path can push the severity onto the next line when a terminal or a
 # log viewer wraps it ("very/long/path/file.cu(159): " then "error: msg")
 _EDG = re.compile(
-    r"^(?P<file>[^\n]*?)\((?P<line>\d+)\):(?: |[ \t]*\n[ \t]*)(?P<sev>error|warning|catastrophic error|note|remark)"
+    r"^(?P<file>[^\n]*?)\((?P<line>\d+)\):(?: |[ \t]*\n[ \t]*)(?P<sev>error|warning|catastrophic error|fatal error|note|remark)"
     r"(?: #\d+(?:-[A-Z])?| (?P<msvc>[A-Z]+\d{4}))?: (?P<msg>[^\n]*)$",
     re.M,
 )
@@ -136,6 +136,8 @@ _CRASH_WORDS = re.compile(
 _HOST_UNSUPPORTED = re.compile(
     r"unsupported (?:GNU|clang|Microsoft Visual Studio|[\w ]+?) version|UNSUPPORTED COMPILER"
 )
+# the start of another diagnostic line, where a wrapped message stops
+_DIAG_START = re.compile(r"\b(?:fatal )?(?:error|warning)(?: [A-Z]+\d+)?:|^\S+\(\d+\)|^\S+:\d+\b")
 # the range host_config.h states (crt/host_config.h of CUDA 8 to 13): "gcc versions later than 7 are not
 # supported", "gcc 4.9 and up are not supported", "clang version must be less than 21 and greater than 3.2",
 # "Only the versions between 2019 and 2022 (inclusive) are supported"
@@ -176,11 +178,28 @@ class _Scan:
         return bisect.bisect_right(self._starts, pos)
 
     def add(self, pos: int, tool: str, sev: str, msg: str, file: str | None = None, line: str | None = None) -> None:
+        if "#error" in msg and not _HOST_UNSUPPORTED.search(msg):
+            msg = self._wrapped(pos, msg)
         if tool != "host-compiler" and "#error" in msg and _HOST_UNSUPPORTED.search(msg):
             tool = "host-compiler"  # the toolkit's host_config.h refusing the host compiler
         self.found.append(
             (pos, Diagnostic(tool, sev, msg.strip(), file, int(line) if line else None, log_line=self.line_of(pos)))
         )
+
+    def _wrapped(self, pos: int, msg: str) -> str:
+        """An ``#error`` message a console or a log viewer wrapped over the next lines (MSBuild's output at 80
+        columns: "#error:  -" then "- unsupported Microsoft Visual Studio version! ..."), joined back when the joined
+        text is host_config.h's refusal of the host compiler; else the message as it was."""
+        end = self.text.find("\n", pos)
+        if end < 0:
+            return msg
+        more: list[str] = []
+        for nxt in self.text[end + 1 : end + 1 + 1_000].splitlines()[:3]:
+            if not nxt.strip() or _DIAG_START.search(nxt):
+                break
+            more.append(nxt.strip())
+        joined = " ".join([msg.rstrip(), *more])
+        return joined if more and _HOST_UNSUPPORTED.search(joined) else msg
 
 
 @dataclass
@@ -202,7 +221,7 @@ def _scan_edg(sc: _Scan) -> None:
             file = rest.strip()
         file = _BUILDKIT.sub("", file)  # docker build's step prefix: "#7 392.3 kernels.cu"
         file = file.rpartition(": ")[2]  # a caller's label before the program log: "Program compile log: k.cu"
-        sev = "fatal" if m.group("sev") == "catastrophic error" else m.group("sev")
+        sev = "fatal" if m.group("sev") in ("catastrophic error", "fatal error") else m.group("sev")
         tool = "host-compiler" if m.group("msvc") else ("nvrtc" if sc.nvrtc else "nvcc")
         sc.add(m.start(), tool, sev, m.group("msg") + _edg_wrapped_name(sc.text, m.end()), file, m.group("line"))
 
