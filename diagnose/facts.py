@@ -544,6 +544,9 @@ class ExitFacts(Facts):
     # CUDA device assert's "Assertion `cond` failed."): its condition, and where it stands when the line says
     assertion: str | None = None  # softmax_success
     assertion_at: str | None = None  # apex/contrib/csrc/multihead_attn/self_multihead_attn_cuda.cu:153
+    # an uncaught C++ exception's message, as libstdc++'s terminate handler prints it ("terminate called after
+    # throwing an instance of 'std::runtime_error'" then "  what():  [custatevec] %initialization error ...")
+    uncaught: str | None = None
 
 
 # --- numerical comparison (read from logs; `kdiag run` fills more) -------------------

@@ -24,6 +24,8 @@ Tags in ``EnvFacts.issues`` (rule symbol ``env_issues``), in order of first appe
 ``cuda-visible-devices-empty`` ``CUDA_VISIBLE_DEVICES`` set to ``""``, ``-1``, ``none`` or ``NoDevFiles``
 ``torch-arch-unsupported``     ``... with CUDA capability sm_120 is not compatible with the current
                                PyTorch installation`` (→ ``gpu_arch``, ``supported_archs``)
+``paddle-arch-unsupported``    PaddlePaddle's ``The GPU compute capability in your current machine is 90, which is
+                               not supported by Paddle`` (→ ``gpu_arch``)
 ``fork-after-cuda-init``       ``Cannot re-initialize CUDA in forked subprocess``
 ``torch-cpu-build``            ``Torch not compiled with CUDA enabled``
 ``exclusive-compute-mode``     nvidia-smi compute mode ``E. Process`` / ``E. Thread``
@@ -133,6 +135,10 @@ _SIMPLE: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("nvidia-smi-not-found", ("nvidia-smi: command not found", "nvidia-smi: not found")),
     ("torch-arch-unsupported", ("is not compatible with the current PyTorch installation",)),
+    # PaddlePaddle's start-up check (paddle/phi/backends/gpu/gpu_resources.cc): "The GPU compute capability in your
+    # current machine is 90, which is not supported by Paddle, it is recommended to install the corresponding wheel
+    # package according to the installation information on the official Paddle website."
+    ("paddle-arch-unsupported", ("which is not supported by Paddle",)),
     ("fork-after-cuda-init", ("Cannot re-initialize CUDA in forked subprocess",)),
     ("torch-cpu-build", ("Torch not compiled with CUDA enabled",)),
     ("ecc-uncorrectable", ("DBE (double bit error)",)),
@@ -150,6 +156,7 @@ _SIMPLE: tuple[tuple[str, tuple[str, ...]], ...] = (
 # /usr/local/cuda/bin/nvcc", Python's "FileNotFoundError: [Errno 2] No such file or directory:
 # '/usr/local/cuda/bin/nvcc'" (tests/fixtures/environment/captured-nvcc-not-at-path-*.txt); dash's "sh: 1:
 # /usr/local/cuda/bin/nvcc: not found" is the "nvcc: not found" above
+_PADDLE_ARCH = re.compile(r"compute capability in your current machine is (\d{2,3}), which is not supported by Paddle")
 _NVCC_PATH_NEEDLES = ("nvcc: No such file or directory", "/nvcc'", "no such file or directory: ")
 _NVCC_AT_PATH = re.compile(
     r"((?:[\w.~+-]*[/\\])+nvcc(?:\.exe)?): (?:No such file or directory|not found)"
@@ -353,6 +360,10 @@ def _torch_messages(text: str, kw: dict[str, Any]) -> None:
         m = _SUPPORTED.search(text)
         if m:
             kw["supported_archs"] = tuple(m.group(1).split())
+    if "which is not supported by Paddle" in text:
+        m = _PADDLE_ARCH.search(text)
+        if m:
+            kw["gpu_arch"] = f"sm_{m.group(1)}"
 
 
 # a line logged at warning or info severity: glog/absl's "W1203 10:00:00.1 …" and TensorFlow's timestamped

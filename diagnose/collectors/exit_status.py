@@ -36,6 +36,13 @@ wrapping it over lines; a CUDA device assert's ``Assertion `cond` failed.``), an
 ('SIGABRT', 'softmax_success', 'k.cu:153', (1, 2))
 >>> parse("all fine") is None
 True
+
+So is an uncaught C++ exception's message (libstdc++'s terminate handler: ``terminate called after throwing an
+instance of 'T'``, then ``what():  message``), the error the abort follows:
+
+>>> f = parse("terminate called after throwing an instance of 'std::runtime_error'\\n  what():  bad handle\\nAborted")
+>>> f.uncaught, f.lines
+('bad handle', (2, 3))
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ import dataclasses
 import re
 import signal as _signal
 
+from diagnose.clip import clip
 from diagnose.collectors.gate_words import gate
 from diagnose.facts import ExitFacts
 
@@ -153,10 +161,13 @@ def parse(text: str) -> ExitFacts | None:
     timed_out = oom_killed = core_dumped = False
     lines: list[int] = []
     assertion: tuple[str, str | None, tuple[int, ...]] | None = None
+    uncaught: tuple[str, int] | None = None
     all_lines = text.splitlines()
     for ln, line in enumerate(all_lines, 1):
         if assertion is None and "Assertion " in line and len(line) <= 20000:
             assertion = _assertion(all_lines, ln)
+        if uncaught is None and "terminate called after throwing" in line:
+            uncaught = _uncaught(all_lines, ln)
         if len(line) > 20000 or not _HINT_IN_LINE(line):
             continue
         hit = False
@@ -187,6 +198,8 @@ def parse(text: str) -> ExitFacts | None:
         return None
     if assertion is not None:
         lines = sorted({*lines, *assertion[2]})
+    if uncaught is not None:
+        lines = sorted({*lines, uncaught[1]})
     return ExitFacts(
         lines=tuple(lines),
         code=code,
@@ -196,7 +209,24 @@ def parse(text: str) -> ExitFacts | None:
         core_dumped=core_dumped,
         assertion=assertion[0] if assertion else None,
         assertion_at=assertion[1] if assertion else None,
+        uncaught=uncaught[0] if uncaught else None,
     )
+
+
+#: libstdc++'s terminate handler (libsupc++/vterminate.cc): "terminate called after throwing an instance of '%s'",
+#: then "  what():  %s" when the exception derives from std::exception
+MAX_UNCAUGHT = 300  # characters of an uncaught exception's message kept
+_WHAT = re.compile(r"^\s*what\(\):\s+(?P<msg>\S[^\n]*)$")
+
+
+def _uncaught(lines: list[str], ln: int) -> tuple[str, int] | None:
+    """The message of the uncaught C++ exception whose terminate line is line ``ln`` (from 1), and its line: the
+    ``what():`` line just after it, else None (an exception that is not a std::exception prints none)."""
+    for k in range(ln, min(ln + 2, len(lines))):
+        m = _WHAT.match(lines[k][:2000])
+        if m:
+            return clip(m["msg"].strip(), MAX_UNCAUGHT), k + 1
+    return None
 
 
 def _assertion(lines: list[str], ln: int) -> tuple[str, str | None, tuple[int, ...]] | None:
@@ -222,7 +252,7 @@ def merge(existing: ExitFacts | None, *, code: int | None, signal: str | None, t
     """Combine what the log said with a recorded exit status; the record wins for code and signal.
 
     >>> merge(parse("Killed"), code=137, signal=None, timed_out=False)
-    ExitFacts(lines=(1,), code=137, signal='SIGKILL', timed_out=False, oom_killed=False, core_dumped=False, assertion=None, assertion_at=None)
+    ExitFacts(lines=(1,), code=137, signal='SIGKILL', timed_out=False, oom_killed=False, core_dumped=False, assertion=None, assertion_at=None, uncaught=None)
     >>> merge(None, code=None, signal="SEGV", timed_out=True).signal
     'SIGSEGV'
     """
