@@ -50,6 +50,9 @@ What is read (``error`` is the short class name):
 ('OutOfResources', 'shared memory', 102400.0, 98304.0)
 >>> parse("OutOfResources: smem, Required: 99 KiB, Hardware limit: 48 KiB").limit
 49152.0
+>>> f = parse("OutOfMemoryError: out of resource: triton_tem_fused_flex_attention_0\nRequired: 139776  Hardware limit: 101376")
+>>> f.resource, f.required
+('shared memory', 139776.0)
 >>> parse("RuntimeError: 0 active drivers ([]). There should only be one.").no_active_driver
 True
 >>> parse("all good") is None
@@ -128,6 +131,13 @@ _OOR = re.compile(
 # these only shared memory is counted in bytes, so a figure with a byte unit and no resource named is shared memory
 _OOR_RESOURCE_ALIASES = {"smem": "shared memory", "shared mem": "shared memory", "shmem": "shared memory"}
 _OOR_UNIT_BYTES = {"B": 1, "bytes": 1, "KiB": 1024, "KB": 1024}
+#: a kernel's name where the resource stands: TorchInductor's generated kernels (triton_poi_/red_/per_/tem_/for_...),
+#: and any one-word identifier with an underscore (no resource Triton names is written that way)
+_KERNEL_NAME = re.compile(r"^(?:triton_\w+|[A-Za-z]\w*_\w*\d\w*)$")
+#: the per-block shared-memory limits GPUs report (cudaDevAttrMaxSharedMemoryPerBlockOptin), which Triton prints as
+#: the hardware limit: 48 KiB (before Volta's opt-in), 64 KiB (sm_75), 96 KiB (sm_70), 99 KiB (sm_86/89/120),
+#: 163 KiB (sm_80/87), 227 KiB (sm_90/100)
+_SMEM_LIMITS = frozenset({49152.0, 65536.0, 98304.0, 101376.0, 166912.0, 232448.0})
 
 
 def _oor_figure(number: str, unit: str | None) -> float:
@@ -311,10 +321,14 @@ def _out_of_resources(t: _Text, raised: list[_Found]) -> tuple[str | None, float
             oor = oor or m  # the first raised one: repeats of it are the same error logged again
         if oor is not None:
             named = (oor.group(1) or "").strip()
+            if _KERNEL_NAME.match(named):
+                named = ""  # TorchInductor names the kernel there ("out of resource: triton_tem_fused_..."), not the resource
             resource = _OOR_RESOURCE_ALIASES.get(named.lower(), named) or None
             if resource is None and (oor.group(3) or oor.group(5)):
                 resource = "shared memory"
             required, limit = _oor_figure(oor.group(2), oor.group(3)), _oor_figure(oor.group(4), oor.group(5))
+            if resource is None and limit in _SMEM_LIMITS:
+                resource = "shared memory"  # the limit is a GPU's per-block shared memory, to the byte
             sentence_end = text.find("\n", oor.start())
             sentence = text[oor.start() : sentence_end if sentence_end >= 0 else len(text)].strip()
             # every line of the message: a pasted log may wrap the figures, which decide, onto the next line
