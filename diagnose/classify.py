@@ -110,8 +110,6 @@ def with_text_prior(diagnosis: Diagnosis, ev: Evidence) -> Diagnosis:
     prior = TP.predict(ev.log.text, model) if model else None
     if model is None or prior is None or prior.probability < TP.ANSWER_FROM:
         return diagnosis
-    if any(f.category == prior.category and _contradicted(f) for f in diagnosis.findings):
-        return diagnosis  # the log's own values ruled that owner out (diagnose.confidence): words do not restore it
     finding = TP.finding(prior, model, ev.log.text, diagnosis.findings, _hint_check(ev))
     return dataclasses.replace(
         diagnosis,
@@ -124,13 +122,6 @@ def with_text_prior(diagnosis: Diagnosis, ev: Evidence) -> Diagnosis:
         abstained=False,
         contested=False,
     )
-
-
-def _contradicted(finding: Any) -> bool:
-    """Whether the input's own values contradicted ``finding``'s answer (its confidence note says so)."""
-    from diagnose.confidence import CONTRADICTED_NOTE
-
-    return CONTRADICTED_NOTE in dict(finding.facts).get("confidence", "")
 
 
 def contested_by_text_prior(diagnosis: Diagnosis, ev: Evidence) -> Diagnosis:

@@ -13,11 +13,9 @@ small, bounded and additive, and each step is named so a reader can see why:
   defect, not a doubt about the category; ``-0.20`` when a compiler crashed or failed its own
   assertion): the author of the code is not the reader, and a crashing compiler is a compiler bug
   (``environment``).
-- **the values contradict the answer** (``-0.20``, and at most :data:`CONTRADICTED_CEILING`, under the answer
-  threshold): a ``runtime-assumption`` answer (this GPU's limit) when the shared memory requested is over every
-  GPU's limit: the problem size or the kernel's configuration is the cause, not the device it ran on; which of the
-  two (a size the kernel claims to support, or one past it) the log does not say, so the answer abstains with the
-  rule's caveat as the check.
+- **the values contradict the answer** (``-0.20``): a ``runtime-assumption`` answer (this GPU's
+  limit) when the shared memory requested is over every GPU's limit: the problem size or the
+  kernel's configuration is the cause, not the device it ran on.
 - **nothing to stand on** (``-0.05``): a log of at most two lines with no frame, kernel name or source
   line, read by a rule that decides from text alone.
 
@@ -65,8 +63,6 @@ BARE_STATUS_CEILING = 0.6
 LIBRARY_LAUNCH_CEILING = 0.45
 CALLER_UNSEEN_CEILING = 0.8
 ANSWERS_FROM = 0.5  # the answer threshold (diagnose.matcher.MIN_CONFIDENCE)
-CONTRADICTED_CEILING = 0.45  # an answer the input's own values contradict does not answer
-CONTRADICTED_NOTE = "the values contradict this answer"
 OWN_COMPILE_FLOOR = 0.6
 #: kdiag run's targets whose compile rung builds the submission's own source
 OWN_SOURCE_TARGETS = frozenset({"kernelbench", "gpumode", "cuda-file", "kernel-module"})
@@ -257,9 +253,6 @@ def assess(rule: Any, context: Mapping[str, Any]) -> tuple[float, str | None]:
         # does not decide; the values it reads being present does not make them decide
         value = rule.confidence
         moves.append((0.0, f"at most {value:.2f}: a rule that does not decide alone"))
-    if value > CONTRADICTED_CEILING and any(d == CONTRADICTED for d, _ in moves):
-        value = CONTRADICTED_CEILING
-        moves.append((0.0, f"at most {CONTRADICTED_CEILING:.2f}: {CONTRADICTED_NOTE}"))
     why_own = own_source_compile(rule, context) if value < OWN_COMPILE_FLOOR else None
     if why_own:
         value = OWN_COMPILE_FLOOR

@@ -89,7 +89,6 @@ def test_values_over_every_gpu_contradict_a_this_gpu_answer() -> None:
     assert any(d == C.CONTRADICTED for d, _ in moves)
     assert not any(d > 0 for d, _ in moves)
     assert C.adjusted(rule, ctx) < rule.confidence
-    assert C.adjusted(rule, ctx) <= C.CONTRADICTED_CEILING < C.ANSWERS_FROM  # contradicted: it abstains
     # the same message within a real GPU's limit (RTX 3090, holdout): the values raise it
     ctx = collect(_corpus_log("holdout/issues.yaml", "flood-segattn-smem-rtx3090")).context()
     assert C.adjusted(rule, ctx) > rule.confidence
