@@ -11,8 +11,8 @@ evidence says otherwise, the rendered fix says so first:
 - a library's code a **package manager** is building (luarocks, pip, conda-build, Spack, vcpkg build trees):
   the reader installs it, and an edit in the temporary tree does not last: pin the last release or commit
   that built, report upstream;
-- **generated** code (TorchInductor, nvFuser, XLA fusions, TileLang's and TVM's kernels): the generator wrote it; confirm without
-  the generator, upgrade it, report upstream with the generated code;
+- **generated** code (TorchInductor, nvFuser, XLA fusions, TileLang's and TVM's kernels): the generator wrote it;
+  confirm without the generator, upgrade it, report upstream with the generated code;
 - the **toolchain** crashed or failed its own assertion: a compiler bug, whatever the source; and
   every answer on such a log gets the compiler-bug alternative in its caveats.
 

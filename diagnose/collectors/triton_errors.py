@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -134,10 +135,16 @@ _OOR_UNIT_BYTES = {"B": 1, "bytes": 1, "KiB": 1024, "KB": 1024}
 #: a kernel's name where the resource stands: TorchInductor's generated kernels (triton_poi_/red_/per_/tem_/for_...),
 #: and any one-word identifier with an underscore (no resource Triton names is written that way)
 _KERNEL_NAME = re.compile(r"^(?:triton_\w+|[A-Za-z]\w*_\w*\d\w*)$")
-#: the per-block shared-memory limits GPUs report (cudaDevAttrMaxSharedMemoryPerBlockOptin), which Triton prints as
-#: the hardware limit: 48 KiB (before Volta's opt-in), 64 KiB (sm_75), 96 KiB (sm_70), 99 KiB (sm_86/89/120),
-#: 163 KiB (sm_80/87), 227 KiB (sm_90/100)
-_SMEM_LIMITS = frozenset({49152.0, 65536.0, 98304.0, 101376.0, 166912.0, 232448.0})
+
+
+@functools.cache
+def _smem_limits() -> frozenset[float]:
+    """The per-block shared-memory limits GPUs report (the 48 KiB default, and each arch's opt-in maximum in
+    diagnose/data/gpus.yaml), which Triton prints as the hardware limit."""
+    from diagnose.envinfo import gpuspec
+
+    specs = [gpuspec.lookup(a) for a in gpuspec.archs()]
+    return frozenset(float(v) for s in specs for v in (s.smem_per_block_default, s.smem_per_block_optin))
 
 
 def _oor_figure(number: str, unit: str | None) -> float:
@@ -322,12 +329,13 @@ def _out_of_resources(t: _Text, raised: list[_Found]) -> tuple[str | None, float
         if oor is not None:
             named = (oor.group(1) or "").strip()
             if _KERNEL_NAME.match(named):
-                named = ""  # TorchInductor names the kernel there ("out of resource: triton_tem_fused_..."), not the resource
+                # TorchInductor names the kernel there ("out of resource: triton_tem_fused_..."), not the resource
+                named = ""
             resource = _OOR_RESOURCE_ALIASES.get(named.lower(), named) or None
             if resource is None and (oor.group(3) or oor.group(5)):
                 resource = "shared memory"
             required, limit = _oor_figure(oor.group(2), oor.group(3)), _oor_figure(oor.group(4), oor.group(5))
-            if resource is None and limit in _SMEM_LIMITS:
+            if resource is None and limit in _smem_limits():
                 resource = "shared memory"  # the limit is a GPU's per-block shared memory, to the byte
             sentence_end = text.find("\n", oor.start())
             sentence = text[oor.start() : sentence_end if sentence_end >= 0 else len(text)].strip()
