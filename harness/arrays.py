@@ -100,7 +100,29 @@ def load_tensor(folder: Path, entry: dict[str, Any], device: str) -> torch.Tenso
         t = t.view(RAW_VIEW[dtype]).view(TORCH_DTYPES[dtype])
     else:
         t = torch.from_numpy(arr.copy())
-    return t.to(device)
+    t = t.to(device)
+    strides = entry.get("strides")
+    if strides is not None and len(strides) == t.dim() and tuple(strides) != t.stride():
+        t = restrided(t, [int(s) for s in strides])
+    return t
+
+
+def restrided(t: torch.Tensor, strides: list[int]) -> torch.Tensor:
+    """``t``'s values in the layout they were saved from: the strides a caller's tensor had (a transposed view,
+    rows of a wider buffer, a broadcast dimension), so that the kernel and the check see the layout the inputs were
+    made in, not a contiguous copy. A layout that cannot be rebuilt leaves ``t`` as it is."""
+    try:
+        # a broadcast dimension (stride 0): one slice of it, expanded back
+        zero = [i for i, (n, st) in enumerate(zip(t.shape, strides, strict=True)) if st == 0 and n > 1]
+        base = t
+        for i in zero:
+            base = base.narrow(i, 0, 1)
+        inner = [1 if i in zero else st for i, st in enumerate(strides)]
+        out = torch.empty_strided(tuple(base.shape), tuple(inner), dtype=t.dtype, device=t.device)
+        out.copy_(base)
+        return out.expand(t.shape) if zero else out
+    except (RuntimeError, ValueError):
+        return t
 
 
 def _scalar(v: Any) -> bool:

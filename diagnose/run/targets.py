@@ -17,6 +17,8 @@ diagnose.run.targets.ProtocolError: ...half.py follows no protocol kdiag knows; 
 from __future__ import annotations
 
 import ast
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +46,8 @@ class Target:
     path: Path | None = None  # the file given (submission, module or .cu)
     reference: Path | None = None
     uses_triton: bool = False  # the submission imports triton
-    sizes: tuple[dict[str, Any], ...] | None = None  # GPU MODE: the tests of a task.yml beside the reference
+    sizes: tuple[dict[str, Any], ...] | None = None  # GPU MODE: the tests of a task.yml beside the reference (and
+    # the sizes its benchmarks add: benchmark_sizes)
     notes: tuple[str, ...] = field(default=())
     # GPU MODE problem folder: module name -> file, as task.yml's ``files:`` assembles them (the
     # submission's own entry is "@SUBMISSION@"); the children import by these names, in place
@@ -209,6 +212,9 @@ def _read_task(path: Path) -> _Task:
     if isinstance(tests, list) and all(isinstance(t, dict) for t in tests):
         # a test that leaves its seed empty ("seed":) gets one of its own, as the harness's runner gives it
         got = tuple({k: (i + 1 if k == "seed" and v is None else v) for k, v in t.items()} for i, t in enumerate(tests))
+        benchmarks = data.get("benchmarks")
+        if got and isinstance(benchmarks, list):
+            got += benchmark_sizes(got, [b for b in benchmarks if isinstance(b, dict)])
     files = []
     for f in data.get("files") or ():
         if isinstance(f, dict) and isinstance(f.get("name"), str) and isinstance(f.get("source"), str):
@@ -220,6 +226,43 @@ def _read_task(path: Path) -> _Task:
     if main is not None:  # the runner kdiag replaces: a copy of the problem without it still runs
         files = [(n, src) for n, src in files if f"{n}.py" != main or (path.parent / src).is_file()]
     return _Task(path, got, tuple(files), main)
+
+
+#: a size taken from a task's benchmarks costs at most this many times the largest test (the product of its integer
+#: parameters): Triton's interpreter runs it on the CPU
+BENCHMARK_COST = 8
+#: and at most this many of them per task
+BENCHMARK_SIZES = 2
+
+
+def _cost(size: Mapping[str, Any]) -> int:
+    return math.prod(v for k, v in size.items() if k != "seed" and type(v) is int and v > 0)
+
+
+def benchmark_sizes(
+    tests: Sequence[Mapping[str, Any]], benchmarks: Sequence[Mapping[str, Any]]
+) -> tuple[dict[str, Any], ...]:
+    """Sizes from a task's ``benchmarks:``, which are part of its contract (a benchmark's stated shapes), as far as
+    the CPU can run them: for each integer parameter a benchmark sets past every test's value, the largest test with
+    that one parameter at the benchmark's value (a row longer than any test's, a longer reduction), within
+    :data:`BENCHMARK_COST` times that test's cost.
+
+    >>> benchmark_sizes([{"rows": 64, "cols": 1000, "seed": 1}], [{"rows": 1024, "cols": 4096, "seed": 9}])
+    ({'rows': 64, 'cols': 4096, 'seed': 9},)
+    """
+    base = max(tests, key=_cost)
+    out: list[dict[str, Any]] = []
+    for bench in benchmarks:
+        for key, value in bench.items():
+            if key == "seed" or type(value) is not int or type(base.get(key)) is not int:
+                continue
+            if all(type(t.get(key)) is int and value > t[key] for t in tests):
+                size = {**base, key: value}
+                if "seed" in bench:
+                    size["seed"] = bench["seed"]
+                if _cost(size) <= BENCHMARK_COST * _cost(base) and size not in out and size not in tests:
+                    out.append(size)
+    return tuple(out[:BENCHMARK_SIZES])
 
 
 def _task_tests(reference: Path) -> tuple[dict[str, Any], ...] | None:
