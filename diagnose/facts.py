@@ -63,6 +63,12 @@ class LogFacts(Facts):
     torch_cuda_version: str | None = None  # "10.1": the CUDA that PyTorch release was built with, as shown
     launch_blocking: bool = False  # the run had CUDA_LAUNCH_BLOCKING=1 set, as the log shows (collectors.log_words)
     last_kernel: str | None = None  # the kernel a library's error report names as launched last (log_words)
+    graphics_interop: str | None = None  # a CUDA graphics-interop call a failing line names (collectors.log_words)
+    glsl_mesa_error: str | None = None  # the first error of a shader Mesa's GLSL compiler rejected (log_words)
+    managed_prefetch: str | None = None  # a managed-memory prefetch a failing report names (collectors.log_words)
+    cuda_ipc: str | None = None  # a CUDA IPC call a failing line names (collectors.log_words)
+    ggml_arch_gap: str | None = None  # this-arch | newer-gpu | undecided: ggml's no-device-code report (log_words)
+    ggml_arch_detail: str | None = None  # the arch that ran, the archs built, the GPU's capability when shown
     empty_input: str | None = None  # a line printing a zero count for the input: "(0 vertices, 0 edges)" (log_words)
     project_source: str | None = None  # a CUDA source of the program's own an error line names (log_words)
     intermittent: bool = False  # the log says the failure comes and goes (collectors.log_words)

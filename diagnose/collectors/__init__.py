@@ -100,6 +100,7 @@ def collect(
 
         found["exit"] = exit_status.merge(found.get("exit"), code=exit_code, signal=signal, timed_out=timed_out)
     dup = link_symbols.duplicate_symbol(bounded) if "efinition" in bounded else None
+    gap = log_words.ggml_arch_gap(bounded)
     torch_version, torch_cuda = log_words.torch_versions(bounded)
     log = F.LogFacts(
         text=bounded,
@@ -127,6 +128,12 @@ def collect(
         torch_cuda_version=torch_cuda,
         launch_blocking=log_words.launch_blocking(bounded),
         last_kernel=log_words.last_kernel(bounded),
+        graphics_interop=log_words.graphics_interop(bounded),
+        glsl_mesa_error=log_words.glsl_mesa_error(bounded),
+        managed_prefetch=log_words.managed_prefetch(bounded),
+        cuda_ipc=log_words.cuda_ipc(bounded),
+        ggml_arch_gap=gap[0] if gap else None,
+        ggml_arch_detail=gap[1] if gap else None,
         empty_input=log_words.empty_input(bounded),
         project_source=log_words.project_source(bounded),
         intermittent=log_words.intermittent(bounded),

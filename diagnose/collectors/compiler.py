@@ -79,9 +79,10 @@ _MARKERS = (
 
 # EDG (nvcc's cudafe++ and NVRTC) and MSVC: "file(12): error: msg", "file(12): warning #177-D: msg",
 # "file(12): error C2065: msg", "file(135): fatal error C1189: #error: msg"; a long path can push the severity onto
-# the next line when a terminal or a log viewer wraps it ("very/long/path/file.cu(159): " then "error: msg")
+# the next line when a terminal or a log viewer wraps it ("very/long/path/file.cu(159): " then "error: msg"). A GLSL
+# compiler's location is no file: Mesa's "0:3(1): error: msg" (source string 0, line 3, column 1) is an OpenGL shader's
 _EDG = re.compile(
-    r"^(?P<file>[^\n]*?)\((?P<line>\d+)\):(?: |[ \t]*\n[ \t]*)(?P<sev>error|warning|catastrophic error|fatal error|note|remark)"
+    r"^(?![ \t]*\d+:\d+\(\d+\):)(?P<file>[^\n]*?)\((?P<line>\d+)\):(?: |[ \t]*\n[ \t]*)(?P<sev>error|warning|catastrophic error|fatal error|note|remark)"
     r"(?: #\d+(?:-[A-Z])?| (?P<msvc>[A-Z]+\d{4}))?: (?P<msg>[^\n]*)$",
     re.M,
 )

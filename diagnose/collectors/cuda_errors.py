@@ -149,6 +149,21 @@ _HINTS = (
     # a driver-API CUresult printed as a number by a CU_CHECK macro (see _CUDA_NUMBER)
     "CU error",
     "CU Error",
+    # a binding's CUresult it has no name for, and a driver-API call's status after its name ("cuLaunchKernel ->
+    # Returned: 701"): the driver API's call prefixes, which hold no "cuda"
+    "CUresult",
+    "cuLaunch",
+    "cuMem",
+    "cuModule",
+    "cuCtx",
+    "cuInit",
+    "cuStream",
+    "cuEvent",
+    "cuDevice",
+    "cuGraph",
+    "cuLink",
+    "cuIpc",
+    "cuImport",
     # the debugger API's name of a hardware exception, as the driver's GPU core dump prints it
     "CUDBG_EXCEPTION_",
 )
@@ -414,7 +429,8 @@ _CHECK_VS = re.compile(
     r"Check failed: (?P<lhs>.*?)\s*==\s*(?P<rhs>.*?)\s*\((?P<a>-?\d+) vs\. (?P<b>-?\d+)\)\s*(?P<msg>.*?)\s*$"
 )
 #: a bare number after words that say it is a CUDA status: "CUDA error 2", "CUDA error code 700",
-#: "CUDA driver error: 999", "cudaMalloc returned 2", "cuInit failed with error code 100"; TensorRT's
+#: "CUDA driver error: 999", "cudaMalloc returned 2", "cuInit failed with error code 100", "cudaHostRegister error:
+#: 35", "cuLaunchKernel -> Returned: 701", a binding's "Unknown CUresult: 35"; TensorRT's
 #: start-up check "CUDA initialization failure with error 222." (7.x; "with error: 35." from 8.x on) and
 #: the ``CHECK(status)`` macro of TensorRT's samples and the projects built on them, ``"Cuda failure: " << ret``;
 #: and the driver API's ``CUresult`` after "CU error", which ``CU_CHECK`` macros print bare (ArrayFire before 3.7,
@@ -429,8 +445,9 @@ _CUDA_NUMBER = re.compile(
     r"|\bCU error (?:\((?P<cu>\d{1,3})\)|(?P<cu2>\d{1,3})\b(?!\.\d))"
     r"|\binvalid error code \((?P<cu3>[1-9]\d{2})\)"
     r"|\bCUDA (?:initialization )?failure(?: with error)?:?\s*(?P<code3>\d{1,3})(?=\.(?!\d)|\)|\s*$)"
-    r"|\b(?P<call>(?:cuda|cu)[A-Z]\w*)(?:\([^()]*\))?\s+(?:returned|failed with (?:error )?(?:code )?)\s*"
-    r"\(?(?P<code2>\d{1,3})\b(?!\.\d)",
+    r"|\b(?P<call>(?:cuda|cu)[A-Z]\w*)(?:\([^()]*\))?\s*(?:returned|failed with (?:error )?(?:code )?|error:|->\s*returned:?)\s*"
+    r"\(?(?P<code2>\d{1,3})\b(?!\.\d)"
+    r"|\b(?:unknown )?CUresult:?\s*\(?(?P<cu4>\d{1,3})\b(?!\.\d)",
     re.I,
 )
 
@@ -479,10 +496,14 @@ def _numeric_hits(line: str, add: _Add) -> bool:
     m = _cuda_number()(line)
     if m:
         cu = m["cu"] or m["cu2"] or m["cu3"]
-        code = int(m["code"] or m["code2"] or m["code3"] or cu)
+        code = int(m["code"] or m["code2"] or m["code3"] or cu or m["cu4"])
         call = m["call"] or _api_call(line)
         name = name_for_message(line)
-        if name is None:
+        if name is None and m["cu4"]:
+            # a binding's CUresult that its own table does not know ("Unknown CUresult: 35", gominer's cu package
+            # wrapping a runtime call): a driver code when the driver has it, else the runtime's
+            name = t.driver_by_code.get(code) or t.by_code.get(code)
+        elif name is None:
             driver = cu is not None or (call is not None and not call.startswith("cuda"))
             name = t.driver_by_code.get(code) if driver else t.by_code.get(code)
         if name:

@@ -48,6 +48,32 @@ Facts that change the check kdiag gives, not the owner it names:
 - ``last_kernel``: the kernel a library's error report names as the one launched last: QUDA's errorQuda
   (lib/util_quda.cpp, "last kernel called was (name=%s,volume=%s,aux=%s)").  With launches synchronous it is
   the kernel that faulted.
+- ``graphics_interop``: the CUDA graphics-interop call a failing line names: a resource of OpenGL, Direct3D, EGL or
+  VDPAU registered or mapped (``cudaGraphicsGLRegisterBuffer``, ``cuGraphicsMapResources``), external memory or a
+  semaphore of Vulkan or Direct3D 12 imported (``cudaImportExternalMemory``, Taichi's ``import_external_memory``), the
+  interop device queries (``cudaGLGetDevices``), or a program's own words for the first ("register opengl buffer"), on a
+  line with an error, a failure or an error code.  Its generic runtime error (``OS call failed``, ``invalid device``,
+  ``invalid argument``) stands for the graphics context's GPU, the platform or the resource, not its usual reading.
+- ``glsl_mesa_error``: the first error of an OpenGL shader compiled by Mesa's GLSL compiler, whose locations are
+  ``SOURCE:LINE(COLUMN)`` (``0:3(1): error: duplicate storage qualifier``; NVIDIA's compiler prints ``0(3) : error
+  C0000: ...``): the program's OpenGL is served by Mesa (software rendering, WSL's Direct3D 12 layer, another GPU's
+  driver), not by the NVIDIA driver.
+- ``ggml_arch_gap``: what ggml's ``no_device_code`` report says of the GPU (ggml/src/ggml-cuda/common.cuh: "CUDA
+  kernel K has no device code compatible with CUDA arch A. ggml-cuda.cu was compiled for: LIST", A being the
+  ``__CUDA_ARCH__`` of the code that ran, LIST nvcc's ``__CUDA_ARCH_LIST__``): ``this-arch`` when the GPU is of arch
+  A (a newer arch is in LIST, so the driver would have run that one on a newer GPU; or the log's GPU has A's
+  capability): the kernel has no code for this GPU by design, a feature it lacks; ``newer-gpu`` when the log's GPU
+  is newer than A (the driver JIT-compiled A's PTX: the build lacks the GPU's own arch); ``undecided`` otherwise
+  (A is the newest built and the log shows no GPU).  ``ggml_arch_detail`` says which values decided.
+- ``managed_prefetch``: the managed-memory prefetch a failing report names (``cudaMemPrefetchAsync``,
+  ``cuMemPrefetchAsync``, SYCL's ``piextUSMEnqueuePrefetch``, a library's ``...PrefetchToDevice``, a ``prefetch.cpp``
+  source), on an error's line or within three lines of it (a report's "Function:" field).  A prefetch to a GPU needs
+  the device's concurrent managed access (``cudaDevAttrConcurrentManagedAccess``), which Windows, WSL 2 and GPUs
+  before Pascal lack, and memory allocated as managed.
+- ``cuda_ipc``: the CUDA IPC call a failing line names (``cudaIpcGetMemHandle``, ``cuIpcOpenMemHandle``, the event
+  handles' calls): exporting needs memory from ``cudaMalloc``/``cuMemAlloc`` (not a stream-ordered pool, virtual
+  memory management or managed memory), opening needs another process that can access the exporting GPU, on a
+  platform with CUDA IPC.
 - ``empty_input``: a line the program printed with a count of zero for its input ("Degree Histogram (0 vertices,
   0 edges)", "loaded 0 images", "num_points: 0", a ``torch.Size([0, 3])``): an input that was never loaded or
   built reaches kernels and copies sized from it.
@@ -688,6 +714,109 @@ def last_kernel(text: str) -> str | None:
         return None
     m = _LAST_KERNEL.search(head)
     return m.group(1) if m else None
+
+
+# CUDA's graphics interop (cuda_runtime_api.h's cudaGraphics*, cuda_gl_interop.h, cuda_d3d11_interop.h,
+# cuda_egl_interop.h; the driver API's cuGraphics*, cuImportExternal*) and programs' own words for it, on a failing line
+_INTEROP_CALL = (
+    r"\b(?:cuda|cu)Graphics\w*?(?:Register\w*|MapResources|UnmapResources|ResourceGetMapped\w+|SubResourceGetMapped\w+)"
+    r"|\b(?:cuda|cu)(?:Import|Destroy)External(?:Memory|Semaphore)\b|\bimport_external_(?:memory|semaphore)\b"
+    r"|\bcuda(?:GL|D3D9|D3D10|D3D11|EGL|VDPAU)(?:GetDevices|SetGLDevice|GetDevice|SetDirect3DDevice)\b"
+    r"|\bregister\w*\s+(?:the\s+|an?\s+)?(?:open)?gl\s+(?:pixel\s+)?(?:buffer|texture|image|pbo|resource)"
+)
+_INTEROP = re.compile(
+    rf"(?im)^(?=[^\n]*?(?P<call>{_INTEROP_CALL}))(?=[^\n]*(?:error|fail|invalid|not supported|code=\d+))"
+)
+
+
+def graphics_interop(text: str) -> str | None:
+    """The CUDA graphics-interop call (or a program's words for it) that a failing line names, else None."""
+    head = text[:SCAN]
+    low = head.lower()
+    if "graphics" not in low and "external" not in low and "gl" not in low:
+        return None
+    m = _INTEROP.search(head)
+    return m.group("call") if m else None
+
+
+# Mesa's GLSL compiler (src/compiler/glsl/glsl_parser_extras.cpp, _mesa_glsl_error): "%u:%u(%u): error: "
+_GLSL_MESA = re.compile(r"(?m)^[ \t]*\d+:\d+\(\d+\): error: ([^\n]+)$")
+
+
+def glsl_mesa_error(text: str) -> str | None:
+    """The first error of a shader Mesa's GLSL compiler rejected, else None."""
+    head = text[:SCAN]
+    if "): error: " not in head:
+        return None
+    m = _GLSL_MESA.search(head)
+    return m.group(1).strip() if m else None
+
+
+_GGML_NO_CODE = re.compile(
+    r"has no device code compatible with (?:CUDA|HIP) arch (\d+)\. ggml-cuda\.cu was compiled for: (\d+(?:[ ,]+\d+)*)"
+)
+# ggml_cuda_init's device list: "  Device 0: NVIDIA GeForce GTX 1080 Ti, compute capability 6.1, VMM: yes"
+_GGML_DEVICE_CC = re.compile(r"\bDevice \d+: [^\n,]+, compute capability (\d+)\.(\d+)")
+
+
+def ggml_arch_gap(text: str) -> tuple[str, str] | None:
+    """(this-arch | newer-gpu | undecided, the values that decided) for ggml's no-device-code report, else None."""
+    head = text[:SCAN]
+    if "has no device code compatible" not in head:
+        return None
+    m = _GGML_NO_CODE.search(head)
+    if m is None:
+        return None
+    arch = int(m.group(1))
+    built = sorted({int(a) for a in re.findall(r"\d+", m.group(2))})
+    newer = [a for a in built if a > arch]
+    from diagnose.collectors import symbol_lookup
+
+    gpus = [int(a) * 100 + int(b) * 10 for a, b in _GGML_DEVICE_CC.findall(head)]
+    gpus += [round(cc * 100) for cc in symbol_lookup.device_ccs(head)]
+    where = f"arch {arch} ran; built for {','.join(map(str, built))}"
+    if gpus:
+        gpu = max(gpus)
+        where += f"; the GPU's capability {gpu // 100}.{gpu % 100 // 10}"
+        return ("newer-gpu" if gpu > arch and not newer else "this-arch"), where
+    if newer:
+        return "this-arch", f"{where}: a newer GPU would have run the code of {newer[0]}"
+    return "undecided", where
+
+
+_PREFETCH_WORD = re.compile(r"\b\w*prefetch\w*(?:\.(?:cpp|cu|cc|c))?\b", re.I)
+_PREFETCH_ERROR = re.compile(r"error|fail|invalid|not supported", re.I)
+
+
+def managed_prefetch(text: str) -> str | None:
+    """The prefetch call (or source) a failing report names, on an error's line or within three lines of it."""
+    head = text[:SCAN]
+    if "refetch" not in head and "REFETCH" not in head:
+        return None
+    lines = head.splitlines()
+    near = None
+    for i, line in enumerate(lines):
+        m = _PREFETCH_WORD.search(line)
+        if m and _PREFETCH_ERROR.search(line):
+            return m.group(0)  # on the error's own line
+        if m and near is None and any(_PREFETCH_ERROR.search(x) for x in lines[max(0, i - 3) : i + 4]):
+            near = m.group(0)
+    return near
+
+
+_IPC = re.compile(
+    r"(?im)^(?=[^\n]*?(?P<call>\b(?:cuda|cu)Ipc(?:Get|Open|Close)(?:Mem|Event)Handle\b))"
+    r"(?=[^\n]*(?:error|fail|invalid|not supported|return value))"
+)
+
+
+def cuda_ipc(text: str) -> str | None:
+    """The CUDA IPC call a failing line names, else None."""
+    head = text[:SCAN]
+    if "Ipc" not in head:
+        return None
+    m = _IPC.search(head)
+    return m.group("call") if m else None
 
 
 # a count of zero printed for an input: "(0 vertices, 0 edges)", "loaded 0 images", "num_points: 0", "Size([0, 3])"

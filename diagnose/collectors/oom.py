@@ -17,7 +17,8 @@ Recognised (wording from the sources that print them):
 - TensorFlow: ``ResourceExhaustedError: OOM when allocating tensor ...`` and the BFC allocator's
   ``ran out of memory trying to allocate 3.00GiB (rounded to 3221225472)``.
 - generic: ``cudaErrorMemoryAllocation``, ``CUDA_ERROR_OUT_OF_MEMORY``, ``CUDA error: out of
-  memory``, legacy ``cuda runtime error (2) : out of memory``, MatConvNet's ``[out of memory error]``.
+  memory``, legacy ``cuda runtime error (2) : out of memory``, MatConvNet's ``[out of memory error]``, Vulkan's
+  ``VK_ERROR_OUT_OF_DEVICE_MEMORY``.
 
 "Process P has X memory in use" names *other* processes (torch compares P with its own
 pid); they are summed into ``other_process_bytes``.  Inside a container the pid namespace
@@ -75,6 +76,8 @@ _HINTS = (
     "cudaErrorMemoryAllocation",
     "CUDA_ERROR_OUT_OF_MEMORY",
     "Tried to allocate",
+    "OUT_OF_DEVICE_MEMORY",
+    "OutOfDeviceMemory",
 )
 _TORCH_HEAD = re.compile(r"(?:CUDA|HIP|XPU|MPS)? ?out of memory\. Tried to allocate " + _SIZE, re.IGNORECASE)
 # the figures without their "CUDA out of memory." head (a log cut at the line start, or quoted)
@@ -129,7 +132,11 @@ _GENERIC = re.compile(
     # MatConvNet's context error (matlab/src/bits/data.cu, vl::Context::setError: "<what failed> [<getErrorMessage>]",
     # with the calls that passed it on before it: "vl::impl::nnconv_forward_blas: getWorkspace [out of memory error]");
     # vlErrorOutOfMemory is what a failed cudaMalloc (or malloc) of its buffers returns
-    r"\bvl(?:::|_nn)\w[^\n]{0,200}?\[out of (?:GPU )?memory error\]"
+    r"\bvl(?:::|_nn)\w[^\n]{0,200}?\[out of (?:GPU )?memory error\]|"
+    # Vulkan's status for an allocation the GPU's memory cannot hold (VkResult VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    # vulkan-hpp's exception "ErrorOutOfDeviceMemory"; Omniverse's renderer "VkResult: ERROR_OUT_OF_DEVICE_MEMORY"
+    # after "Out of GPU memory allocating resource")
+    r"\b(?:VK_)?ERROR_OUT_OF_DEVICE_MEMORY\b|\bErrorOutOfDeviceMemory\b"
 )
 # TensorFlow's BFC allocator warns and retries: "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.26GiB
 # … The caller indicates that this is not a failure, but may mean that there could be performance gains if more

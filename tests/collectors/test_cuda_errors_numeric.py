@@ -28,6 +28,23 @@ from diagnose.collectors.cuda_errors import parse
         ),
         # corpus/holdout2 (ggml-cuda.cu): code 716 with its message
         ("CUDA error 716 at ggml-cuda.cu:7546: misaligned address", "cudaErrorMisalignedAddress", "raw", None),
+        # corpus/holdout67 (solana-labs/solana#7975): a Rust panic with the runtime call's status after "error:"
+        (
+            "panicked at 'cudaHostRegister error: 35 ptr: 0x7efe93615b80 bytes: 333824', perf/src/cuda_runtime.rs:33:17",
+            "cudaErrorInsufficientDriver",
+            "raw",
+            "cudaHostRegister",
+        ),
+        # corpus/holdout67 (beehive-lab/TornadoVM#195): a driver-API call's CUresult after an arrow, a driver code
+        (
+            "[TornadoVM-PTX-JNI] ERROR : cuLaunchKernel -> Returned: 701",
+            "cudaErrorLaunchOutOfResources",
+            "raw",
+            "cuLaunchKernel",
+        ),
+        # corpus/holdout67 (decred/gominer#44): a Go binding's CUresult it has no name for; 35 is no driver code, so
+        # the runtime's (the binding wraps cudaDeviceReset)
+        ("panic: Unknown CUresult: 35", "cudaErrorInsufficientDriver", "raw", None),
         # corpus/holdout24 (arrayfire/arrayfire#1894): ArrayFire's CU_CHECK prints the CUresult alone,
         # "CU Error (%d)\n" (src/backend/cuda/jit.cpp before 3.7); 1 is CUDA_ERROR_INVALID_VALUE
         ("CU Error (1)", "cudaErrorInvalidValue", "raw", None),
