@@ -287,7 +287,8 @@ _KERNEL_COMPILERS = (
     ("Hidet", re.compile(r"\bhidet[./\\](?:backend|drivers|graph|ir|runtime|transforms)\b")),
     ("DaCe", re.compile(r"\bdace[./\\]codegen\b|[/\\]\.dacecache[/\\]")),
     ("IREE", re.compile(r"\biree-compile\b|\biree[./\\]compiler\b|#hal\.executable\.target<")),
-    ("Taichi", re.compile(r"\[taichi[/\\]|\btaichi[./\\](?:lang|_lib|types)\b")),
+    # GsTaichi (Genesis' fork) keeps Taichi's modules under gstaichi/
+    ("Taichi", re.compile(r"\[taichi[/\\]|\b(?:gs)?taichi[./\\](?:lang|_lib|types)\b")),
     # CUDA.jl's own error text, "CUDA error: MESSAGE (code N, NAME)" (lib/cudadrv/error.jl), its types, the REPL
     (
         "Julia (CUDA.jl)",
