@@ -44,6 +44,8 @@ _REF_WORDS = frozenset(
     {
         *("cpu", "host", "ref", "reference", "expected", "expect", "golden", "truth", "numpy", "np", "scipy"),
         *("torch", "eager", "baseline", "desired"),
+        # a puzzle's or exercise's checker: "Yours: [28. 88.]" over "Spec : [28. 77.]" (srush/GPU-Puzzles)
+        *("spec", "specification"),
         # Accelerate's reference backend (Data.Array.Accelerate.Interpreter), printed beside its CUDA/LLVM backends
         "interpreter",
     }
@@ -51,7 +53,7 @@ _REF_WORDS = frozenset(
 _DEV_WORDS = frozenset(
     {
         *("gpu", "device", "dev", "cuda", "cupy", "cp", "kernel", "triton", "out", "output", "result", "actual"),
-        *("got", "observed", "computed", "jit", "jitted", "compiled", "liger", "fused"),
+        *("got", "observed", "computed", "jit", "jitted", "compiled", "liger", "fused", "yours"),
     }
 )
 #: words that only say "a value" and yield to a word naming the side (``output_torch``: the torch side)

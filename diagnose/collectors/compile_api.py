@@ -127,6 +127,22 @@ REMOVED_CUDA_API: dict[str, str] = {
         ),
         "CUDA 12.0",
     ),
+    # fields of cudaDeviceProp that CUDA 13.0 removed (absent from its driver_types.h; cudaDeviceGetAttribute with
+    # cudaDevAttrClockRate, cudaDevAttrMemoryClockRate, cudaDevAttrComputeMode ... answers them), read in an EDG
+    # 'class "cudaDeviceProp" has no member "memoryClockRate"'
+    **dict.fromkeys(
+        (
+            "cudaDeviceProp::clockRate",
+            "cudaDeviceProp::memoryClockRate",
+            "cudaDeviceProp::deviceOverlap",
+            "cudaDeviceProp::kernelExecTimeoutEnabled",
+            "cudaDeviceProp::computeMode",
+            "cudaDeviceProp::maxTexture1DLinear",
+            "cudaDeviceProp::singleToDoublePrecisionPerfRatio",
+            "cudaDeviceProp::cooperativeMultiDeviceLaunch",
+        ),
+        "CUDA 13.0",
+    ),
 }
 
 #: CUB and Thrust API that CCCL 3.0 removed (CCCL 2.8 deprecated it), the CCCL that CUDA 13.0 ships: the names of the

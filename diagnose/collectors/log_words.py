@@ -770,6 +770,8 @@ def ggml_arch_gap(text: str) -> tuple[str, str] | None:
         return None
     arch = int(m.group(1))
     built = sorted({int(a) for a in re.findall(r"\d+", m.group(2))})
+    if arch not in built:  # the code that ran is one the build made: a list without it is not this build's
+        return None
     newer = [a for a in built if a > arch]
     from diagnose.collectors import symbol_lookup
 

@@ -10,7 +10,9 @@ tolerances would let it through.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from diagnose.run import children as K
 from diagnose.run import compare as C
@@ -46,3 +48,55 @@ def run_on(ctx: RunContext, folder: Path, inputs: Path, manifest: str, timeout: 
             manifest=manifest)  # fmt: skip
     got = K.read_json(ctx, folder / "check.json", "check_implementation result (probes)") or {}
     return {str(r.get("label")): r for r in got.get("sizes", []) if isinstance(r, Mapping)}
+
+
+#: at a size a task's benchmarks added, a failed check counts when more than this share of an output's elements
+#: (and more than BENCHMARK_FEW of them) is off, or any is NaN, infinite or unwritten: the checker's tolerance was set
+#: for its tests' sizes, and a longer reduction moves a correct kernel's rounding past it on a few elements
+BENCHMARK_GROSS = 0.01
+BENCHMARK_FEW = 4
+
+
+def benchmark_margins(
+    ctx: RunContext, manifest: Mapping[str, Any] | None, sizes: list[C.SizeResult]
+) -> list[C.SizeResult]:
+    """The sizes with a failure at a benchmark-added size (:func:`diagnose.run.targets.benchmark_sizes`) that is only
+    a few elements past the checker's tolerance taken as passed, and said in a note; everything else as it was."""
+    bench = ctx.target.benchmarks
+    if not bench or ctx.opts.sizes or not manifest:
+        return sizes
+    added = {
+        str(m.get("label")) for m in manifest.get("sizes", []) if isinstance(m, Mapping) and m.get("size") in bench
+    }
+    out = []
+    for s in sizes:
+        marginal = (
+            s.label in added
+            and not s.ok
+            and not s.missing
+            and s.kernel_error is None
+            and s.reference_error is None
+            and s.invalid is None
+            and not s.unwritten
+            and bool(s.leaves)
+            and all(
+                leaf.ok
+                or (
+                    leaf.total > 0
+                    and leaf.mismatched <= max(BENCHMARK_GROSS * leaf.total, BENCHMARK_FEW)
+                    and not leaf.nan_count
+                    and not leaf.inf_count
+                )
+                for leaf in s.leaves
+            )
+        )
+        if marginal:
+            off = sum(leaf.mismatched for leaf in s.leaves if not leaf.ok)
+            ctx.log.note(
+                f"at {s.label}, a size from the task's benchmarks, {off} element(s) fall outside the checker's "
+                "tolerance, which was set for its tests' sizes: counted as passed (a longer reduction's rounding); "
+                "a GPU run of the benchmark decides"
+            )
+            s = replace(s, ok=True)
+        out.append(s)
+    return out

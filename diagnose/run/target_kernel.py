@@ -574,6 +574,7 @@ def _run_kernel_target(ctx: RunContext) -> RunResult:
         result = K.read_json(ctx, folder / "result.json", f"rung {len(rungs)} result")
         emulated(ctx, (manifest or {}).get("emulated"), (result or {}).get("emulated"))
         sizes = checker.apply(ctx, folder, compare_all(ctx, manifest, result, ref, folder))
+        sizes = checker.benchmark_margins(ctx, manifest, sizes)
         extra, triton_text = A.triton_checks(folder, ctx.log)
         facts, numerics = R.kernel_facts(ctx, manifest, result, sizes, rungs=rungs)
         text = K.text(outcome, ("triton", triton_text), ("sanitizer", sanitizer_log(folder)))

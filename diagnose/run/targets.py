@@ -48,6 +48,7 @@ class Target:
     uses_triton: bool = False  # the submission imports triton
     sizes: tuple[dict[str, Any], ...] | None = None  # GPU MODE: the tests of a task.yml beside the reference (and
     # the sizes its benchmarks add: benchmark_sizes)
+    benchmarks: tuple[dict[str, Any], ...] = ()  # GPU MODE: those of ``sizes`` its benchmarks added
     notes: tuple[str, ...] = field(default=())
     # GPU MODE problem folder: module name -> file, as task.yml's ``files:`` assembles them (the
     # submission's own entry is "@SUBMISSION@"); the children import by these names, in place
@@ -161,7 +162,8 @@ def _unparsable(first: Path, ref_path: Path) -> Target | None:
         files = _resolve(_read_task(task), first) if task else ()
         return Target(
             kind="gpumode", path=first, reference=ref_path, uses_triton=triton, sizes=_task_tests(ref_path),
-            files=files, checker="check_implementation" in ref.names, unparsable=why,
+            benchmarks=_task_benchmarks(ref_path), files=files, checker="check_implementation" in ref.names,
+            unparsable=why,
         )  # fmt: skip
     return None
 
@@ -189,6 +191,7 @@ class _Task:
     tests: tuple[dict[str, Any], ...] | None
     files: tuple[tuple[str, str], ...]  # (module name, source: a path from the task's folder, or SUBMISSION)
     main: str | None = None  # config.main: the harness's own runner (eval.py), which kdiag never imports
+    benchmarks: tuple[dict[str, Any], ...] = ()  # the sizes ``tests`` ends with that its benchmarks added
 
 
 def _task_file(folder: Path) -> Path | None:
@@ -209,12 +212,14 @@ def _read_task(path: Path) -> _Task:
         raise ProtocolError(f"{path} is not a mapping (a GPU MODE task.yml has files:, tests:, ...)")
     tests = data.get("tests")
     got: tuple[dict[str, Any], ...] | None = None
+    added: tuple[dict[str, Any], ...] = ()
     if isinstance(tests, list) and all(isinstance(t, dict) for t in tests):
         # a test that leaves its seed empty ("seed":) gets one of its own, as the harness's runner gives it
         got = tuple({k: (i + 1 if k == "seed" and v is None else v) for k, v in t.items()} for i, t in enumerate(tests))
         benchmarks = data.get("benchmarks")
         if got and isinstance(benchmarks, list):
-            got += benchmark_sizes(got, [b for b in benchmarks if isinstance(b, dict)])
+            added = benchmark_sizes(got, [b for b in benchmarks if isinstance(b, dict)])
+            got += added
     files = []
     for f in data.get("files") or ():
         if isinstance(f, dict) and isinstance(f.get("name"), str) and isinstance(f.get("source"), str):
@@ -225,7 +230,7 @@ def _read_task(path: Path) -> _Task:
     main = config.get("main") if isinstance(config, dict) and isinstance(config.get("main"), str) else None
     if main is not None:  # the runner kdiag replaces: a copy of the problem without it still runs
         files = [(n, src) for n, src in files if f"{n}.py" != main or (path.parent / src).is_file()]
-    return _Task(path, got, tuple(files), main)
+    return _Task(path, got, tuple(files), main, added)
 
 
 #: a size taken from a task's benchmarks costs at most this many times the largest test (the product of its integer
@@ -266,9 +271,15 @@ def benchmark_sizes(
 
 
 def _task_tests(reference: Path) -> tuple[dict[str, Any], ...] | None:
-    """The ``tests:`` of a GPU MODE task.yml next to the reference, if there is one."""
+    """The ``tests:`` of a GPU MODE task.yml next to the reference, if there is one (with its benchmarks' sizes)."""
     task = _task_file(reference.parent)
     return _read_task(task).tests if task else None
+
+
+def _task_benchmarks(reference: Path) -> tuple[dict[str, Any], ...]:
+    """The sizes a task.yml's benchmarks add to its tests (:func:`benchmark_sizes`)."""
+    task = _task_file(reference.parent)
+    return _read_task(task).benchmarks if task else ()
 
 
 def _resolve(task: _Task, submission: Path) -> tuple[tuple[str, str], ...]:
@@ -314,7 +325,8 @@ def _problem_folder(first: Path) -> Target:
         raise ProtocolError(f"{task_path} has no tests: (the parameters of generate_input)")
     return Target(
         kind="gpumode", path=first, reference=ref_path, uses_triton="triton" in sub.imports, sizes=task.tests,
-        files=_resolve(task, first), checker="check_implementation" in ref.names, pure_torch=sub.pure_torch,
+        benchmarks=task.benchmarks, files=_resolve(task, first), checker="check_implementation" in ref.names,
+        pure_torch=sub.pure_torch,
     )  # fmt: skip
 
 
@@ -402,7 +414,8 @@ def detect(positional: list[str], *, reference: str | None = None, as_command: b
         files = _resolve(_read_task(task), first) if task else ()
         return Target(
             kind="gpumode", path=first, reference=ref_path, uses_triton=triton, sizes=sizes, files=files,
-            checker="check_implementation" in ref.names, pure_torch=sub.pure_torch,
+            benchmarks=_task_benchmarks(ref_path), checker="check_implementation" in ref.names,
+            pure_torch=sub.pure_torch,
         )  # fmt: skip
     raise ProtocolError(
         f"{ref_path} follows no reference protocol: a KernelBench reference lacks {', '.join(kb_miss)}; "

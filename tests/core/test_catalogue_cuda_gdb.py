@@ -6,14 +6,20 @@ repositories' debugging notes quote it."""
 
 from __future__ import annotations
 
-from corpus_logs import corpus_log, verdict
+from corpus_logs import classify_text, corpus_log, verdict
 
 FAMILY = "cuda-gdb-shared-local-window-fault"
 
 
 def test_a_shared_space_fault_is_the_kernels_indexing() -> None:
+    # the kernel's indexing leads; whether kdiag answers it or abstains with it first follows the family's calibrated
+    # record (its first-sight miss on holdout66, a fault in XLA's generated Triton GEMM, the code generator's)
     log = corpus_log("holdout23", "h23b-raytracedicom-superposition-shared-oob")
-    assert verdict(log) == ("diagnosed", "kernel-logic", FAMILY)
+    status, category, rule = verdict(log)
+    assert rule == FAMILY
+    assert (status, category) in (("diagnosed", "kernel-logic"), ("unknown", "unknown"))
+    report = classify_text(log)
+    assert report.diagnosis is not None and report.diagnosis.findings[0].category == "kernel-logic"
 
 
 def test_the_out_of_range_exception_alone_names_the_same_window() -> None:

@@ -5,6 +5,7 @@ that read them, end to end through `kdiag run` on corpus kernels (Triton interpr
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -269,8 +270,14 @@ def test_the_float32_twin_passes_with_no_accumulator_finding(corpus_run) -> None
 
 
 @pytest.mark.slow
-def test_a_gpumode_problem_with_one_test_gets_the_sweep_and_its_checker_still_decides(kdiag_run) -> None:
-    code, rep, err = kdiag_run(str(GPUMODE / "matvec_py" / "fp16_acc_submission.py"), "--probes", "none")
+def test_a_gpumode_problem_with_one_test_gets_the_sweep_and_its_checker_still_decides(kdiag_run, tmp_path) -> None:
+    # the problem without its benchmarks, whose longer reduction kdiag would run as a second declared size
+    problems = tmp_path / "problems"
+    shutil.copytree(GPUMODE / "matvec_py", problems / "matvec_py")
+    shutil.copy(GPUMODE / "utils.py", problems / "utils.py")
+    task = problems / "matvec_py" / "task.yml"
+    task.write_text(task.read_text().split("\nbenchmarks:")[0] + "\n")
+    code, rep, err = kdiag_run(str(problems / "matvec_py" / "fp16_acc_submission.py"), "--probes", "none")
     assert rep is not None, err
     assert (code, rep["verdict"], rep["failure_mode"]) == (1, "fail", "wrong-accumulation-precision"), rep["title"]
     notes = " | ".join(rep["notes"])
@@ -311,3 +318,14 @@ def test_when_the_reduction_cannot_be_told_the_source_and_the_signature_decide(k
     run = _evidence(rep)["run"]
     assert run["accum_sweep_param"] is None and "kdiag does not guess it" in run["accum_sweep_skipped"]
     assert (run["narrow_accumulator"], run["narrow_accumulator_line"]) == ("float16", 18)
+
+
+@pytest.mark.slow
+def test_a_gpumode_benchmark_s_longer_reduction_shows_the_growth_without_a_sweep(kdiag_run) -> None:
+    # matvec_py's benchmark adds k=16384 to its one test (k=4096): two declared lengths, the growth between them
+    code, rep, err = kdiag_run(str(GPUMODE / "matvec_py" / "fp16_acc_submission.py"), "--probes", "none")
+    assert rep is not None, err
+    assert (code, rep["verdict"], rep["failure_mode"]) == (1, "fail", "wrong-accumulation-precision"), rep["title"]
+    notes = " | ".join(rep["notes"])
+    assert "check_implementation rejected m=64,k=4096,seed=4242" in notes
+    assert "check_implementation rejected m=64,k=16384,seed=1001" in notes
