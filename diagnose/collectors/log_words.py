@@ -730,14 +730,20 @@ _INTEROP = re.compile(
 )
 
 
+def _failing_call(text: str, rx: re.Pattern[str], *words: str, folded: bool = False) -> str | None:
+    """The ``call`` that ``rx`` finds on a failing line of the log's head, searched only where one of ``words``
+    stands (in the lower-cased head with ``folded``)."""
+    head = text[:SCAN]
+    hay = head.lower() if folded else head
+    if not any(w in hay for w in words):
+        return None
+    m = rx.search(head)
+    return m.group("call") if m else None
+
+
 def graphics_interop(text: str) -> str | None:
     """The CUDA graphics-interop call (or a program's words for it) that a failing line names, else None."""
-    head = text[:SCAN]
-    low = head.lower()
-    if "graphics" not in low and "external" not in low and "gl" not in low:
-        return None
-    m = _INTEROP.search(head)
-    return m.group("call") if m else None
+    return _failing_call(text, _INTEROP, "graphics", "external", "gl", folded=True)
 
 
 # Mesa's GLSL compiler (src/compiler/glsl/glsl_parser_extras.cpp, _mesa_glsl_error): "%u:%u(%u): error: "
@@ -815,11 +821,7 @@ _IPC = re.compile(
 
 def cuda_ipc(text: str) -> str | None:
     """The CUDA IPC call a failing line names, else None."""
-    head = text[:SCAN]
-    if "Ipc" not in head:
-        return None
-    m = _IPC.search(head)
-    return m.group("call") if m else None
+    return _failing_call(text, _IPC, "Ipc")
 
 
 # a count of zero printed for an input: "(0 vertices, 0 edges)", "loaded 0 images", "num_points: 0", "Size([0, 3])"
