@@ -295,7 +295,7 @@ REMOVED_TORCH_API: dict[str, str] = {"AT_CHECK": "PyTorch 1.5"}
 _TORCH_LEGACY_TYPE = r"(?P<legacy>at::Type|at::DeprecatedTypeProperties|THCState)\b"
 _TORCH_TYPE_CONVERSION = re.compile(
     r"(?:no suitable (?:constructor exists to convert|conversion function) from|argument of type)"
-    rf"[^\n]{{0,120}}?\"{_TORCH_LEGACY_TYPE}[^\n]{{0,8}}\""
+    rf"[^\n]{{0,120}}?\"(?:const )?{_TORCH_LEGACY_TYPE}[^\n]{{0,8}}\""
 )
 
 #: CUDA data types a later toolkit release added: name -> (first release, the header that declares it);
