@@ -102,10 +102,17 @@ def test_gate_data_is_what_the_script_reads_from_the_installed_headers(tmp_path:
 # --- a library's API, or one the toolkit removed ---------------------------------------------------------
 
 
-def test_undefined_library_api_abstains_between_skew_and_the_code() -> None:
+#: the family's candidates (a library API the source names and the compiler does not declare) are written to abstain
+#: between the two owners; the version skew's candidate answers where its calibrated record (the labelled reports'
+#: cases it led, all version skews so far) lifts it over the answer threshold, the code's candidate still listed
+UNDEFINED_API = ("unknown", "environment")
+
+
+def test_undefined_library_api_leads_with_the_skew_and_keeps_the_code() -> None:
     # holdout11 nvbitfi-injector-nvbit-api-renamed (NVlabs/nvbitfi#14)
     category, _, findings = _answer(corpus_log("holdout11", "nvbitfi-injector-nvbit-api-renamed"))
-    assert category == "unknown"
+    assert category in UNDEFINED_API
+    assert findings[0][0] == "environment"
     assert {c for c, _ in findings} == {"environment", "kernel-logic"}
 
 
@@ -115,7 +122,7 @@ def test_undefined_library_member_from_a_real_nvcc_run() -> None:
     compiler = collect(log).compiler
     assert compiler is not None and compiler.undefined_api == "cub::DeviceTopKMaxPairs" and compiler.api_owner == "CUB"
     category, _, findings = _answer(log)
-    assert category == "unknown" and findings[0] == ("environment", "nvcc-undefined-library-api-as-environment")
+    assert category in UNDEFINED_API and findings[0] == ("environment", "nvcc-undefined-library-api-as-environment")
 
 
 def test_removed_cuda_api_is_version_skew() -> None:
@@ -158,10 +165,10 @@ def test_pytorch_thc_api_is_a_library_api() -> None:
     log = (FIXTURES / "nvcc-thc-api-undefined.log").read_text()
     compiler = collect(log).compiler
     assert compiler is not None and compiler.api_owner == "PyTorch TH/THC"
-    assert _answer(log)[0] == "unknown"
+    assert _answer(log)[0] in UNDEFINED_API
     # holdout21 h21a-pytorch-stale-build-undefined-thnn (pytorch/pytorch#2281): THNN names inside PyTorch's tree
     category, _, findings = _answer(corpus_log("holdout21", "h21a-pytorch-stale-build-undefined-thnn"))
-    assert category == "unknown" and findings[0][0] == "environment"
+    assert category in UNDEFINED_API and findings[0][0] == "environment"
 
 
 def test_a_removed_pytorch_macro_is_the_installs_version_skew() -> None:
