@@ -732,9 +732,9 @@ _INTEROP = re.compile(
 
 def _failing_call(text: str, rx: re.Pattern[str], *words: str, folded: bool = False) -> str | None:
     """The ``call`` that ``rx`` finds on a failing line of the log's head, searched only where one of ``words``
-    stands (in the lower-cased head with ``folded``)."""
+    stands (in the lower-cased head with ``folded``: the one lowered copy the collectors share)."""
     head = text[:SCAN]
-    hay = head.lower() if folded else head
+    hay = lowered(head) if folded else head
     if not any(w in hay for w in words):
         return None
     m = rx.search(head)
@@ -743,7 +743,10 @@ def _failing_call(text: str, rx: re.Pattern[str], *words: str, folded: bool = Fa
 
 def graphics_interop(text: str) -> str | None:
     """The CUDA graphics-interop call (or a program's words for it) that a failing line names, else None."""
-    return _failing_call(text, _INTEROP, "graphics", "external", "gl", folded=True)
+    # a word every match of _INTEROP holds, lower-cased
+    return _failing_call(
+        text, _INTEROP, "graphics", "external", "register", "getdevice", "setgldevice", "setdirect3ddevice", folded=True
+    )
 
 
 # Mesa's GLSL compiler (src/compiler/glsl/glsl_parser_extras.cpp, _mesa_glsl_error): "%u:%u(%u): error: "

@@ -158,12 +158,11 @@ def _unparsable(first: Path, ref_path: Path) -> Target | None:
     if not _missing(ref, KERNELBENCH_REF):
         return Target(kind="kernelbench", path=first, reference=ref_path, uses_triton=triton, unparsable=why)
     if not _missing(ref, GPUMODE_REF):
-        task = _task_file(ref_path.parent)
-        files = _resolve(_read_task(task), first) if task else ()
+        task = _task_beside(ref_path)
         return Target(
-            kind="gpumode", path=first, reference=ref_path, uses_triton=triton, sizes=_task_tests(ref_path),
-            benchmarks=_task_benchmarks(ref_path), files=files, checker="check_implementation" in ref.names,
-            unparsable=why,
+            kind="gpumode", path=first, reference=ref_path, uses_triton=triton, sizes=task.tests if task else None,
+            benchmarks=task.benchmarks if task else (), files=_resolve(task, first) if task else (),
+            checker="check_implementation" in ref.names, unparsable=why,
         )  # fmt: skip
     return None
 
@@ -270,16 +269,11 @@ def benchmark_sizes(
     return tuple(out[:BENCHMARK_SIZES])
 
 
-def _task_tests(reference: Path) -> tuple[dict[str, Any], ...] | None:
-    """The ``tests:`` of a GPU MODE task.yml next to the reference, if there is one (with its benchmarks' sizes)."""
+def _task_beside(reference: Path) -> _Task | None:
+    """The GPU MODE task.yml next to the reference, read once (its tests with its benchmarks' sizes, its files), if
+    there is one."""
     task = _task_file(reference.parent)
-    return _read_task(task).tests if task else None
-
-
-def _task_benchmarks(reference: Path) -> tuple[dict[str, Any], ...]:
-    """The sizes a task.yml's benchmarks add to its tests (:func:`benchmark_sizes`)."""
-    task = _task_file(reference.parent)
-    return _read_task(task).benchmarks if task else ()
+    return _read_task(task) if task else None
 
 
 def _resolve(task: _Task, submission: Path) -> tuple[tuple[str, str], ...]:
@@ -403,19 +397,18 @@ def detect(positional: list[str], *, reference: str | None = None, as_command: b
             raise ProtocolError(
                 f"{ref_path} is a GPU MODE reference, but the submission {first} defines no custom_kernel"
             )
-        sizes = _task_tests(ref_path)
+        task = _task_beside(ref_path)
+        sizes = task.tests if task else None
         needs = _required_params(ref.functions["generate_input"]) if "generate_input" in ref.functions else []
         if needs and sizes is None and "SIZES" not in ref.names:
             raise ProtocolError(
                 f"generate_input in {ref_path} needs {', '.join(needs)}: put a task.yml with `tests:` beside it "
                 "or define SIZES = [dict(...)] in the reference"
             )
-        task = _task_file(ref_path.parent)
-        files = _resolve(_read_task(task), first) if task else ()
         return Target(
-            kind="gpumode", path=first, reference=ref_path, uses_triton=triton, sizes=sizes, files=files,
-            benchmarks=_task_benchmarks(ref_path), checker="check_implementation" in ref.names,
-            pure_torch=sub.pure_torch,
+            kind="gpumode", path=first, reference=ref_path, uses_triton=triton, sizes=sizes,
+            files=_resolve(task, first) if task else (), benchmarks=task.benchmarks if task else (),
+            checker="check_implementation" in ref.names, pure_torch=sub.pure_torch,
         )  # fmt: skip
     raise ProtocolError(
         f"{ref_path} follows no reference protocol: a KernelBench reference lacks {', '.join(kb_miss)}; "
