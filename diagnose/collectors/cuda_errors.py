@@ -258,6 +258,10 @@ _GPUASSERT = re.compile(r"\b(?:GPU|[Gg]pu|CUDA|[Cc]uda)[ _]?[Aa]ssert: (?P<msg>.
 _TORCH = re.compile(r"(?P<hip>CUDA|HIP|cuda) error: (?P<msg>.+)")
 _TRITON = re.compile(r"Triton Error \[(?:CUDA|HIP)\]: (?P<msg>.+)")
 _DEVICE_ASSERT = re.compile(r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] (?P<msg>Assertion .*? failed\.)")
+#: a device assertion macro of a framework's own that prints the CUDA source's file and line before the condition
+#: (PaddlePaddle's PADDLE_ASSERT: ``"%s:%d Assertion `%s` failed.\n"``, then a trap): no block and thread printed;
+#: glibc's host assert puts ``": function: "`` between the line and "Assertion", which this leaves out
+_DEVICE_ASSERT_AT = re.compile(r"\.cuh?:\d+ (?P<msg>Assertion `[^\n]+?` failed\.)")
 #: cuda-gdb's hardware exceptions (its manual's table of CUDA_EXCEPTION_1..N, printed as "CUDA Exception:
 #: Warp Misaligned Address" or "received signal CUDA_EXCEPTION_6, Warp Misaligned Address.") → the runtime
 #: error the same fault returns to the host.  CUDA_EXCEPTION_15, "Invalid Managed Memory Access", is a host
@@ -554,6 +558,64 @@ def _library_tail_hit(line: str, add: _Add, thrust: bool) -> bool:
 #: messages ("invalid argument") count there without the word CUDA
 _ERROR_CODE_TEXT = re.compile(r"\berror code:?[ \t]+")
 
+#: cuew's descriptions of the driver's CUresult values (``cuewErrorString``: the CUDA wrangler Blender's Cycles and
+#: other renderers load the driver through), which those programs print instead of the driver's own names:
+#: Cycles' ``"%s in CUDA queue %s (%s)"`` (the queue's operation and the kernels running), ``"%s in %s (%s:%d)"``
+#: and the older ``"CUDA error: %s in %s, line %d"`` (the driver call); the ones whose words are a cause of their own
+_CUEW = {
+    "out of memory": "CUDA_ERROR_OUT_OF_MEMORY",
+    "driver not initialized": "CUDA_ERROR_NOT_INITIALIZED",
+    "no cuda-capable device available": "CUDA_ERROR_NO_DEVICE",
+    "invalid device": "CUDA_ERROR_INVALID_DEVICE",
+    "invalid kernel image": "CUDA_ERROR_INVALID_IMAGE",
+    "invalid context": "CUDA_ERROR_INVALID_CONTEXT",
+    "no binary for gpu": "CUDA_ERROR_NO_BINARY_FOR_GPU",
+    "uncorrectable ecc error detected": "CUDA_ERROR_ECC_UNCORRECTABLE",
+    "invalid ptx": "CUDA_ERROR_INVALID_PTX",
+    "unsupported ptx version": "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+    "nvlink uncorrectable": "CUDA_ERROR_NVLINK_UNCORRECTABLE",
+    "jit compiler not found": "CUDA_ERROR_JIT_COMPILER_NOT_FOUND",
+    "illegal address": "CUDA_ERROR_ILLEGAL_ADDRESS",
+    "launch exceeded resources": "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+    "launch exceeded timeout": "CUDA_ERROR_LAUNCH_TIMEOUT",
+    "hardware stack error": "CUDA_ERROR_HARDWARE_STACK_ERROR",
+    "illegal instruction": "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+    "misaligned address": "CUDA_ERROR_MISALIGNED_ADDRESS",
+    "invalid address space": "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+    "invalid pc": "CUDA_ERROR_INVALID_PC",
+    "launch failed": "CUDA_ERROR_LAUNCH_FAILED",
+    "cooperative launch too large": "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
+    "invalid value": "CUDA_ERROR_INVALID_VALUE",
+}
+_CUEW_LINE = re.compile(
+    r"(?:^|[^A-Za-z])(?P<desc>" + "|".join(re.escape(d) for d in sorted(_CUEW, key=len, reverse=True)) + r")"
+    r" in (?:CUDA queue (?P<op>\w+)|(?P<call>cu[A-Z]\w*)\()",
+    re.I,
+)
+
+
+def _cuew_hit(line: str, add: _Add) -> bool:
+    """cuew's description of a CUresult before the operation or driver call it came from (Cycles' messages).
+
+    >>> hits = []
+    >>> _cuew_hit("Illegal address in CUDA queue copy_from_device (integrator_shade_surface)",
+    ...           lambda n, f, c=None: hits.append((n, f, c)))
+    True
+    >>> _cuew_hit("CUDA error: Out of memory in cuMemAlloc(&device_pointer, size), line 568",
+    ...           lambda n, f, c=None: hits.append((n, f, c)))
+    True
+    >>> hits
+    [('cudaErrorIllegalAddress', 'raw', None), ('cudaErrorMemoryAllocation', 'driver-api', 'cuMemAlloc')]
+    """
+    m = _CUEW_LINE.search(line)
+    if m is None:
+        return False
+    name = name_for_driver(_CUEW[m["desc"].lower()])
+    if name is None:
+        return False
+    add(name, "driver-api" if m["call"] else "raw", m["call"])
+    return True
+
 
 def _line_hits(line: str, ln: int, thrust: bool = False) -> list[_Hit]:
     t = tables()
@@ -569,6 +631,8 @@ def _line_hits(line: str, ln: int, thrust: bool = False) -> list[_Hit]:
     if _library_hits(line, add, hits):
         return hits
     if _numeric_hits(line, add):
+        return hits
+    if (" in CUDA queue " in line or " in cu" in line) and _cuew_hit(line, add):
         return hits
     if " error: " in line:
         m = _TORCH.search(line)
@@ -697,8 +761,8 @@ def parse(text: str) -> CudaFacts | None:
         if len(line) > 20000 or not _HINT_IN_LINE(line):
             continue
         under_check = "Runtime Error at" in line and _RUNTIME_ERROR_AT.search(line) is not None
-        if "Assertion" in line and "thread: [" in line and assert_message is None:
-            m = _DEVICE_ASSERT.search(line)
+        if "Assertion" in line and assert_message is None:
+            m = _DEVICE_ASSERT.search(line) if "thread: [" in line else _DEVICE_ASSERT_AT.search(line)
             if m:
                 assert_message, assert_line = m["msg"], ln
         hits.extend(_line_hits(unsaid(line), ln, thrust))

@@ -136,7 +136,10 @@ _GENERIC = re.compile(
     # Vulkan's status for an allocation the GPU's memory cannot hold (VkResult VK_ERROR_OUT_OF_DEVICE_MEMORY;
     # vulkan-hpp's exception "ErrorOutOfDeviceMemory"; Omniverse's renderer "VkResult: ERROR_OUT_OF_DEVICE_MEMORY"
     # after "Out of GPU memory allocating resource")
-    r"\b(?:VK_)?ERROR_OUT_OF_DEVICE_MEMORY\b|\bErrorOutOfDeviceMemory\b"
+    r"\b(?:VK_)?ERROR_OUT_OF_DEVICE_MEMORY\b|\bErrorOutOfDeviceMemory\b|"
+    # cuew's description of CUDA_ERROR_OUT_OF_MEMORY before the queue operation or driver call (Blender Cycles'
+    # "Out of memory in CUDA queue enqueue (...)", "CUDA error: Out of memory in cuMemAlloc(...), line 568")
+    r"\bOut of memory in (?:CUDA queue \w|cu[A-Z]\w*\()"
 )
 # TensorFlow's BFC allocator warns and retries: "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.26GiB
 # … The caller indicates that this is not a failure, but may mean that there could be performance gains if more
