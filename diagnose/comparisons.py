@@ -92,6 +92,9 @@ _WHOLE = re.compile(r"[-+]?\d+")
 #: a whole number beside a framework's name that no version or device number is: five digits or more
 #: (NumPy's and CuPy's sums of the same integer array, "numpy : 99990000" / "cupy : 100026222")
 _COMPUTED_WHOLE = re.compile(r"[-+]?\d{5,}")
+#: ... or a number no version is: negative, in exponent notation, or with four decimals or more (OpenMM's energies
+#: printed per platform, "CPU: -3156.85350967" over "CUDA: -213.760077752")
+_COMPUTED_REAL = re.compile(r"^-\d|\d[eE][-+]?\d|\.\d{4,}")
 ATOL = 1e-6
 
 
@@ -196,7 +199,7 @@ def _labelled(line: str) -> list[tuple[str, str, int, int]]:
             continue
         if "[" not in m["value"]:
             if set(re.split(r"[\W_]+", label.lower())) <= _FRAMEWORKS | {""}:
-                if not _COMPUTED_WHOLE.fullmatch(m["value"]):
+                if not _COMPUTED_WHOLE.fullmatch(m["value"]) and not _COMPUTED_REAL.search(m["value"]):
                     continue  # "torch: 2.1, cuda: 12.1" is a version list
             elif not re.search(r"[.eEnN]", m["value"]) and not set(label.lower().split()) & _VALUE_WORDS:
                 continue  # whole numbers beside "host" and "device" are ids and counts, not computed values

@@ -88,3 +88,19 @@ def test_zero_metric_beside_its_reference() -> None:
         (1, "accuracy: 0.0 (baseline accuracy: 0.85)")
     ]
     assert C.zero_metric_lines("accuracy: 0.0\npreference: 0.9") == []  # "ref" inside a word is no reference
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # openmm/openmm#1794 (corpus/holdout70): energies printed per platform; numbers no version is
+        ("Both forces:\n    CPU: -3156.85350967\n    CUDA: -213.760077752", True),
+        ("    CPU: 1.0e3\n    CUDA: 2.5e3", True),
+        # the same platforms agreeing, and version lists beside framework names
+        ("Just one force:\n    CPU: -1.70043045353\n    CUDA: -1.70042987235", False),
+        ("torch: 2.1\ncuda: 12.1", False),
+        ("numpy: 1.26\ncupy: 13.3", False),
+    ],
+)
+def test_framework_labels_with_computed_values_are_a_comparison(text: str, found: bool) -> None:
+    assert bool(C.comparison_lines(text)) is found
