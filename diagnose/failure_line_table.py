@@ -78,6 +78,17 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # googletest's report of an exception that left a test (gtest.cc: "C++ exception with description \"%s\" thrown
     # in the test body.", "Unknown C++ exception thrown in ..."), printed after "unknown file: Failure"
     (("c++ exception",), r"\b(?:C\+\+\ exception\ with\ description\ \"|Unknown\ C\+\+\ exception\ )[^\n]*\ thrown\ in\ \S"),
+    # MATLAB's (and Octave's) error report: "Error using power", "Error using .^ POWER: ...", and its undefined name
+    # ("Undefined function 'spikedetector3' for input arguments of type 'gpuArray'.", "Undefined variable 'x'.")
+    (("error using",), r"^\s*Error\ using\ \S"),
+    # Quantum ESPRESSO's errore() from one task of a parallel run (Modules/error_handler.f90: " task #  0", then
+    # " from c_bands : error #  1" and the message between rows of %): the single-task form, "Error in routine
+    # c_bands (1):", is an "Error in" line above
+    (("error #",), r"^\s*from\ \w+\s*:\s*error\s*\#\s*-?\d+\s*$"),
+    # a stack printed by glibc's backtrace_symbols (a program's crash handler: "3: /lib/libx.so(_ZN6matrix3setE+0x130)
+    # [0x7f43c1286990]"), which programs print only as they die
+    (("+0x",), r"^\s*\#?\d+:?\s+\S+\((?:[\w.$@]+)?\+0x[0-9a-f]+\)\s+\[0x[0-9a-f]+\]\s*$"),
+    (("undefined function", "undefined variable"), r"\bUndefined\ (?:function|variable|function\ or\ variable)\ '[^'\n]+'"),
     # a named test reported as failed: "test_moment_0d failure on GPU", "kernel_test failed", Julia's "Test Failed at"
     (
         ("fail",),
