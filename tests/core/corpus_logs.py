@@ -76,3 +76,16 @@ def regenerated_table(script: str, table: str, out_dir: Path) -> tuple[dict, dic
     cmd = [sys.executable, str(CORPUS.parent / "scripts" / script), "--cuda", "/usr/local/cuda", "--out", str(out)]
     subprocess.run(cmd, check=True, capture_output=True)
     return json.loads((CORPUS.parent / "diagnose" / "data" / table).read_text()), json.loads(out.read_text())
+
+
+def spread(items: list, most: int) -> list:
+    """At most ``most`` of ``items``, taken evenly over the whole list in its order (every item when there are fewer):
+    a check over a sample of the corpus whose cost stays fixed as the corpus grows.
+
+    >>> spread(list(range(10)), 4), spread([1, 2], 5)
+    ([0, 2, 5, 7], [1, 2])
+    """
+    if len(items) <= most:
+        return list(items)
+    step = len(items) / most
+    return [items[int(i * step)] for i in range(most)]
