@@ -469,6 +469,9 @@ def framework(context: Mapping[str, Any]) -> str | None:
         return None
     python = bool(context.get("py_exc_type")) or "Traceback (most recent call last)" in text
     native = context.get("compiler_tool") in ("nvcc", "ptxas", "nvrtc") or context.get("sanitizer_tool")
+    # a C++ program's uncaught exception (libstdc++'s "terminate called after throwing an instance of ..."), with no
+    # Python in the log: C++ advice, not a traceback's and pip's
+    native = native or "terminate called after throwing an instance of" in text
     if not python and (native or context.get("cuda_error")):
         return "cuda"
     return None

@@ -136,6 +136,12 @@ def test_the_framework_comes_from_the_evidence() -> None:
     triton_driver = "Triton Error [CUDA]: an illegal instruction was encountered\n"  # triton-lang/triton#8657
     assert X.framework(collect(triton_driver).context()) == "triton"
     assert X.framework(collect("main.cu:41: CUDA error: misaligned address\n").context()) == "cuda"
+    # a C++ program's uncaught exception with no Python in the log (Open3D, corpus/holdout70): C++ advice; the same
+    # line under a Python traceback stays the Python program's
+    cxx = "terminate called after throwing an instance of 'std::runtime_error'\n  what():  Unimplemented device\n"
+    assert X.framework(collect(cxx).context()) == "cuda"
+    python = 'Traceback (most recent call last):\n  File "a.py", line 1, in <module>\nRuntimeError: x\n' + cxx
+    assert X.framework(collect(python).context()) is None
 
 
 def test_the_fix_fits_the_framework() -> None:
