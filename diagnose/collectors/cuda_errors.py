@@ -587,10 +587,11 @@ _CUEW = {
     "cooperative launch too large": "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
     "invalid value": "CUDA_ERROR_INVALID_VALUE",
 }
+#: the description in any case (Cycles capitalises it), the driver call as the driver API spells it (``cuCtx...``: a
+#: runtime call, ``cudaMalloc``, is not what cuew describes)
 _CUEW_LINE = re.compile(
-    r"(?:^|[^A-Za-z])(?P<desc>" + "|".join(re.escape(d) for d in sorted(_CUEW, key=len, reverse=True)) + r")"
-    r" in (?:CUDA queue (?P<op>\w+)|(?P<call>cu[A-Z]\w*)\()",
-    re.I,
+    r"(?:^|[^A-Za-z])(?P<desc>(?i:" + "|".join(re.escape(d) for d in sorted(_CUEW, key=len, reverse=True)) + r"))"
+    r" in (?:CUDA queue (?P<op>\w+)|(?P<call>cu[A-Z]\w*)\()"
 )
 
 

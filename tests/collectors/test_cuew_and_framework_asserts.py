@@ -48,6 +48,7 @@ def test_cuew_descriptions_are_the_driver_status(line: str, error: str, call: st
     [
         "the queue in CUDA queue order was refilled",  # no cuew description before it
         "Invalid value in the config file (line 3)",  # no driver call or queue after it
+        "invalid value in cudaMemcpy(dst, src, n, kind)",  # a runtime call: not cuew's words
     ],
 )
 def test_cuew_words_without_the_shape_are_not_a_status(line: str) -> None:
