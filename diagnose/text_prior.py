@@ -214,7 +214,9 @@ def finding(
     same = next((f for f in findings if f.category == prior.category), None)
     own = same if not contested else None  # its texts, where the prior answers (not where it holds a rule back)
     mode = same.failure_mode if same is not None else None
-    mode = mode or next((m for c, m in candidates if c == prior.category and m), None) or "unattributed"
+    # the unmatched kind's mode of that owner only where the kind names one (of several, none is the log's)
+    kind_modes = {m for c, m in candidates if c == prior.category and m}
+    mode = mode or (kind_modes.pop() if len(kind_modes) == 1 else None) or "unattributed"
     got = measured(model, prior.probability)
     cases = int(model.about.get("cases") or 0)
     said = ", ".join(f"'{w}'" for w in prior.words[:4]) or "its words"
