@@ -249,10 +249,19 @@ def finding(
         why=(f"{own.why} " if own is not None else "")
         + f"The text prior weighs every word of the log against those reports ({record}). A resemblance of words "
         "is not a proof: the candidates beside it are what the rules saw.",
-        fix=(own.fix if own is not None else None) or check or NEXT_STEP.get(prior.category, NEXT_STEP["kernel-logic"]),
+        fix=_fix(own, check, prior.category),
         caveats=own.caveats if own is not None else None,
         facts=(("text_prior_probability", f"{prior.probability:.2f}"), ("text_prior_words", said)),
     )
+
+
+def _fix(own: Any, check: str | None, category: str) -> str:
+    """The advice of an answer from the words: the rules' candidate's deciding check first, where it has one, and
+    its fix only as what follows if the check confirms it (a resemblance of words proves no fix); else the
+    unmatched kind's check, else the owner's next step."""
+    if own is not None and own.fix and own.caveats:
+        return f"Check first: {own.caveats.strip()} If that confirms it ({own.title}): {own.fix.strip()}"
+    return (own.fix if own is not None else None) or check or NEXT_STEP.get(category, NEXT_STEP["kernel-logic"])
 
 
 def describe(model: Model | None) -> str:

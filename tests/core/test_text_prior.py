@@ -118,7 +118,12 @@ def test_the_prior_answers_only_where_no_rule_did_and_holds_back_a_rule_only_whe
         same = next((f for f in (before.findings if before else ()) if f.category == prior.category), None)
         if same is not None and same.evidence:
             assert best.evidence == same.evidence and best.failure_mode == same.failure_mode
-            assert same.title in best.what and (not same.fix or best.fix == same.fix)
+            assert same.title in best.what
+            if same.fix and same.caveats:  # the candidate's deciding check first, its fix only after it
+                assert best.fix.startswith("Check first: " + same.caveats.strip())
+                assert best.fix.endswith(same.fix.strip())
+            elif same.fix:
+                assert best.fix == same.fix
         else:
             assert best.evidence and all(set(prior.words) & set(TP.terms(c.text)) for c in best.evidence)
         assert d.findings[1:] == (before.findings if before else ())  # the rules' candidates kept
