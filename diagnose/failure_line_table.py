@@ -229,6 +229,27 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # ====", ucs/debug/debug.c; "==== backtrace ====" in older releases) and glibc's after it detected heap corruption
     # ("======= Backtrace: =========", malloc's abort path before glibc 2.26); printed only when the process dies
     (("backtrace",), r"^\s*={3,}\ (?:backtrace(?:\ \(tid:\s*\d+\))?|Backtrace:)\ ={3,}\s*$"),
+    # a program's report of its own internal error, opening the line or a banner of asterisks (Haskell's Accelerate:
+    # "*** Internal error in package accelerate ***"; "INTERNAL ERROR: ..." of compilers and solvers)
+    (("internal error",), r"(?i:^\s*(?:\*+\s*)?internal\ error\b(?!\s*(?:counters?|counts?|rates?|stat\w*)\b))"),
+    # a shell that could not find a program: bash's "X: command not found", Ubuntu's command-not-found
+    # ("Command 'hipcc' not found, ..."), dash's "sh: 1: X: not found", cmd.exe's "'X' is not recognized as an
+    # internal or external command"
+    (
+        ("command not found", "not found", "is not recognized"),
+        r"\b[\w.+-]+:\ command\ not\ found\b | ^\s*Command\ '[^'\n]+'\ not\ found\b"
+        r" | \bsh:\ \d+:\ [\w.+-]+:\ not\ found\b | '[^'\n]+'\ is\ not\ recognized\ as\ an\ internal\ or\ external\ command\b",
+    ),
+    # OpenCL's status names (Khronos cl.h; PyOpenCL prints them without the CL_ prefix after "failed: ") and the
+    # programs' own "OpenCL error" reports; clinfo's "<error: CL_...>" for a property a device does not report is not
+    # a failure
+    (
+        ("cl_", "opencl error", "opencl unknown"),
+        r"(?<!<error:\ )\bCL_(?:INVALID_[A-Z_]+|OUT_OF_(?:RESOURCES|HOST_MEMORY)|MEM_OBJECT_ALLOCATION_FAILURE"
+        r"|(?:BUILD|COMPILE|LINK)_PROGRAM_FAILURE|DEVICE_NOT_AVAILABLE|COMPILER_NOT_AVAILABLE|PLATFORM_NOT_FOUND_KHR"
+        r"|MAP_FAILURE|EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST|MISALIGNED_SUB_BUFFER_OFFSET)\b"
+        r" | (?i:\bOpenCL\ (?:UNKNOWN\ )?(?:OPENCL\ )?error\b)",
+    ),
     # --- compilers' IR parsers: libNVVM's ``<module> (81, 19): parse expected comma after load's type`` (LLVM's
     # own tools print ``<stdin>:81:19: error: ...``, an error severity above) ---
     (("): parse ",), r"\S\ \(\d+,\ \d+\):\ parse\ \S"),

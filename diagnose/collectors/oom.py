@@ -78,6 +78,8 @@ _HINTS = (
     "Tried to allocate",
     "OUT_OF_DEVICE_MEMORY",
     "OutOfDeviceMemory",
+    "out_of_memory",
+    "Maximum pool size exceeded",
 )
 _TORCH_HEAD = re.compile(r"(?:CUDA|HIP|XPU|MPS)? ?out of memory\. Tried to allocate " + _SIZE, re.IGNORECASE)
 # the figures without their "CUDA out of memory." head (a log cut at the line start, or quoted)
@@ -139,7 +141,13 @@ _GENERIC = re.compile(
     r"\b(?:VK_)?ERROR_OUT_OF_DEVICE_MEMORY\b|\bErrorOutOfDeviceMemory\b|"
     # cuew's description of CUDA_ERROR_OUT_OF_MEMORY before the queue operation or driver call (Blender Cycles'
     # "Out of memory in CUDA queue enqueue (...)", "CUDA error: Out of memory in cuMemAlloc(...), line 568")
-    r"\bOut of memory in (?:CUDA queue \w|cu[A-Z]\w*\()"
+    r"\bOut of memory in (?:CUDA queue \w|cu[A-Z]\w*\()|"
+    # RAPIDS' memory manager (include/rmm/detail/error.hpp: rmm::out_of_memory, what() "std::bad_alloc: out_of_memory:
+    # RMM failure at: FILE:LINE: reason"; its pool resource's reason "Maximum pool size exceeded", RMM_FAIL in
+    # mr/device/pool_memory_resource.hpp) and HeavyDB's buffer manager (DataMgr/BufferMgr/BufferMgr.cpp: "ALLOCATION
+    # failed to find <n>B throwing out of memory <manager>", before it throws OutOfMemory)
+    r"\bout_of_memory: (?:RMM failure|CUDA error) at\b|\bMaximum pool size exceeded\b|"
+    r"\bALLOCATION failed to find \d+B throwing out of memory\b"
 )
 # TensorFlow's BFC allocator warns and retries: "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.26GiB
 # … The caller indicates that this is not a failure, but may mean that there could be performance gains if more

@@ -1,0 +1,234 @@
+"""Failures printed by the layers around CUDA: OpenCL's statuses and build logs, ptxas on PTX that another compiler
+wrote (libdevice's __nv_* functions, a code generator's call), an LLVM that predates the GPU, a shell without a GPU
+toolkit's program, Cython's binary-compatibility checks, XLA's command buffers, RMM's and HeavyDB's out-of-memory
+reports, Thrust's CUB version check and a crash while Python loads a compiled library.
+
+Each family is tested on the log of a development case (corpus/holdout74, corpus/holdout75: public reports, the
+thread named in each case's ``source``) and on the other wordings the tools' own files give it (the provenance is in
+diagnose/data/catalogue/), with the near misses that must not be read as it."""
+
+from __future__ import annotations
+
+import pytest
+from corpus_logs import classify_text, corpus_log, decided, verdict
+
+from diagnose.collectors.oom import parse as parse_oom
+from diagnose.failure_lines import is_failure_line
+from diagnose.report import next_check
+
+
+def _h74(case_id: str) -> str:
+    return corpus_log("holdout74", case_id)
+
+
+def _h75(case_id: str) -> str:
+    return corpus_log("holdout75", case_id)
+
+
+# --- failure lines that carry no "error:" -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "*** Internal error in package accelerate ***",
+        "INTERNAL ERROR: the solver did not converge",
+        "Command 'hipcc' not found, but can be installed with:",
+        "bash: ptxas: command not found",
+        "sh: 1: nvc++: not found",
+        "'icpx' is not recognized as an internal or external command,",
+        "Benchmarking: pgpwde-opencl [SHA1 OpenCL]... OpenCL UNKNOWN OPENCL ERROR (-9999) error in common-opencl.c:1820",
+        "ERROR: clFinish() : -36 : CL_INVALID_COMMAND_QUEUE",
+        "clEnqueueReadBuffer returned CL_OUT_OF_RESOURCES (-5)",
+    ],
+)
+def test_statements_of_failure_without_an_error_severity_are_failure_lines(line: str) -> None:
+    assert is_failure_line(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "internal error counters: 0",
+        "  Extensions                                      cl_khr_global_int32_base_atomics cl_khr_fp64",
+        "  Device Type                                     CL_DEVICE_TYPE_GPU",
+        "'sm_75' is not a recognized processor for this target (ignoring processor)",
+    ],
+)
+def test_healthy_lines_of_the_same_tools_are_not_failure_lines(line: str) -> None:
+    assert not is_failure_line(line)
+
+
+# --- decided families ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "mode", "rule"),
+    [
+        # corpus/holdout74 (darktable-org/darktable#9528): the NVIDIA 470 driver's OpenCL compiler
+        (
+            _h74("h74b-darktable-nvidia-470-ptxas-unresolved-nv-fast-log2f"),
+            "environment",
+            "compiler-bug",
+            "ptxas-unresolved-libdevice-function",
+        ),
+        ("ptxas fatal   : Unresolved extern function '__nv_powf'\n", "environment", "compiler-bug", None),
+        # corpus/holdout74 (ROCm/hip#3310): HIP on the NVIDIA platform without ROCm's bin on PATH
+        (
+            _h74("h74b-hip-nvidia-hipcc-not-on-path"),
+            "environment",
+            "toolchain-missing",
+            "gpu-toolchain-command-not-found",
+        ),
+        ("make: hipcc: command not found\n", "environment", "toolchain-missing", "gpu-toolchain-command-not-found"),
+        # corpus/holdout74 (AccelerateHS/accelerate#433): LLVM 6 asked for sm_75, then the program's internal error
+        (
+            _h74("h74a-accelerate-llvm6-sm75-rtx2070"),
+            "environment",
+            "toolchain-too-old",
+            "concept-llvm-processor-unknown-then-failure",
+        ),
+        # corpus/holdout75 (rapidsai/rmm#1068): Cython's signature check at import
+        (_h75("h75b-rmm-import-cuda-python-wrong-signature"), "environment", "version-skew", "cython-abi-mismatch"),
+        (
+            "ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got "
+            "88 from PyObject\n",
+            "environment",
+            "version-skew",
+            "cython-abi-mismatch",
+        ),
+        # corpus/holdout75 (netket/netket#2248): XLA's command buffer refused a memset node
+        (
+            _h75("h75c-netket-multigpu-xla-command-buffer-memset"),
+            "environment",
+            "compiler-bug",
+            "xla-command-buffer-graph-failed",
+        ),
+        # corpus/holdout75 (spirit-code/spirit#602): a bundled CUB against the toolkit's Thrust
+        (
+            _h75("h75d-spirit-bundled-cub-vs-cuda114-thrust"),
+            "environment",
+            "version-skew",
+            "thrust-cub-version-mismatch",
+        ),
+        # corpus/holdout75 (NVIDIA/cutlass#3144): both numbers of a shared-memory check, on a GPU smaller than others
+        (
+            _h75("h75d-cutlass-sm121-grouped-gemm-smem-carveout"),
+            "runtime-assumption",
+            "smem-exceeds-device-limit",
+            "concept-smem-over-device",
+        ),
+        # corpus/holdout75 (pytorch/ao#2901): an abort inside torch.ops.load_library
+        (
+            _h75("h75a-torchao-import-abort-torch-abi-skew"),
+            "environment",
+            "version-skew",
+            "py-crash-while-loading-native-library",
+        ),
+    ],
+)
+def test_families_decide(text: str, category: str, mode: str, rule: str | None) -> None:
+    got = decided(text)
+    assert got[:2] == (category, mode)
+    if rule is not None:
+        assert got[2] == rule
+
+
+def test_unresolved_functions_other_than_libdevice_keep_their_candidates() -> None:
+    # corpus/holdout74 (AdaptiveCpp/AdaptiveCpp#815): a host runtime's constructor reached from device code; the
+    # rules abstain between the build's separate compilation and the code (the text prior may still lean)
+    text = "ptxas fatal   : Unresolved extern function '_ZN7hipsycl2rt24runtime_keep_alive_tokenC1Ev'\n"
+    status, category, _rule = verdict(text)
+    assert status == "unknown" and category == "unknown"
+    check = next_check(classify_text(text)) or ""
+    assert "host" in check and "-rdc=true" in check
+
+
+def test_no_kernel_image_beside_a_ptxas_failure_is_not_read_as_the_arch_list() -> None:
+    # corpus/holdout74 (AccelerateHS/accelerate#350): the code generator's llabs call did not assemble
+    report = classify_text(_h74("h74a-accelerate-ptx-llabs-unresolved-pascal"))
+    d = report.diagnosis
+    assert d is not None
+    assert d.rule not in ("cuda-no-kernel-image", "cudart-no-kernel-image-for-device")
+    # the runtime's message alone is still the architecture list
+    assert decided("RuntimeError: CUDA error: no kernel image is available for execution on the device\n")[1] == (
+        "no-kernel-image-for-arch"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "family"),
+    [
+        (_h74("h74b-oclhashcat-invalid-command-queue-stale-kernels"), "opencl-invalid-command-queue"),
+        (_h74("h74b-opencl-brute-nvidia-generic-address-space"), "opencl-build-program-failure"),
+        ("pyopencl._cl.RuntimeError: clEnqueueReadBuffer failed: OUT_OF_RESOURCES\n", "opencl-out-of-resources"),
+    ],
+)
+def test_opencl_statuses_abstain_with_the_check_that_decides(text: str, family: str) -> None:
+    report = classify_text(text)
+    assert report.status == "unknown"
+    # one of the family's candidates leads (which one, the calibration decides)
+    assert report.diagnosis is not None and str(report.diagnosis.rule).startswith(family + "-as-")
+    assert next_check(report)
+
+
+def test_an_opencl_error_with_no_family_gets_the_opencl_check() -> None:
+    # corpus/holdout74 (openwall/john#2710): NVIDIA's -9999 after a kernel's misaligned store
+    report = classify_text(_h74("h74b-john-pgpwde-opencl-misaligned-store-nvidia"))
+    assert report.status == "unknown"
+    assert report.hint is not None and report.hint.kind == "opencl-error"
+    assert "one kernel" in report.hint.check
+
+
+def test_opencl_platform_not_found_is_the_machine() -> None:
+    assert decided("pyopencl._cl.LogicError: clGetPlatformIDs failed: PLATFORM_NOT_FOUND_KHR\n")[:2] == (
+        "environment",
+        "no-gpu-visible",
+    )
+
+
+# --- near misses --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Cython before 0.29 warned about the same size change and the program went on
+        "RuntimeWarning: numpy.dtype size changed, may indicate binary incompatibility. Expected 96, got 88\n",
+        # LLVM's warning alone: the run can still succeed with a generic target
+        "'sm_90a' is not a recognized processor for this target (ignoring processor)\n",
+        # PyOpenCL's report of a build that succeeded with warnings (pyopencl/_monkeypatch.py)
+        "Build on <pyopencl.Device 'NVIDIA GeForce RTX 3070' on 'NVIDIA CUDA'> succeeded, but said:\n\n"
+        "<kernel>:12:5: warning: unused variable 'tmp'\n",
+    ],
+)
+def test_warnings_of_the_same_tools_are_no_failure(text: str) -> None:
+    assert classify_text(text).status == "no-failure"
+
+
+def test_a_kernel_not_configured_for_its_shared_memory_is_not_the_device_limit() -> None:
+    # torch 2.13.0 torch/cuda/_utils.py: the limit named is the kernel's configuration, not the device's
+    text = (
+        "RuntimeError: Kernel requires 65536 bytes of shared memory (>= 48KB), but only 49152 bytes configured. "
+        "Call kernel.set_shared_memory_config(shared_mem) after compilation and before launching the kernel.\n"
+    )
+    assert decided(text)[1] != "smem-exceeds-device-limit"
+
+
+@pytest.mark.parametrize(
+    ("line", "requested"),
+    [
+        # corpus/holdout75 (rapidsai/dask-cuda#443): RMM's pool resource (RMM_FAIL, rmm::out_of_memory)
+        (
+            "distributed.utils - ERROR - std::bad_alloc: out_of_memory: RMM failure at:~/miniconda3/envs/test_dev/"
+            "include/rmm/mr/device/pool_memory_resource.hpp:183: Maximum pool size exceeded",
+            None,
+        ),
+        # corpus/holdout75 (heavyai/heavydb#733): HeavyDB's buffer manager
+        ("BufferMgr.cpp:416 ALLOCATION failed to find 2452160512B throwing out of memory GPU_MGR:0", None),
+    ],
+)
+def test_memory_managers_out_of_memory_reports_are_out_of_memory(line: str, requested: float | None) -> None:
+    facts = parse_oom(line)
+    assert facts is not None and facts.kind == "generic"
+    assert facts.requested_bytes == requested
