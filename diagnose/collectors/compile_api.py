@@ -587,6 +587,9 @@ _LIBRARY_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^thrust::"), "Thrust"),
     (re.compile(r"^cuda::(?:std::)?"), "libcu++"),
     (re.compile(r"^(?:cutlass|cute)::"), "CUTLASS"),
+    # PyTorch's C++ API (ATen, c10, the torch:: front end): a member an extension's source uses that the installed
+    # torch's headers no longer (or do not yet) declare ('class "at::Type" has no member "scalarType"')
+    (re.compile(r"^(?:at|c10|torch|caffe2)::"), "PyTorch"),
     # PyTorch's legacy C API (TH, THC, THNN, THCUNN), removed from its headers in 1.11
     (
         re.compile(r"^TH(?:C?UNN|NN)_|^THC(?:uda|State|Tensor|Storage|Numerics|CeilDiv|_)|^TH(?:Tensor|Storage)_"),

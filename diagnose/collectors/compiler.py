@@ -262,9 +262,17 @@ def _scan_ptxas(sc: _Scan, res: _Resources) -> None:
                 res.lines.append(sc.line_of(m.start()))
 
 
+#: OpenCV's cv::Exception spells its source position as a compiler does, then its error code and name in
+#: parentheses (modules/core/src/system.cpp, Exception::formatMessage: "OpenCV(%s) %s:%d: error: (%d:%s) %s in function
+#: '%s'"): "OpenCV(4.1.1) .../memory.hpp:263: error: (-217:Gpu API call) operation not supported in function 'f'"
+_OPENCV_EXCEPTION = re.compile(r"\(-?\d+:[A-Za-z][^)\n]*\)\s")
+
+
 def _scan_gcc(sc: _Scan) -> None:
     """Host compiler (gcc/clang) diagnostics: ``file:line:col: error: message``."""
     for m in _GCC.finditer(sc.text):
+        if _OPENCV_EXCEPTION.match(m.group("msg")):
+            continue  # OpenCV's run-time exception, not a compiler's diagnostic
         sev = "fatal" if m.group("sev") == "fatal error" else m.group("sev")
         file = _BUILDKIT.sub("", m.group("file"))  # docker build's step prefix, as for EDG's
         sc.add(m.start(), "host-compiler", sev, m.group("msg"), file, m.group("line"))

@@ -743,6 +743,20 @@ def _device_arch(text: str, ccs: tuple[float, ...]) -> tuple[float | None, str |
     return cc, toolkit_release.arch_releases(arch)[1], release, toolkit_release.arch_side(arch, release)
 
 
+#: a check that prints the failing call alone on its line and the status under it, as code and text: Futhark's
+#: generated C (its CUDA backend's CUDA_SUCCEED: "%s:%d: CUDA call\n  %s\nfailed with error code %d (%s)\n", the
+#: call's source text and cuGetErrorString's message); read only where the text is CUDA's own for a status
+_CALL_ALONE = re.compile(r"^\s*(?P<call>cu(?:da)?[A-Z]\w*)\([^\n]*\)\s*;?\s*$")
+_FAILED_WITH_CODE = re.compile(r"^\s*failed with error code (?P<code>\d{1,3}) \((?P<msg>[a-z][^()\n]*)\)\s*$")
+
+
+def _failed_with_code_hit(line: str, ln: int, call: str | None) -> _Hit | None:
+    """The status printed under its call (:data:`_FAILED_WITH_CODE`), when its text is CUDA's message."""
+    m = _FAILED_WITH_CODE.match(line)
+    name = tables().by_message.get(m["msg"].lower()) if m else None
+    return _Hit(name, "raw", ln, call) if m and name else None
+
+
 def parse(text: str) -> CudaFacts | None:
     """CUDA errors named in ``text``, or ``None`` when there are none."""
     if not _has_hint(text):
@@ -752,7 +766,15 @@ def parse(text: str) -> CudaFacts | None:
     assert_line: int | None = None
     thrust = "thrust::" in text and bool(_THRUST_EXCEPTION.search(text))
     under_check = False
+    call_alone: str | None = None
     for ln, line in enumerate(text.splitlines(), 1):
+        if call_alone is not None and "failed with error code" in line:
+            alone = _failed_with_code_hit(line, ln, call_alone)
+            if alone is not None:
+                hits.append(alone)
+                continue
+        m_call = _CALL_ALONE.match(line) if "cu" in line and len(line) < 300 else None
+        call_alone = m_call["call"] if m_call else None
         if under_check:
             under_check = False
             macro = _check_macro_hit(line, ln)
