@@ -49,7 +49,9 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("fatal",), r"\b(?:fatal|Fatal|FATAL)\b(?:\s+error)?\s*[:!]"),
     # LLVM's and its users' fatal-error reports (XLA: "LLVM Fatal Error while compiling ..."), JVM, Windows
     (("fatal",), r"\b(?:fatal|Fatal|FATAL)\ (?:error|Error|ERROR|exception|Exception|EXCEPTION)\b(?!\ (?:if|when|on)\b)"),
-    (("error", "fatal", "critical"), r"\[(?:ERROR|FATAL|CRITICAL|error|fatal)\]"),
+    # "[Error]" and "[Fatal]" too: Omniverse's carb logging ("[Error] [carb.gym.plugin] ...", "[Fatal]
+    # [carb.crashreporter-breakpad.plugin] ..."), Isaac Sim's and Isaac Gym's
+    (("error", "fatal", "critical"), r"\[(?:ERROR|FATAL|CRITICAL|[Ee]rror|[Ff]atal|Critical)\]"),
     (("error",), r"\b(?:Error|ERROR)\ (?:at|in)\ \S+?(?::\d+|:\s|\ \()"),
     (("error",), r"\berror\ [A-Z]{1,3}\d{3,5}\s*:"),  # MSVC, MSBuild: error C2065: / error MSB3721:  # CMake Error at CMakeLists.txt:3 (message):
     ((START,), r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d"),  # glog/absl E/F lines, also in a prefix: [rank0]:[E1203
@@ -111,6 +113,18 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"Segmentation\ fault | \bAborted\b | core\ dumped | \bBus\ error\b",
     ),
     (("floating point", "illegal", "killed"), r"Floating\ point\ exception | Illegal\ instruction | ^\s*Killed\b"),
+    # the same reports in other languages: glibc's strsignal translations of SIGSEGV and bash's of "(core dumped)"
+    # (diagnose/collectors/exit_status.py lists their source), the distinctive ones only
+    (
+        ("段错误", "核心已转储", "speicherzugriffsfehler", "speicherabzug", "erreur de segmentation", "violación de segmento",
+         "core' generado", "ошибка сегментирования", "образ памяти", "コアダンプ", "falha de segmentação",
+         "errore di segmentazione", "세그멘테이션", "코어 덤프", "區段錯誤", "核心已傾印", "segmentatiefout",
+         "segmenteringsfel"),
+        r"段错误 | 核心已转储 | Speicherzugriffsfehler | Speicherabzug\ geschrieben | Erreur\ de\ segmentation"
+        r" | Violación\ de\ segmento | `core'\ generado | Ошибка\ сегментирования | образ\ памяти\ сброшен | コアダンプ"
+        r" | Falha\ de\ segmentação | Errore\ di\ segmentazione | 세그멘테이션\ 오류 | 코어\ 덤프됨 | 區段錯誤 | 核心已傾印"
+        r" | Segmentatiefout | Segmenteringsfel",
+    ),
     (("sig",), r"\bSIG(?:SEGV|ABRT|BUS|FPE|ILL|TRAP)\b"),
     (("sig",), r"\b(?:[Rr]eceived|[Cc]aught|[Gg]ot)\ (?:signal\ \d+|SIG[A-Z]+)"),
     # Open MPI's / PMIx's signal handler block (opal/util/stacktrace.c): "*** Process received signal ***",

@@ -158,6 +158,12 @@ def _overwrites(text: str) -> str:
     return "\n".join(out)
 
 
+#: Markdown's bold, which a report's author puts around the words that matter ("**Tried to allocate 712.03 GiB**"):
+#: a pair of double asterisks around text on one line, each at a word's edge; code's own (``int **p``, ``x**2``,
+#: ``**kwargs``) is not a pair so placed
+_BOLD = re.compile(r"(?<![\w*])\*\*(?=[^\s*])([^*\n]{1,300}?)(?<=[^\s*])\*\*(?![\w*])")
+
+
 def undecorate(text: str) -> str:
     """``text`` without the colours and per-line prefixes a pipeline added (see the module's list).
 
@@ -185,6 +191,10 @@ def undecorate(text: str) -> str:
     'RuntimeError: CUDA error: x\\n  CUDA kernel errors might be reported'
     >>> undecorate("> RuntimeError: a\\n> b\\n>\\n> c")
     'RuntimeError: a\\nb\\n\\nc'
+    >>> undecorate("RuntimeError: CUDA out of memory. **Tried to allocate 712.03 GiB**. GPU 0 has a total")
+    'RuntimeError: CUDA out of memory. Tried to allocate 712.03 GiB. GPU 0 has a total'
+    >>> undecorate("def f(*args, **kwargs): return x**2 + y**2")
+    'def f(*args, **kwargs): return x**2 + y**2'
     >>> undecorate("RuntimeError: a\\nRuntimeError: b\\nRuntimeError: c")  # a program's own words stay
     'RuntimeError: a\\nRuntimeError: b\\nRuntimeError: c'
     """
@@ -201,8 +211,12 @@ def undecorate(text: str) -> str:
             text = plain
     if any(q in text for q in "\u2018\u2019\u201c\u201d\u201a\u201e\u201b"):
         text = text.translate(_QUOTES)
+    if "**" in text:
+        text = _BOLD.sub(r"\1", text)
     if _STAMPED.search(text):
         text = _STAMPED.sub("", text)
     if "\nE  " in text or text.startswith("E  "):
         text = _strip_pytest(text)
-    return _strip_common(text)
+    text = _strip_common(text)
+    # a time stamp under a prefix taken off only now (docker compose's service column before `--timestamps`' stamp)
+    return _STAMPED.sub("", text) if _STAMPED.search(text) else text

@@ -68,11 +68,69 @@ _SHELL_WORDS = {
     "Hangup": "SIGHUP",
     "Quit": "SIGQUIT",
 }
+#: the same words in the languages a shell's user may run it in: glibc's strsignal translations (libc.mo of glibc's
+#: locales on this machine: zh_CN, zh_TW, de, fr, es, ru, ja, pt_BR, it, ko, pl, nl, sv, tr, uk, vi) for the signals
+#: a crash raises; "Killed" and "Terminated" are left out (a job a user stopped, and common words)
+_LOCALISED_WORDS = {
+    "SIGSEGV": (
+        "段错误",
+        "程式記憶體區段錯誤",
+        "Speicherzugriffsfehler",
+        "Erreur de segmentation",
+        "Violación de segmento",
+        "Ошибка сегментирования",
+        "Falha de segmentação",
+        "Errore di segmentazione",
+        "세그멘테이션 오류",
+        "Naruszenie ochrony pamięci",
+        "Segmentatiefout",
+        "Segmenteringsfel",
+        "Parçalama arızası",
+        "Помилка адресування",
+        "Lỗi phân đoạn",
+    ),
+    "SIGABRT": (
+        "已放弃",
+        "Abgebrochen",
+        "Abandon",
+        "Abortado",
+        "Аварийный останов",
+        "中止",
+        "Annullato",
+        "중지됨",
+        "Przerwane",
+        "Afgebroken",
+        "Avbruten",
+        "İptal edildi",
+        "Перервано",
+        "Bị hủy bỏ",
+    ),
+    "SIGBUS": (
+        "总线错误",
+        "匯流排錯誤",
+        "Bus-Zugriffsfehler",
+        "Erreur du bus",
+        "Error del bus",
+        "Ошибка шины",
+        "バスエラー",
+    ),
+    "SIGILL": ("非法指令", "無效指令", "Ungültiger Maschinenbefehl", "Instruction non permise", "Instrucción ilegal"),
+    "SIGFPE": ("浮点数例外", "浮點數例外", "Gleitkomma-Ausnahme", "Exception en point flottant", "浮動小数点例外"),
+}
+_SHELL_WORDS.update({w: sig for sig, words in _LOCALISED_WORDS.items() for w in words})
+#: bash's "(core dumped)" after the word, and its translations (bash.mo of the same locales)
+_CORE = (
+    r"\((?:core dumped|core dumped \[obraz paměti uložen\]|Speicherabzug geschrieben|`core' generado"
+    r"|образ памяти сброшен на диск|コアダンプ|imagem do núcleo gravada|core dump creato|코어 덤프됨|zrzut pamięci"
+    r"|geheugendump gemaakt|minnesutskrift skapad|çekirdek döküldü|xuất ra core)\)|（核心已转储）|\(核心已傾印\)"
+)
 _WORDS = "|".join(re.escape(w) for w in _SHELL_WORDS)
 # "bash: line 1:  8225 Segmentation fault      cmd", "/bin/bash: line 27: 318 Killed sh start.sh"
-_JOB_REPORT = re.compile(r"(?:^|\s)(?:line \d+:\s+)?\d+\s+(?P<word>" + _WORDS + r")(?P<core> \(core dumped\))?(?:\s|$)")
+_JOB_REPORT = re.compile(
+    r"(?:^|\s)(?:line \d+:\s+)?\d+\s+(?P<word>" + _WORDS + r")(?P<core>\s+(?:" + _CORE + r"))?(?:\s|$)"
+)
 # the word alone on its line: "Segmentation fault (core dumped)", "Killed"
-_ALONE = re.compile(r"^\s*(?P<word>" + _WORDS + r")(?P<core> \(core dumped\))?\s*$")
+_ALONE = re.compile(r"^\s*(?P<word>" + _WORDS + r")(?P<core>\s+(?:" + _CORE + r"))?\s*$")
 _FATAL = re.compile(r"Fatal Python error: (?P<word>" + _WORDS + r")")
 _CODE = re.compile(
     r"(?:exit(?:ed)?[ _-]?(?:code|status)|exitcode|returned non-zero exit status|exited with code|exit code)"
@@ -98,6 +156,7 @@ _HINTS = (
     "TimeoutExpired",
     "timed out after",
     "core dumped",
+    *(w for words in _LOCALISED_WORDS.values() for w in words),
 )
 #: a failed assertion (glibc's assert, assert/assert.c "%s%s%s:%u: %s%sAssertion `%s' failed."; a CUDA device
 #: assert, "block: [0,0,0], thread: [0,0,0] Assertion `cond` failed."), and the "file:line:" it follows, on its

@@ -232,3 +232,128 @@ def test_memory_managers_out_of_memory_reports_are_out_of_memory(line: str, requ
     facts = parse_oom(line)
     assert facts is not None and facts.kind == "generic"
     assert facts.requested_bytes == requested
+
+
+# --- after the reviews of holdout76/77's first answers -----------------------------------------------------------
+
+
+def _h76(case_id: str) -> str:
+    return corpus_log("holdout76", case_id)
+
+
+def _h77(case_id: str) -> str:
+    return corpus_log("holdout77", case_id)
+
+
+@pytest.mark.parametrize(
+    ("text", "signal"),
+    [
+        # corpus/holdout77 (isaac-sim/IsaacLab#7139): bash in a Chinese locale
+        (_h77("h77a-isaaclab-driver-595-segfault-rtx3060"), "SIGSEGV"),
+        # corpus/holdout74 (intel/llvm#14169): in Spanish
+        (_h74("h74b-dpcpp-cuda-compile-program-error-gtx1650ti"), "SIGABRT"),
+        ("Speicherzugriffsfehler (Speicherabzug geschrieben)\n", "SIGSEGV"),
+    ],
+)
+def test_a_crash_reported_in_the_users_language_is_a_crash(text: str, signal: str) -> None:
+    report = classify_text(text)
+    assert report.status != "no-failure"
+    assert report.evidence is not None and report.evidence.exit is not None
+    assert report.evidence.exit.signal == signal
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "mode", "rule"),
+    [
+        # corpus/holdout74 (diku-dk/futhark#1117): Futhark's CUDA_SUCCEED, the call on the line above the status
+        (
+            _h74("h74a-futhark-cuinit-999-after-upgrade"),
+            "environment",
+            "no-gpu-visible",
+            "cuda-unknown-error-at-initialisation",
+        ),
+        # corpus/holdout74 (stereolabs/zed-ros2-wrapper#113): the driver's libcuda absent from the build image
+        (
+            _h74("h74d-zed-ros2-orin-base-image-without-cuda"),
+            "environment",
+            "library-missing",
+            "ld-cuda-driver-library-needed-not-found",
+        ),
+        # corpus/holdout77 (AMReX-Astro/Castro#2262): a static library's cuBLAS calls, no -lcublas
+        (
+            _h77("h77b-castro-hypre-cuda-undefined-cublas"),
+            "environment",
+            "library-missing",
+            "host-link-cuda-library-symbols-undefined",
+        ),
+        # corpus/holdout76 (hpcaitech/Open-Sora#460): the driver's NVML older than the function torch looks up
+        (_h76("h76c-opensora-nvml-nvlink-symbol-old-driver"), "environment", "driver-too-old", None),
+        # corpus/holdout77 (fla-org/flash-linear-attention#58): a Triton compiler assertion whose text says "only
+        # supported on Ampere" is the compiler's
+        (
+            _h77("h77d-fla-simple-gla-h100-mma-layout-assert"),
+            "environment",
+            "compiler-bug",
+            "compiler-internal-assertion",
+        ),
+        # corpus/holdout76 (k2-fsa/k2#1158): a build script's stated CUDA mismatch
+        (_h76("h76a-k2-build-torch-cu117-vs-cuda102"), "environment", "version-skew", None),
+        # corpus/holdout76 (daerduoCarey/structurenet#13): nvcc older than the option torch's builder passes
+        (_h76("h76b-structurenet-chamfer-nvcc-unknown-option-dependencies"), "environment", "version-skew", None),
+        # corpus/holdout76 (visualbruno/ComfyUI-Trellis2#30): torch's DispatchStub without a CUDA kernel
+        (
+            _h76("h76c-comfy-trellis2-dispatchstub-cu129-vs-cu128-wheels"),
+            "environment",
+            "version-skew",
+            "torch-dispatch-stub-missing-kernel",
+        ),
+        # corpus/holdout77 (NVIDIA-Omniverse/IsaacAutomator#40): Omniverse's driver check, below its minimum
+        (_h77("h77a-isaacautomator-aws-driver-535-too-old"), "environment", "driver-too-old", None),
+        # corpus/holdout75 (NVIDIA/apex#267): a member of PyTorch's C++ API the installed torch no longer has
+        (_h75("h75a-apex-type-shim-scalartype-torch-master"), "environment", "version-skew", None),
+    ],
+)
+def test_stated_causes_decide(text: str, category: str, mode: str, rule: str | None) -> None:
+    got = decided(text)
+    assert got[:2] == (category, mode)
+    if rule is not None:
+        assert got[2] == rule
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        # corpus/holdout77 (leggedrobotics/legged_gym#64, isaac-sim/IsaacGymEnvs#31): PhysX's own kernels
+        (_h77("h77a-legged-gym-physx-contact-pairs-rtx3060"), "physx-internal-cuda-error"),
+        (_h77("h77a-isaacgymenvs-dof-velocity-input-physx-cuda-error"), "physx-internal-cuda-error"),
+        # corpus/holdout77 (isaac-sim/IsaacLab#4011): the NCCL watchdog's sticky fault
+        (_h77("h77a-isaaclab-multigpu-nccl-illegal-address"), "torch-nccl-watchdog-cuda-error"),
+        # corpus/holdout76 (sdbds/TRELLIS-for-windows#5): 712 GiB on a 24 GiB GPU, the Markdown bold taken off
+        (_h76("h76c-trellis-windows-dgr-sm89-only-bogus-oom"), "oom-request-beyond-any-gpu"),
+        # corpus/holdout77 (CannyLab/tsne-cuda#68): Faiss's temporary memory could not be reserved
+        (
+            _h77("h77c-tsnecuda-faiss-stack-alloc-gpu-memory-taken"),
+            "faiss-gpu-temp-memory-reserve-failed-as-environment",
+        ),
+    ],
+)
+def test_failures_inside_closed_libraries_abstain_with_their_own_check(text: str, rule: str) -> None:
+    report = classify_text(text)
+    assert report.status == "unknown"
+    assert report.diagnosis is not None and report.diagnosis.rule == rule
+    check = next_check(report) or ""
+    assert check and "compute-sanitizer" not in check.split(".")[0]
+
+
+def test_an_opencv_exception_is_not_a_compiler_error() -> None:
+    # corpus/holdout74 (opencv/opencv#14827): cv::Exception spells its source position as gcc does
+    report = classify_text(_h74("h74d-opencv-dnn-cuda-jetson-hostregister-unsupported"))
+    assert report.evidence is not None
+    assert report.evidence.compiler is None or not report.evidence.compiler.errors
+    assert report.hint is None or report.hint.kind != "compiler-error"
+
+
+def test_a_library_status_under_a_cuda_check_macro_is_the_librarys() -> None:
+    # corpus/holdout75 (NVIDIA/cuda-samples#20): checkCudaErrors printing nvJPEG's status
+    report = classify_text(_h75("h75b-nvjpeg-encoder-tiny-image-optimized-huffman"))
+    assert report.hint is not None and report.hint.kind == "library-status"
