@@ -90,6 +90,10 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # a stack printed by glibc's backtrace_symbols (a program's crash handler: "3: /lib/libx.so(_ZN6matrix3setE+0x130)
     # [0x7f43c1286990]"), which programs print only as they die
     (("+0x",), r"^\s*\#?\d+:?\s+\S+\((?:[\w.$@]+)?\+0x[0-9a-f]+\)\s+\[0x[0-9a-f]+\]\s*$"),
+    # a crash reporter's numbered frames, "module!symbol+offset" (Omniverse Kit's carb.crashreporter-breakpad: "012:
+    # omni.usd.dll!gpu::realm::...::write+0x731e", "016: libcarb.tasking.plugin.so!make_fcontext+0x39 (??:?)"),
+    # printed only when the process crashed
+    (("!", "+0x"), r"^\s*(?:\d{1,3}:\s+)[\w.+-]+\.(?:dll|exe|so(?:\.\d+)*|dylib)!\S*\+0x[0-9a-fA-F]+\b"),
     (("undefined function", "undefined variable"), r"\bUndefined\ (?:function|variable|function\ or\ variable)\ '[^'\n]+'"),
     # a named test reported as failed: "test_moment_0d failure on GPU", "kernel_test failed", Julia's "Test Failed at"
     (
