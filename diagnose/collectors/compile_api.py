@@ -568,6 +568,14 @@ def added_side(name: str, release: str | None) -> str | None:
 #: API prefixes and namespaces of GPU libraries, as their public headers name their functions and types
 #: (cublas_api.h: ``cublasSgemm``; cudnn.h: ``cudnnCreate``; nvbit.h: ``nvbit_insert_call``; ...)
 _LIBRARY_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
+    # the libraries' enum constants and macros too ("CUSPARSE_SPMV_CSR_ALG2", "CUBLAS_COMPUTE_32F_FAST_TF32"): a
+    # release's header declares the ones it has
+    (re.compile(r"^CUBLAS(?:LT)?_[A-Z0-9_]+$"), "cuBLAS"),
+    (re.compile(r"^CUSPARSE_[A-Z0-9_]+$"), "cuSPARSE"),
+    (re.compile(r"^CUFFT_[A-Z0-9_]+$"), "cuFFT"),
+    (re.compile(r"^CURAND_[A-Z0-9_]+$"), "cuRAND"),
+    (re.compile(r"^CUSOLVER_[A-Z0-9_]+$"), "cuSOLVER"),
+    (re.compile(r"^CUDNN_[A-Z0-9_]+$"), "cuDNN"),
     (re.compile(r"^cublas(?:Lt)?[A-Z_]"), "cuBLAS"),
     (re.compile(r"^cudnn[A-Z_]"), "cuDNN"),
     (re.compile(r"^cufft[A-Z_]"), "cuFFT"),

@@ -80,6 +80,7 @@ _HINTS = (
     "OutOfDeviceMemory",
     "out_of_memory",
     "Maximum pool size exceeded",
+    "Out of memory error on GPU",
 )
 _TORCH_HEAD = re.compile(r"(?:CUDA|HIP|XPU|MPS)? ?out of memory\. Tried to allocate " + _SIZE, re.IGNORECASE)
 # the figures without their "CUDA out of memory." head (a log cut at the line start, or quoted)
@@ -101,6 +102,14 @@ _TF_DEVICE = re.compile(r"failed to allocate [\d.]+[KMGT]? \((\d+) bytes\) from 
 # Faiss's device allocations (gpu/utils/MemorySpace.cpp allocMemorySpaceV: "failed to cudaMalloc %zu bytes (error %d
 # %s)"; gpu/StandardGpuResources.cpp: "Failed to cudaMalloc %zu bytes on device %d (error %d %s)")
 _FAISS_MALLOC = re.compile(r"\b[Ff]ailed to cudaMalloc (\d+) bytes\b")
+#: RMM's wording of a failed device allocation (rmm/mr/device/cuda_memory_resource.hpp: "out_of_memory: CUDA error
+#: (failed to allocate N bytes) at: ...")
+_RMM_BYTES = re.compile(r"\bfailed to allocate (\d+) bytes\b")
+#: PaddlePaddle's request and what was left (cuda_allocator.cc), sizes as it prints them ("18.062744MB")
+_PADDLE = re.compile(
+    r"Cannot allocate ([\d.]+)\s*(B|KB|MB|GB|TB) memory on GPU \d+,(?:[^\n]*?)available memory is only ([\d.]+)\s*(B|KB|MB|GB|TB)"
+)
+_PADDLE_UNITS = {"B": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30, "TB": 2**40}
 _TF_BFC = re.compile(r"ran out of memory trying to allocate [\d.]+\s*[KMGT]?i?B(?: \(rounded to (\d+)\))?")
 # TensorFlow's device properties, printed when the session starts (tensorflow/core/common_runtime/gpu/
 # gpu_device.cc, "Found device N with properties:"): TF <= 1.3 "Total memory: 1.95GiB" and "Free memory: 1.93GiB"
@@ -146,7 +155,10 @@ _GENERIC = re.compile(
     # RMM failure at: FILE:LINE: reason"; its pool resource's reason "Maximum pool size exceeded", RMM_FAIL in
     # mr/device/pool_memory_resource.hpp) and HeavyDB's buffer manager (DataMgr/BufferMgr/BufferMgr.cpp: "ALLOCATION
     # failed to find <n>B throwing out of memory <manager>", before it throws OutOfMemory)
-    r"\bout_of_memory: (?:RMM failure|CUDA error) at\b|\bMaximum pool size exceeded\b|"
+    r"\bout_of_memory: (?:RMM failure|CUDA error)\b|\bMaximum pool size exceeded\b|"
+    # PaddlePaddle's allocator (paddle/fluid/memory/allocation/cuda_allocator.cc: "Out of memory error on GPU %d. Cannot
+    # allocate %s memory on GPU %d, %s memory has been allocated and available memory is only %s.")
+    r"\bOut of memory error on GPU \d+\. Cannot allocate\b|"
     r"\bALLOCATION failed to find \d+B throwing out of memory\b"
 )
 # TensorFlow's BFC allocator warns and retries: "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.26GiB
@@ -311,7 +323,16 @@ def _parse(text: str) -> OomFacts | None:
         return OomFacts(lines=(_line_of(text, torchish.start()),), kind="torch")
     g = next((m for m in _GENERIC.finditer(text) if not _unsaid(text, _named_at(m))), None)
     if g:
-        d = _TF_DEVICE.search(text) or _FAISS_MALLOC.search(text)
+        p = _PADDLE.search(text) if "Cannot allocate" in text else None
+        if p:
+            u = _PADDLE_UNITS
+            return OomFacts(
+                lines=(_line_of(text, g.start()),),
+                kind="generic",
+                requested_bytes=float(p[1]) * u[p[2]],
+                free_bytes=float(p[3]) * u[p[4]],
+            )
+        d = _TF_DEVICE.search(text) or _FAISS_MALLOC.search(text) or _RMM_BYTES.search(text)
         return OomFacts(lines=(_line_of(text, g.start()),), kind="generic", requested_bytes=float(d[1]) if d else None)
     return None
 

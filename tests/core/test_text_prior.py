@@ -52,8 +52,11 @@ def test_it_is_trained_on_development_sets_only_and_says_how_it_did_elsewhere() 
     trained = model.about["trained_on"]
     assert trained and not any(s.startswith(HELD_OUT) for s in trained)
     assert sum(trained.values()) == model.about["cases"] > 1000
-    at, top = model.about["measured"]["at"][str(TP.ANSWER_FROM)], model.about["measured"]["at"]["0.9"]
+    at, top = model.about["measured"]["at"]["0.8"], model.about["measured"]["at"]["0.9"]
     assert at["answered"] > 50 and at["right"] / at["answered"] >= 0.75  # on the blind sets' unanswered cases
+    # it answers only where its measured precision is what kdiag's answers aim at
+    answers = model.about["measured"]["at"][str(TP.ANSWER_FROM)]
+    assert answers["answered"] > 30 and answers["right"] / answers["answered"] >= 0.9
     # an answer's confidence is the measured precision of its own probability band, never the raw probability
     band = (at["answered"] - top["answered"], at["right"] - top["right"])
     assert TP.confidence(model, 0.85) == pytest.approx((band[1] + 1) / (band[0] + 2), abs=1e-3)
@@ -74,7 +77,7 @@ def test_an_unreadable_model_file_leaves_the_rules_alone(tmp_path: Path) -> None
     assert TP.load(tmp_path / "absent.json") is None
 
 
-@pytest.mark.parametrize("suite", ["holdout3", "holdout16", "holdout30", "holdout31"])
+@pytest.mark.parametrize("suite", ["holdout5", "holdout16", "holdout30", "holdout31"])
 def test_the_prior_answers_only_where_no_rule_did_and_holds_back_a_rule_only_when_it_clearly_disagrees(
     suite: str,
 ) -> None:

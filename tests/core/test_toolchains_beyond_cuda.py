@@ -357,3 +357,78 @@ def test_a_library_status_under_a_cuda_check_macro_is_the_librarys() -> None:
     # corpus/holdout75 (NVIDIA/cuda-samples#20): checkCudaErrors printing nvJPEG's status
     report = classify_text(_h75("h75b-nvjpeg-encoder-tiny-image-optimized-huffman"))
     assert report.hint is not None and report.hint.kind == "library-status"
+
+
+# --- learned from holdout78/79 ---------------------------------------------------------------------------------
+
+
+def _h79(case_id: str) -> str:
+    return corpus_log("holdout79", case_id)
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "mode", "rule"),
+    [
+        # corpus/holdout79 (COPT-Public/cuPDLP-C#29): a cuSPARSE enum constant an older toolkit does not declare
+        (
+            _h79("h79a-cupdlpc-cusparse-spmv-alg2-undefined"),
+            "environment",
+            "version-skew",
+            "nvcc-undefined-library-api-as-environment",
+        ),
+        # corpus/holdout79 (NVIDIA/cuopt#575): LeakSanitizer's report
+        (_h79("h79a-cuopt-pdlp-cusparse-descriptor-leak"), "kernel-logic", "memory-leak", "lsan-memory-leak"),
+        # corpus/holdout79 (KellerJordan/modded-nanogpt#145): a Hub kernel without an aarch64 build
+        (
+            _h79("h79b-fa3-hub-kernel-no-aarch64-build-gh200"),
+            "environment",
+            "library-missing",
+            "hf-kernel-no-build-for-platform",
+        ),
+        # corpus/holdout79 (turboderp-org/exllamav2#434): Windows' form of an undefined symbol
+        (
+            _h79("h79c-exllamav2-wheel-torch-mismatch-dll-load"),
+            "environment",
+            "version-skew",
+            "python-windows-extension-procedure-not-found",
+        ),
+        (
+            "ImportError: DLL load failed while importing _C: The specified module could not be found.\n",
+            "environment",
+            "library-missing",
+            "python-windows-extension-module-not-found",
+        ),
+    ],
+)
+def test_families_of_holdout78_79_decide(text: str, category: str, mode: str, rule: str) -> None:
+    assert decided(text) == (category, mode, rule)
+
+
+@pytest.mark.parametrize(
+    ("line", "requested", "free"),
+    [
+        # corpus/holdout78 (PaddlePaddle/PaddleDetection#3100): Paddle's allocator, sizes as it prints them
+        (
+            "Out of memory error on GPU 0. Cannot allocate 18.062744MB memory on GPU 0, available memory is only "
+            "17.537501MB.",
+            18.062744 * 2**20,
+            17.537501 * 2**20,
+        ),
+        # corpus/holdout78 (scverse/rapids-singlecell#631): RMM's failed cudaMalloc with its size
+        (
+            "MemoryError: std::bad_alloc: out_of_memory: CUDA error (failed to allocate 88577278284 bytes) at: C",
+            88577278284.0,
+            None,
+        ),
+    ],
+)
+def test_more_allocators_out_of_memory_words(line: str, requested: float, free: float | None) -> None:
+    facts = parse_oom(line)
+    assert facts is not None
+    assert facts.requested_bytes == pytest.approx(requested)
+    assert facts.free_bytes == (pytest.approx(free) if free is not None else None)
+
+
+def test_a_batched_factorisation_that_failed_on_its_input_is_the_inputs() -> None:
+    # corpus/holdout79 (locuslab/qpth#22): torch 0.4's btrifact on a matrix that is not positive definite
+    assert decided(_h79("h79a-qpth-batched-lu-non-spd-q"))[:2] == ("runtime-assumption", "input-values-unsupported")
