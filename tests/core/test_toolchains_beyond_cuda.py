@@ -432,3 +432,11 @@ def test_more_allocators_out_of_memory_words(line: str, requested: float, free: 
 def test_a_batched_factorisation_that_failed_on_its_input_is_the_inputs() -> None:
     # corpus/holdout79 (locuslab/qpth#22): torch 0.4's btrifact on a matrix that is not positive definite
     assert decided(_h79("h79a-qpth-batched-lu-non-spd-q"))[:2] == ("runtime-assumption", "input-values-unsupported")
+
+
+def test_the_nccl_watchdog_timeout_abstains_with_the_ranks_check() -> None:
+    # corpus/holdout78 (jpata/particleflow#390): only the watchdog's C++ frames of the timeout; rank 0 alone evaluated
+    report = classify_text(corpus_log("holdout78", "h78b-particleflow-rank0-only-eval-nccl-watchdog-timeout"))
+    assert report.status == "unknown"
+    assert report.diagnosis is not None and str(report.diagnosis.rule).startswith("torch-nccl-watchdog-timeout-as-")
+    assert "same collective" in (next_check(report) or "")
