@@ -30,15 +30,7 @@ CASES = [
         "runtime-assumption",
         "smem-exceeds-device-limit",
     ),
-    # --- NCCL's own checks
-    # holdout10 d-fine-nccl-duplicate-gpu-default-device (Peterande/D-FINE#289): the "Last error" names it
-    (_case("d-fine-nccl-duplicate-gpu-default-device"), "environment", "rank-device-mapping"),
-    # the WARN line of NCCL's src/init.cc alone, with its file prefix
-    (
-        "host:1585:1585 [0] init.cc:738 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000\n",
-        "environment",
-        "rank-device-mapping",
-    ),
+    # --- NCCL's own checks (its duplicate-GPU check names the mapping, not whose it is: test_a_duplicate_gpu_...)
     # holdout10 nccl-2-25-rtx5090-max-shared-mem-exceeds-device (NVIDIA/nccl-tests#287): at INFO level only
     (_case("nccl-2-25-rtx5090-max-shared-mem-exceeds-device"), "environment", "library-too-old-for-gpu"),
     # the WARN form of src/enqueue.cc (ncclInitKernelsForDevice), with the arch
@@ -104,15 +96,29 @@ def test_a_message_that_states_its_cause_decides(text: str, category: str, mode:
     assert decided(text)[:2] == (category, mode)
 
 
-def test_a_duplicate_gpu_outranks_ncclinvalidusage() -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        # holdout10 d-fine-nccl-duplicate-gpu-default-device (Peterande/D-FINE#289): the "Last error" names it
+        _case("d-fine-nccl-duplicate-gpu-default-device"),
+        # the WARN line of NCCL's src/init.cc alone, with its file prefix
+        "host:1585:1585 [0] init.cc:738 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000\n",
+    ],
+)
+def test_a_duplicate_gpu_outranks_ncclinvalidusage(text: str) -> None:
     """ncclInvalidUsage alone leaves kdiag abstaining between collective misuse and device placement; the
-    Duplicate GPU line decides the rank-to-device mapping."""
+    Duplicate GPU line names the rank-to-device mapping, and abstains on whose mapping it is (the program's device
+    selection or the job's placement: one labelled case each) with the check that decides."""
     alone = classify_text(
         "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1691, invalid usage (run with "
         "NCCL_DEBUG=WARN for details), NCCL version 2.19.3\n"
     )
     assert alone.category == "unknown"
-    assert decided(_case("d-fine-nccl-duplicate-gpu-default-device"))[2] == "nccl-duplicate-gpu"
+    report = classify_text(text)
+    assert report.status == "unknown"
+    assert report.diagnosis is not None and str(report.diagnosis.rule).startswith("nccl-duplicate-gpu-as-")
+    assert report.diagnosis.failure_mode == "ambiguous"
+    assert "local rank" in (next_check(report) or "")
 
 
 @pytest.mark.parametrize(
