@@ -259,8 +259,8 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r" | \bsh:\ \d+:\ [\w.+-]+:\ not\ found\b | '[^'\n]+'\ is\ not\ recognized\ as\ an\ internal\ or\ external\ command\b",
     ),
     # OpenCL's status names (Khronos cl.h; PyOpenCL prints them without the CL_ prefix after "failed: ") and the
-    # programs' own "OpenCL error" reports; clinfo's "<error: CL_...>" for a property a device does not report is not
-    # a failure
+    # programs' own "OpenCL error" reports; not clinfo's "<error: CL_...>" for a property a device does not report
+    # (which the severity shape above still reads by its "error:")
     (
         ("cl_", "opencl error", "opencl unknown"),
         r"(?<!<error:\ )\bCL_(?:INVALID_[A-Z_]+|OUT_OF_(?:RESOURCES|HOST_MEMORY)|MEM_OBJECT_ALLOCATION_FAILURE"
