@@ -747,7 +747,7 @@ def _device_arch(text: str, ccs: tuple[float, ...]) -> tuple[float | None, str |
 #: generated C (its CUDA backend's CUDA_SUCCEED: "%s:%d: CUDA call\n  %s\nfailed with error code %d (%s)\n", the
 #: call's source text and cuGetErrorString's message); read only where the text is CUDA's own for a status
 _CALL_ALONE = re.compile(r"^\s*(?P<call>cu(?:da)?[A-Z]\w*)\([^\n]*\)\s*;?\s*$")
-_FAILED_WITH_CODE = re.compile(r"^\s*failed with error code (?P<code>\d{1,3}) \((?P<msg>[a-z][^()\n]*)\)\s*$")
+_FAILED_WITH_CODE = re.compile(r"^\s*failed with error code \d{1,3} \((?P<msg>[a-z][^()\n]*)\)\s*$")
 
 
 def _failed_with_code_hit(line: str, ln: int, call: str | None) -> _Hit | None:
@@ -767,14 +767,16 @@ def parse(text: str) -> CudaFacts | None:
     thrust = "thrust::" in text and bool(_THRUST_EXCEPTION.search(text))
     under_check = False
     call_alone: str | None = None
+    status_under_call = "failed with error code" in text  # the form of _FAILED_WITH_CODE, read only where it stands
     for ln, line in enumerate(text.splitlines(), 1):
-        if call_alone is not None and "failed with error code" in line:
-            alone = _failed_with_code_hit(line, ln, call_alone)
-            if alone is not None:
-                hits.append(alone)
-                continue
-        m_call = _CALL_ALONE.match(line) if "cu" in line and len(line) < 300 else None
-        call_alone = m_call["call"] if m_call else None
+        if status_under_call:
+            if call_alone is not None and "failed with error code" in line:
+                alone = _failed_with_code_hit(line, ln, call_alone)
+                if alone is not None:
+                    hits.append(alone)
+                    continue
+            m_call = _CALL_ALONE.match(line) if "cu" in line and len(line) < 300 else None
+            call_alone = m_call["call"] if m_call else None
         if under_check:
             under_check = False
             macro = _check_macro_hit(line, ln)

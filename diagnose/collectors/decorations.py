@@ -217,6 +217,8 @@ def undecorate(text: str) -> str:
         text = _STAMPED.sub("", text)
     if "\nE  " in text or text.startswith("E  "):
         text = _strip_pytest(text)
-    text = _strip_common(text)
+    common = _strip_common(text)
     # a time stamp under a prefix taken off only now (docker compose's service column before `--timestamps`' stamp)
-    return _STAMPED.sub("", text) if _STAMPED.search(text) else text
+    if common is not text and _STAMPED.search(common):
+        return _STAMPED.sub("", common)
+    return common

@@ -105,7 +105,8 @@ _FAISS_MALLOC = re.compile(r"\b[Ff]ailed to cudaMalloc (\d+) bytes\b")
 #: RMM's wording of a failed device allocation (rmm/mr/device/cuda_memory_resource.hpp: "out_of_memory: CUDA error
 #: (failed to allocate N bytes) at: ...")
 _RMM_BYTES = re.compile(r"\bfailed to allocate (\d+) bytes\b")
-#: PaddlePaddle's request and what was left (cuda_allocator.cc), sizes as it prints them ("18.062744MB")
+#: PaddlePaddle's request and what was left (cuda_allocator.cc), sizes as it prints them ("18.062744MB"), read as
+#: binary multiples (apart from _UNITS, whose "MB" is decimal; the two differ by under 10 %, which no rule turns on)
 _PADDLE = re.compile(
     r"Cannot allocate ([\d.]+)\s*(B|KB|MB|GB|TB) memory on GPU \d+,(?:[^\n]*?)available memory is only ([\d.]+)\s*(B|KB|MB|GB|TB)"
 )
