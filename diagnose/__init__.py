@@ -18,12 +18,35 @@ Nothing here imports torch, triton, cupy or textual.
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from diagnose.collectors import collect
-from diagnose.evidence import Evidence
-from diagnose.report import Report
-from diagnose.rules import RuleLoadError, RuleSet, load_rules
+if TYPE_CHECKING:
+    from diagnose.collectors import collect
+    from diagnose.evidence import Evidence
+    from diagnose.report import Report
+    from diagnose.rules import RuleLoadError, RuleSet, load_rules
+
+#: the API's names, imported on first use: a child that needs one table from a submodule (the harness's
+#: ``diagnose.run.arrays``) does not pay for the collectors and the rules
+_LAZY = {
+    "collect": "diagnose.collectors",
+    "Evidence": "diagnose.evidence",
+    "Report": "diagnose.report",
+    "RuleLoadError": "diagnose.rules",
+    "RuleSet": "diagnose.rules",
+    "load_rules": "diagnose.rules",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'diagnose' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Evidence",
@@ -78,6 +101,7 @@ def classify_evidence(evidence: Evidence, *, rules: RuleSet | None = None) -> Re
     """Diagnose an Evidence record you built or loaded (``Evidence.from_dict``)."""
     from diagnose.classify import status_of
     from diagnose.matcher import Matcher
+    from diagnose.report import Report
     from diagnose.rules import default_rules
 
     diagnosis = Matcher(rules or default_rules()).diagnose(evidence)

@@ -41,3 +41,18 @@ def test_cli_env_and_rules_load_no_gpu_framework() -> None:
     code = "import io\nfrom diagnose.cli import main\nassert main(['rules', 'list'], out=io.StringIO()) == 0\n"
     mods = loaded_after(code)
     assert not [m for m in FORBIDDEN if m in mods]
+
+
+def test_the_harness_table_loads_no_collectors_and_no_rules() -> None:
+    """The harness's children read one table (``diagnose.run.arrays.STORAGE``): the package's API is imported on
+    first use, so every child does not pay for the collectors and the rule base."""
+    probe = (
+        "import sys, json, diagnose.run.arrays\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('diagnose'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    loaded = json.loads(out.strip().splitlines()[-1])
+    assert loaded == ["diagnose", "diagnose.run", "diagnose.run.arrays"], loaded
+    api = "import diagnose\nprint(diagnose.collect('x').__class__.__name__, diagnose.Report.__name__)\n"
+    out = subprocess.run([sys.executable, "-c", api], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["Evidence", "Report"]
