@@ -359,7 +359,7 @@ def compiler_echo(text: str, pos: int) -> bool:
 #: a name as the operand of a comparison or a ``case`` label: source code that tests for an error
 #: (``if (err == cudaErrorCooperativeLaunchTooLarge ||``, ``case CUDA_ERROR_NOT_READY:``), not a report of it
 #: (the left operand a name or a parenthesis: never a rule of ===== or the ==PID== of a sanitizer's lines)
-_COMPARED_BEFORE = re.compile(r"(?:(?:(?<![%\w])[A-Za-z_]\w*|\))\s*[=!]=|\bcase)\s*\(?\s*$")
+_COMPARED_BEFORE = re.compile(r"(?:(?:(?<![%\w=])[A-Za-z_]\w*|\))\s*[=!]=|\bcase)\s*\(?\s*$")
 _COMPARED_AFTER = re.compile(r"^\s*\)?\s*[=!]=(?!=)\s*[A-Za-z_(]")
 
 
@@ -403,6 +403,8 @@ def compared(text: str, start: int, end: int) -> bool:
     (False, False)
     >>> at("========= Race reported between Write access", "Race"), at("==4021== ERROR: libFuzzer: deadly", "ERROR")
     (False, False)
+    >>> at("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission", "ERR_")  # a profiler's banner
+    False
     """
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)

@@ -243,7 +243,13 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
     # is a warning: the program goes on
     lines = text.split("\n") if _FALLBACK.search(text) else None
     errors = [h for h in hits if h.family.severity == "error" and not (lines and _fallback_taken(lines, h.line))]
-    ordered = errors + [h for h in hits if h.family.severity != "error"]
+    # a warning's text raised as an exception's message is the failure: the program did not go on with the
+    # fallback the warning announces (XLA's "ptxas too old. Falling back to the driver" as an XlaRuntimeError)
+    raised = (
+        [h for h in hits if h.family.severity == "warning" and _raised_on(text, h.line)] if _RAISE.search(text) else []
+    )
+    errors += raised
+    ordered = errors + [h for h in hits if h.family.severity != "error" and h not in raised]
     raw: dict[str, str] = {}
     version_from_warning = False
     for h in ordered:
@@ -431,6 +437,28 @@ def _resource(raw: str | None) -> str | None:
 #: line also says the fallback itself failed or names an exception
 _FALLBACK = re.compile(r"(?i)\bfall(?:s|ing)?[ -]?back\s+(?:to|on)\b")
 _FALLBACK_FAILED = re.compile(r"(?i)\b(?:error|exception|traceback|fatal|abort(?:ed|ing)?|failed|failure)\b")
+
+
+#: a raised exception's header on a line: ``XlaRuntimeError: UNIMPLEMENTED: ...``, ``RuntimeError: ...``, a qualified
+#: ``jaxlib.xla_extension.XlaRuntimeError: ...`` (a log prefix may stand before it)
+_RAISE = re.compile(r"(?:^|[\s:\]])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): ", re.M)
+
+
+def _raised_on(text: str, line: int) -> bool:
+    r"""Line ``line`` (1-based) of ``text`` is a raised exception's header line.
+
+    >>> _raised_on("W1 x\njaxlib.xla_extension.XlaRuntimeError: UNIMPLEMENTED: ptxas too old.", 2)
+    True
+    >>> _raised_on("2024-01-01 W ptxas too old. Falling back to the driver to compile.", 1)
+    False
+    """
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return False
+    end = text.find("\n", start)
+    return bool(_RAISE.search(text, start, end if end >= 0 else len(text)))
 
 
 def _fallback_taken(lines: list[str], line: int) -> bool:

@@ -4,6 +4,7 @@ error strings in tests/fixtures/environment/) and logs from public reports in th
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
 CAT = default_catalogue()
 MATCHER = Matcher(default_rules())
+FIRST_SIGHT = json.loads((ROOT / "diagnose" / "data" / "first_sight.json").read_text())["rules"]
 TOOLS = ("cuda-runtime", "nvml", "ptxas", "nvcc", "nvrtc", "nvlink", "cublas", "cudnn", "nccl", "cuda-libs")
 
 
@@ -57,7 +59,13 @@ def test_captured_tool_output_maps_to_its_family(name: str, family: str, log: st
     fam = CAT.get(family)
     assert fam is not None
     category, _ = diagnose(log)
-    if fam.decided:
+    if fam.decided and category == "unknown":
+        # the calibration measured the family wrong on logs it had not seen (diagnose/data/first_sight.json) and
+        # it abstains: its own category must still lead the candidates
+        report = classify_record(InputRecord(id="t", text=log), MATCHER).to_dict()
+        assert report["alternatives"] and report["alternatives"][0]["category"] == fam.category, name
+        assert (FIRST_SIGHT.get(family) or {}).get("right", 0) < (FIRST_SIGHT.get(family) or {}).get("cases", 0), name
+    elif fam.decided:
         assert category == fam.category, name
     else:  # a family whose message has several owners abstains on the message alone, listing them
         assert fam.candidates and category == "unknown", name
