@@ -488,7 +488,7 @@ TOOLKIT_HEADERS: tuple[tuple[re.Pattern[str], str | None, str], ...] = (
     ),
     (
         re.compile(
-            r"^(?:cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuComplex|mma|math_constants"
+            r"^(?:cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuComplex|mma|math_constants|math_functions"
             r"|device_launch_parameters|library_types|driver_types|vector_types)\.hp?p?$"
         ),
         None,
@@ -528,8 +528,26 @@ def toolkit_header(header: str) -> tuple[str | None, str] | None:
     (None, "the CUDA runtime's header")
     >>> toolkit_header("cublasLt.h"), toolkit_header("cublas_v2.h")
     (('10.1', 'cuBLASLt'), (None, "a CUDA math library's header"))
+    >>> toolkit_header("/usr/local/cuda/include/math_functions.h"), toolkit_header("/opt/cuda-11.8/include/cub/cub.cuh")
+    ((None, "the CUDA runtime's header"), ('11.0', 'CUB'))
+    >>> toolkit_header("C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.1/include/nv/target")
+    (None, "a header of the CUDA toolkit's include/ directory")
+    >>> toolkit_header("/home/u/cudakit/include/x.h"), toolkit_header("src/cuda/include/kernels.h")
+    (None, None)
     """
+    inside = _TOOLKIT_INCLUDE_DIR.search(header.strip().strip('<>"'))
+    if inside:  # named by its path inside a CUDA install: the toolkit's, whether or not the table knows it
+        rest = inside.group("rest").replace("\\", "/")
+        return _header_row(TOOLKIT_HEADERS, rest) or (None, "a header of the CUDA toolkit's include/ directory")
     return _header_row(TOOLKIT_HEADERS, header)
+
+
+#: an include named by its path inside a CUDA install's ``include/`` ("/usr/local/cuda/include/math_functions.h",
+#: "/opt/cuda-11.8/targets/x86_64-linux/include/...", "C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.1/include/...")
+_TOOLKIT_INCLUDE_DIR = re.compile(
+    r"(?i)(?:(?:^|[/\\])(?:usr[/\\](?:local[/\\])?|opt[/\\])cuda(?:-\d+(?:\.\d+)*)?|cuda-\d+(?:\.\d+)*"
+    r"|[/\\]CUDA[/\\]v\d+(?:\.\d+)*)[/\\](?:targets[/\\][\w.-]+[/\\])?include[/\\](?P<rest>[\w./\\-]+)$"
+)
 
 
 def _header_row(table: tuple[tuple[re.Pattern[str], _R, str], ...], header: str) -> tuple[_R, str] | None:

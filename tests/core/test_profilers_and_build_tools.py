@@ -1,8 +1,9 @@
 """Failures of the tools around a kernel rather than the kernel: NVIDIA's profilers and CUPTI, NVML as NVIDIA's Go
 tools print its statuses, CMake's CUDA language support, nvcc's probe of its host compiler, Triton's compile cache
-shared by several processes, and a warning's text that arrived as a raised exception.
+shared by several processes, CuPy's and Numba's APIs missing from the installed release, a CUDA install's header
+named by its path, and a warning's text that arrived as a raised exception.
 
-Each family is tested on the log of a development case (corpus/holdout82, corpus/holdout83: public reports, the
+Each family is tested on the log of a development case (corpus/holdout82 to holdout84: public reports, the
 thread named in each case's ``source``) and on the other wordings the tools' own files give it (the provenance is in
 diagnose/data/catalogue/), with the near misses that must not be read as it."""
 
@@ -18,6 +19,10 @@ def _h82(case_id: str) -> str:
 
 def _h83(case_id: str) -> str:
     return corpus_log("holdout83", case_id)
+
+
+def _h84(case_id: str) -> str:
+    return corpus_log("holdout84", case_id)
 
 
 @pytest.mark.parametrize(
@@ -81,6 +86,16 @@ def _h83(case_id: str) -> str:
             "stale-compile-cache",
             "triton-cache-temp-file-vanished",
         ),
+        # corpus/holdout84 (MOFA-Video): an API the installed CuPy no longer has
+        (_h84("h84b-mofa-video-cupy-compile-with-cache-removed"), "environment", "version-skew", "cupy-api-missing"),
+        ("AttributeError: module 'numba.cuda' has no attribute 'autojit'\n", "environment", "version-skew", None),
+        # corpus/holdout84 (FastPhotoStyle): NVRTC told to include a header by its path in a CUDA install that lacks it
+        (
+            _h84("h84b-fastphotostyle-nvrtc-math-functions-path"),
+            "environment",
+            "toolkit-header-missing",
+            "compiler-toolkit-header-missing",
+        ),
         # corpus/holdout82 (an AlphaFold 3 install): XLA's ptxas fallback warning, raised as the exception
         (_h82("h82c-af3-conda-blackwell-ptxas-too-old"), "environment", "ptxas-too-old-for-arch", None),
     ],
@@ -121,3 +136,8 @@ def test_a_profiler_banner_is_not_code_comparing_against_the_status() -> None:
     code = "if (status == ERR_NVGPUCTRPERM) {"
     j = code.index("ERR_")
     assert compared(code, j, j + 4)
+
+
+def test_a_projects_own_cuda_folder_is_not_the_toolkits_include_directory() -> None:
+    got = decided('src/kernels.cu(3): catastrophic error: cannot open source file "src/cuda/include/kernels.h"\n')
+    assert got[2] != "compiler-toolkit-header-missing", got
