@@ -250,19 +250,37 @@ def finding(
         why=(f"{own.why} " if own is not None else "")
         + f"The text prior weighs every word of the log against those reports ({record}). A resemblance of words "
         "is not a proof: the candidates beside it are what the rules saw.",
-        fix=_fix(own, check, prior.category),
+        fix=_fix(own, check, prior.category, None if own is not None else _stated_failure(text)),
         caveats=own.caveats if own is not None else None,
         facts=(("text_prior_probability", f"{prior.probability:.2f}"), ("text_prior_words", said)),
     )
 
 
-def _fix(own: Any, check: str | None, category: str) -> str:
+def _fix(own: Any, check: str | None, category: str, stated: str | None = None) -> str:
     """The advice of an answer from the words: the rules' candidate's deciding check first, where it has one, and
     its fix only as what follows if the check confirms it (a resemblance of words proves no fix); else the
-    unmatched kind's check, else the owner's next step."""
+    unmatched kind's check, else the owner's next step, after the log's own failure line where no rule saw one
+    (what the log states comes before advice for the owner in general)."""
     if own is not None and own.fix and own.caveats:
         return f"Check first: {own.caveats.strip()} If that confirms it ({own.title}): {own.fix.strip()}"
-    return (own.fix if own is not None else None) or check or NEXT_STEP.get(category, NEXT_STEP["kernel-logic"])
+    advice = (own.fix if own is not None else None) or check or NEXT_STEP.get(category, NEXT_STEP["kernel-logic"])
+    if stated:
+        return (
+            f"Start from the failure the log states, `{stated}`: where it names a file, flag, setting or version, "
+            f"that is what to change. Where it names none: {advice}"
+        )
+    return advice
+
+
+def _stated_failure(text: str) -> str | None:
+    """The log's first failure line (:func:`diagnose.failure_lines.failure_lines`), trimmed, or None."""
+    from diagnose.failure_lines import failure_lines
+
+    got = failure_lines(text, limit=1)
+    if not got:
+        return None
+    line = got[0][1].strip()
+    return line if len(line) <= 200 else line[:197] + "..."
 
 
 def describe(model: Model | None) -> str:

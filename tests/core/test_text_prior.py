@@ -129,6 +129,9 @@ def test_the_prior_answers_only_where_no_rule_did_and_holds_back_a_rule_only_whe
                 assert best.fix == same.fix
         else:
             assert best.evidence and all(set(prior.words) & set(TP.terms(c.text)) for c in best.evidence)
+        if same is None:  # no advice of that owner's candidate: the log's own failure line comes first
+            stated = TP._stated_failure(TP.readable(logs[str(r.id)]))
+            assert best.fix.startswith(f"Start from the failure the log states, `{stated}`") if stated else best.fix
         assert d.findings[1:] == (before.findings if before else ())  # the rules' candidates kept
     assert answered >= 1
     assert held >= (1 if suite == "holdout16" else 0)  # two of its answers the words contradict
