@@ -299,6 +299,11 @@ def hint_for(ev: Evidence, context: Mapping[str, Any] | None = None) -> Hint | N
                 # the job ran earlier steps at the same size first: what grows with the run leads
                 ctx = {**ctx, "oom_progress": progress}
                 candidates = (*k.after_progress, *(c for c in candidates if c not in k.after_progress))
+        if "{log_first_failure}" in k.check:  # the check quotes the log's own first failure line
+            first = failure_lines(ev.log.text or "", 1)
+            if first:
+                line = first[0][1].strip()
+                ctx = {**ctx, "log_first_failure": line if len(line) <= 200 else line[:197] + "..."}
         fw = framework(ctx) if k.checks else None
         # a check may keep a step to one system ([[{log_windows:if} ...]], like a rule's fix)
         text = k.check_for(fw, platform(ctx))

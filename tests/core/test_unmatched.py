@@ -226,3 +226,16 @@ def test_kind_line_patterns_answer_as_their_search() -> None:
                 found += got
             tested += 1
     assert tested > 20 and found > 20
+
+
+def test_a_failed_run_check_quotes_the_logs_first_failure_line() -> None:
+    """The check of a log no kind names starts from the failure the log states, not only from a rerun."""
+    log = (
+        "building kernels\n"
+        'my_kernel.cu: error: more than one instance of overloaded function "max" matches the argument list:\n'
+        "            argument types are: (half, __half)\n"
+    )
+    hint = hint_for(collect(log))
+    assert hint is not None and hint.kind == "failed-run"
+    assert hint.check.startswith("The first failure line is `my_kernel.cu: error: more than one instance of")
+    assert "{log_first_failure}" not in hint.check
