@@ -9,20 +9,12 @@ diagnose/data/catalogue/), with the near misses that must not be read as it."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from corpus_logs import classify_text, corpus_log, decided
 
-
-def _h82(case_id: str) -> str:
-    return corpus_log("holdout82", case_id)
-
-
-def _h83(case_id: str) -> str:
-    return corpus_log("holdout83", case_id)
-
-
-def _h84(case_id: str) -> str:
-    return corpus_log("holdout84", case_id)
+_h82, _h83, _h84 = (functools.partial(corpus_log, f"holdout{n}") for n in (82, 83, 84))
 
 
 @pytest.mark.parametrize(
