@@ -440,10 +440,12 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r" | \b(?:[Rr]esults?|[Oo]utputs?|[Aa]nswers?)\ (?:incorrect|wrong)\s*$",
     ),
     # a printed value its reporter marks as wrong: a comment that ends in the verdict ("print(f(x))  # tensor([7.9e4]),
-    # incorrect"), or a result called garbage ("FP32 output produces garbage data"; not "garbage collection")
+    # incorrect"), a label that says so before the value ("int16 indexing (incorrect): [0. 1. 1. 1.]"), or a result
+    # called garbage ("FP32 output produces garbage data"; not "garbage collection")
     (
         ("wrong", "incorrect", "garbage"),
         r"\#[^\n]*?[,;:(]\s*(?:incorrect|wrong|INCORRECT|WRONG)\s*\)?\s*$"
+        r" | \((?:incorrect|wrong|INCORRECT|WRONG)\)\s*[:=]\s*\S"
         r" | \bgarbage\ (?:data|values?|outputs?|results?|numbers)\b | \b(?:produc|return|giv)\w*\ garbage\b",
     ),
     # a reporter's verdict written as a comment that is only the verdict, as bug reports mark the failing call
