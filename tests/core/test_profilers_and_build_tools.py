@@ -1,7 +1,7 @@
 """Failures of the tools around a kernel rather than the kernel: NVIDIA's profilers and CUPTI, NVML as NVIDIA's Go
 tools print its statuses, CMake's CUDA language support, nvcc's probe of its host compiler, Triton's compile cache
 shared by several processes, CuPy's and Numba's APIs missing from the installed release, a CUDA install's header
-named by its path, and a warning's text that arrived as a raised exception.
+named by its path, a warning's text that arrived as a raised exception, and a Pallas grid query outside its kernel.
 
 Each family is tested on the log of a development case (corpus/holdout82 to holdout84: public reports, the
 thread named in each case's ``source``) and on the other wordings the tools' own files give it (the provenance is in
@@ -87,6 +87,13 @@ _h82, _h83, _h84 = (functools.partial(corpus_log, f"holdout{n}") for n in (82, 8
             "environment",
             "toolkit-header-missing",
             "compiler-toolkit-header-missing",
+        ),
+        # corpus/holdout82 (Levanter/Marin): a Pallas grid query reached outside pallas_call (a VJP through the kernel)
+        (
+            _h82("h82c-levanter-pallas-ce-vjp-grid-context"),
+            "kernel-logic",
+            "language-misuse",
+            "pallas-grid-query-outside-kernel",
         ),
         # corpus/holdout82 (an AlphaFold 3 install): XLA's ptxas fallback warning, raised as the exception
         (_h82("h82c-af3-conda-blackwell-ptxas-too-old"), "environment", "ptxas-too-old-for-arch", None),
