@@ -353,6 +353,19 @@ def failure_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     return list(found)
 
 
+def first_failure(text: str, width: int = 200) -> str | None:
+    r"""The first failure line of ``text`` to quote in advice, cut to ``width`` characters, or None.
+
+    >>> first_failure("building\nerror: x.cu(3): identifier \"y\" is undefined\n")
+    'error: x.cu(3): identifier "y" is undefined'
+    """
+    got = failure_lines(text, 1)
+    if not got:
+        return None
+    line = got[0][1]
+    return line if len(line) <= width else line[: width - 3] + "..."
+
+
 #: what :func:`failure_lines` worked out for the last text it read: its callers ask about one log in
 #: turn (whether it failed, the lines an unknown report shows, the lines its hint reads), with a
 #: different ``limit`` each.  Keys: ("answer", limit) -> its answer; "lines" -> the candidate lines; "failed" ->

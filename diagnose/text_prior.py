@@ -207,6 +207,7 @@ def finding(
     """The answer from the prior as a finding: its mode the rules' (or the unmatched kind's) candidate of that
     category where one was seen, else ``unattributed``; its lines the ones the weighing words are on.
     ``contested``: the category of the rule's answer it holds back (the finding is then a candidate)."""
+    from diagnose.failure_lines import first_failure
     from diagnose.matcher import Cited, Finding
 
     check, candidates = hint
@@ -250,7 +251,7 @@ def finding(
         why=(f"{own.why} " if own is not None else "")
         + f"The text prior weighs every word of the log against those reports ({record}). A resemblance of words "
         "is not a proof: the candidates beside it are what the rules saw.",
-        fix=_fix(own, check, prior.category, None if own is not None else _stated_failure(text)),
+        fix=_fix(own, check, prior.category, None if own is not None else first_failure(text)),
         caveats=own.caveats if own is not None else None,
         facts=(("text_prior_probability", f"{prior.probability:.2f}"), ("text_prior_words", said)),
     )
@@ -270,17 +271,6 @@ def _fix(own: Any, check: str | None, category: str, stated: str | None = None) 
             f"that is what to change. Where it names none: {advice}"
         )
     return advice
-
-
-def _stated_failure(text: str) -> str | None:
-    """The log's first failure line (:func:`diagnose.failure_lines.failure_lines`), trimmed, or None."""
-    from diagnose.failure_lines import failure_lines
-
-    got = failure_lines(text, limit=1)
-    if not got:
-        return None
-    line = got[0][1].strip()
-    return line if len(line) <= 200 else line[:197] + "..."
 
 
 def describe(model: Model | None) -> str:

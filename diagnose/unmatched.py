@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 from diagnose.evidence import Evidence
-from diagnose.failure_lines import failure_lines
+from diagnose.failure_lines import failure_lines, first_failure
 
 DATA = Path(__file__).parent / "data" / "unmatched.yaml"
 CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
@@ -299,14 +299,11 @@ def hint_for(ev: Evidence, context: Mapping[str, Any] | None = None) -> Hint | N
                 # the job ran earlier steps at the same size first: what grows with the run leads
                 ctx = {**ctx, "oom_progress": progress}
                 candidates = (*k.after_progress, *(c for c in candidates if c not in k.after_progress))
-        if "{log_first_failure}" in k.check:  # the check quotes the log's own first failure line
-            first = failure_lines(ev.log.text or "", 1)
-            if first:
-                line = first[0][1].strip()
-                ctx = {**ctx, "log_first_failure": line if len(line) <= 200 else line[:197] + "..."}
         fw = framework(ctx) if k.checks else None
         # a check may keep a step to one system ([[{log_windows:if} ...]], like a rule's fix)
         text = k.check_for(fw, platform(ctx))
+        if "{log_first_failure}" in text:  # a check that quotes the log's own first failure line
+            ctx = {**ctx, "log_first_failure": first_failure(ev.log.text or "")}
         return Hint(kind=k.kind, seen=k.seen, candidates=candidates, check=render(text, ctx) or k.check)
     except Exception:  # a hint is an extra: a log it cannot read keeps its plain unknown
         return None

@@ -245,9 +245,7 @@ def facts_from(catalogue: Catalogue, text: str) -> ConceptFacts | None:
     errors = [h for h in hits if h.family.severity == "error" and not (lines and _fallback_taken(lines, h.line))]
     # a warning's text raised as an exception's message is the failure: the program did not go on with the
     # fallback the warning announces (XLA's "ptxas too old. Falling back to the driver" as an XlaRuntimeError)
-    raised = (
-        [h for h in hits if h.family.severity == "warning" and _raised_on(text, h.line)] if _RAISE.search(text) else []
-    )
+    raised = [h for h in hits if h.family.severity == "warning" and _raised_on(text, h.line)]
     errors += raised
     ordered = errors + [h for h in hits if h.family.severity != "error" and h not in raised]
     raw: dict[str, str] = {}

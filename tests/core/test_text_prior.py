@@ -14,6 +14,7 @@ from diagnose import text_prior as TP
 from diagnose.calibration import HELD_OUT
 from diagnose.classify import classify_records
 from diagnose.cli import main
+from diagnose.failure_lines import first_failure
 from diagnose.inputs import read_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,7 +131,7 @@ def test_the_prior_answers_only_where_no_rule_did_and_holds_back_a_rule_only_whe
         else:
             assert best.evidence and all(set(prior.words) & set(TP.terms(c.text)) for c in best.evidence)
         if same is None:  # no advice of that owner's candidate: the log's own failure line comes first
-            stated = TP._stated_failure(TP.readable(logs[str(r.id)]))
+            stated = first_failure(TP.readable(logs[str(r.id)]))
             assert best.fix.startswith(f"Start from the failure the log states, `{stated}`") if stated else best.fix
         assert d.findings[1:] == (before.findings if before else ())  # the rules' candidates kept
     assert answered >= 1
