@@ -641,6 +641,60 @@ def undefined_api(message: str) -> tuple[str, str, str | None] | None:
         if not ns:
             return None
         name = f"{ns.group('ns')}::{ns.group('name')}"
+    return _api_of(name)
+
+
+#: a host compiler's words for a name the headers do not declare, as the name (GCC: "'cudaThreadExit' was not
+#: declared in this scope"; clang: "use of undeclared identifier 'cudaThreadExit'"; MSVC C3861: "'cudaThreadExit':
+#: identifier not found") or as "scope::member" (GCC: "'struct cudaDeviceProp' has no member named 'computeMode'",
+#: "'Max' is not a member of 'cub'"; clang: "no member named 'computeMode' in 'cudaDeviceProp'"; MSVC C2039:
+#: "'computeMode': is not a member of 'cudaDeviceProp'"); GCC quotes with U+2018/U+2019 where the locale allows
+_Q, _UQ = "[\u2018'`]", "[\u2019']"
+_HOST_UNDECLARED = re.compile(
+    rf"^{_Q}(?P<name>\w+){_UQ} (?:was not declared in this scope|has not been declared)"
+    rf"|^use of undeclared identifier {_Q}(?P<clang>\w+){_UQ}"
+    rf"|^{_Q}(?P<msvc>\w+){_UQ}: identifier not found"
+)
+_HOST_NO_MEMBER = re.compile(
+    rf"{_Q}(?:struct |class |union )?(?P<ns>[\w:]+){_UQ}(?: \{{aka [^}}\n]*\}})? has no member named {_Q}(?P<name>\w+){_UQ}"
+    rf"|{_Q}(?P<name2>\w+){_UQ} is not a member of {_Q}(?:struct |class )?(?P<ns2>[\w:]+){_UQ}"
+    rf"|no member named {_Q}(?P<name3>\w+){_UQ} in (?:namespace )?{_Q}(?:struct |class )?(?P<ns3>[\w:]+){_UQ}"
+    rf"|{_Q}(?P<name4>\w+){_UQ}: is not a member of {_Q}(?:struct |class )?(?P<ns4>[\w:]+){_UQ}"
+)
+
+
+def removed_api_host(message: str) -> tuple[str, str, str | None] | None:
+    """:func:`undefined_api` for a host compiler's error (GCC, clang, MSVC: a ``.cpp`` file of the project that calls
+    the CUDA runtime, or a PyTorch extension's C++ file), kept only for a name a release *removed* (the CUDA
+    runtime's, PyTorch's C++ API's, CCCL's): a library's name merely undeclared in host code is too often a missing
+    include there.
+
+    >>> removed_api_host("\u2018struct cudaDeviceProp\u2019 has no member named \u2018computeMode\u2019")
+    ('cudaDeviceProp::computeMode', 'CUDA runtime', 'CUDA 13.0')
+    >>> removed_api_host("no member named 'clockRate' in 'cudaDeviceProp'")[0]
+    'cudaDeviceProp::clockRate'
+    >>> removed_api_host("'cudaThreadSynchronize': identifier not found")[2]
+    'CUDA 12.0'
+    >>> removed_api_host("\u2018AT_CHECK\u2019 was not declared in this scope")[1:]
+    ('PyTorch C++ API', 'PyTorch 1.5')
+    >>> removed_api_host("use of undeclared identifier 'factor'") is None
+    True
+    """
+    m = _HOST_UNDECLARED.search(message.strip())
+    if m:
+        name = m.group("name") or m.group("clang") or m.group("msvc")
+    else:
+        ns = _HOST_NO_MEMBER.search(message)
+        if not ns:
+            return None
+        i = next(s for s in ("", "2", "3", "4") if ns.group(f"name{s}"))
+        name = f"{ns.group(f'ns{i}')}::{ns.group(f'name{i}')}"
+    api = _api_of(name)
+    return api if api is not None and api[2] is not None else None
+
+
+def _api_of(name: str) -> tuple[str, str, str | None] | None:
+    """(name, whose API, the release that removed it or None) for a name of an API :func:`undefined_api` knows."""
     if name in REMOVED_CUDA_API:
         return name, "CUDA runtime", REMOVED_CUDA_API[name]
     if name in REMOVED_TORCH_API:

@@ -284,6 +284,9 @@ _MISSING_HEADER = (
     re.compile(r"^(?P<h>[\w./+-]+\.\w+|[\w./+-]+): [Nn]o such file or directory$"),
     re.compile(r"^'(?P<h>[^'\n]+)' file not found$"),
     re.compile(r'^cannot open source file "(?P<h>[^"\n]+)"'),
+    # the preprocessor's "fatal error: thrust/count.h" with its reason cut off where a report shortens the line: a
+    # bare header path (a folder and a name, or a header's extension) is no other fatal error's message
+    re.compile(r"^(?P<h>[\w.+-]+(?:/[\w.+-]+)+|[\w+-]+\.(?:h|hh|hpp|hxx|cuh|inl))$"),
 )
 
 

@@ -75,6 +75,7 @@ _MARKERS = (
     "nvrtc",
     "NVRTC",
     "/c++/",  # a note in the C++ standard library's headers (see _stdlib_pack)
+    "' died ",  # a toolchain process that crashed, on a line of its own (see _CRASHED_LINE)
 )
 
 # EDG (nvcc's cudafe++ and NVRTC) and MSVC: "file(12): error: msg", "file(12): warning #177-D: msg",
@@ -113,9 +114,10 @@ _GPU_NAME = re.compile(r"Value '([^']+)' is not defined for option 'gpu-name'")
 # the closing quote is optional: a log pasted into a report can lose it (`'compute_61` at the end of the line)
 _UNSUPPORTED_ARCH = re.compile(r"Unsupported gpu architecture '([^'\s]+)'?")
 # gcc/clang: "path/file.h:137:2: error: msg"; only C/C++/CUDA sources (and the C++ standard library's headers, which
-# have no extension: "/usr/include/c++/6/tuple"), so Python or MLIR locations never count
+# have no extension: "/usr/include/c++/6/tuple"), so Python or MLIR locations never count; a build tool may indent
+# the line (a CI log's step, cargo's build-script output)
 _GCC = re.compile(
-    r"^(?P<file>[^\s:][^:\n]*?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|cu|cuh|inl|ii|i|tcc)|<command-line>"
+    r"^[ \t]*(?P<file>[^\s:][^:\n]*?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|cu|cuh|inl|ii|i|tcc)|<command-line>"
     r"|[^\s:][^:\n]*?/c\+\+/(?:\d+(?:\.\d+)*|v1)/[\w/+-]+)"
     r":(?P<line>\d+):(?:\d+:)? (?P<sev>fatal error|error|warning|note): (?P<msg>[^\n]*)$",
     re.M,
@@ -127,9 +129,17 @@ _GCC_NO_FILE = re.compile(
     r"^[ \t]*(?:[\w.+<>-]+: )?fatal error: (?P<msg>[\w./+-]+: [Nn]o such file or directory)[ \t]*$", re.M
 )
 # a toolchain process that crashed, as nvcc names it ("'%s' died due to signal %d %s", "'%s' core dumped": the
-# nvcc binary's own strings) or Triton does ("`ptxas` raised SIGSEGV")
+# nvcc binary's own strings; nvcc for Windows: "'cudafe++' died with status 0xC0000005 (ACCESS_VIOLATION)", the
+# process's NTSTATUS) or Triton does ("`ptxas` raised SIGSEGV")
 _CRASHED = re.compile(
-    r"['`](?P<tool>[\w.+-]+)['`] (?:died due to signal (?P<sig>\d+)|core dumped|raised (?P<name>SIG\w+))"
+    r"['`](?P<tool>[\w.+-]+)['`] (?:died due to signal (?P<sig>\d+)|died with status (?P<status>0x[0-9A-Fa-f]+)"
+    r"|core dumped|raised (?P<name>SIG\w+))"
+)
+# the same crash on a line of its own, without nvcc's "nvcc error :" (a build tool's or a user's copy of it)
+_CRASHED_LINE = re.compile(
+    r"^[^\n]*?(?P<msg>'(?:cudafe\+\+|cicc|ptxas|nvlink|fatbinary|nvcc)' died "
+    r"(?:due to signal \d+(?: \([\w ]+\))?|with status 0x[0-9A-Fa-f]+(?: \(\w+\))?))",
+    re.M,
 )
 _CRASH_WORDS = re.compile(
     r"[Mm]emory allocation (?:failure|error)|[Ii]nternal (?:compiler )?error|Unexpected exception"
@@ -297,7 +307,7 @@ def _unique(found: list[tuple[int, Diagnostic]]) -> tuple[Diagnostic, ...]:
 def _crashed_tool(text: str, errors: list[Diagnostic]) -> str | None:
     """The toolchain process that crashed or failed internally, as the log names it (``cudafe++``, ``cicc``,
     ``ptxas``, ``nvlink``)."""
-    if "died due to signal" in text or "core dumped" in text or "raised SIG" in text:
+    if "died due to signal" in text or "died with status" in text or "core dumped" in text or "raised SIG" in text:
         hit = _CRASHED.search(text)
         if hit:
             return hit.group("tool")
@@ -400,6 +410,11 @@ def parse(text: str) -> CompilerFacts | None:
     if "nvrtc: " in text:
         for m in _NVRTC_LINE.finditer(text):
             sc.add(m.start(), "nvrtc", m.group(1), m.group(2))
+    if "died with status" in text or "died due to signal" in text:
+        taken = {d.log_line for _, d in sc.found}
+        for m in _CRASHED_LINE.finditer(text):
+            if sc.line_of(m.start()) not in taken:  # nvcc's own "nvcc error : ..." line was read above
+                sc.add(m.start(), "nvcc", "error", m.group("msg"))
     res = _Resources()
     _scan_ptxas(sc, res)
     if ": error" in text or "fatal error: " in text or ": warning" in text:
@@ -537,6 +552,10 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
     out["error_directive_library"] = compile_cause.error_directive_library(errors[0]) if errors else None
     out["macro_clash"] = compile_cause.macro_arity_clash(text) if errors else None
     edg = [d for d in errors[:_MAX_CAUSE] if d.tool in ("nvcc", "nvrtc")]
+    if errors and errors[0].tool == "host-compiler" and (removed := compile_api.removed_api_host(errors[0].message)):
+        # a host compiler's first error names an API a release removed (a .cpp file calling the CUDA runtime)
+        out["undefined_api"], out["api_owner"], out["api_removed_in"] = removed
+        out["api_replacement"] = compile_api.cccl_replacement(removed[0])
     if not edg:
         return out
     lines = text.splitlines()

@@ -433,7 +433,9 @@ _CHECK_VS = re.compile(
     r"Check failed: (?P<lhs>.*?)\s*==\s*(?P<rhs>.*?)\s*\((?P<a>-?\d+) vs\. (?P<b>-?\d+)\)\s*(?P<msg>.*?)\s*$"
 )
 #: a bare number after words that say it is a CUDA status: "CUDA error 2", "CUDA error code 700",
-#: "CUDA driver error: 999", "cudaMalloc returned 2", "cuInit failed with error code 100", "cudaHostRegister error:
+#: "CUDA driver error: 999", "cudaMalloc returned 2", the NVIDIA HPC SDK's OpenACC and CUDA Fortran runtime's "call to
+#: cuStreamSynchronize returned error 700: Illegal address during kernel execution", "cuInit failed with error code
+#: 100", "cudaHostRegister error:
 #: 35", "cuLaunchKernel -> Returned: 701", a binding's "Unknown CUresult: 35"; TensorRT's
 #: start-up check "CUDA initialization failure with error 222." (7.x; "with error: 35." from 8.x on) and
 #: the ``CHECK(status)`` macro of TensorRT's samples and the projects built on them, ``"Cuda failure: " << ret``;
@@ -449,7 +451,7 @@ _CUDA_NUMBER = re.compile(
     r"|\bCU error (?:\((?P<cu>\d{1,3})\)|(?P<cu2>\d{1,3})\b(?!\.\d))"
     r"|\binvalid error code \((?P<cu3>[1-9]\d{2})\)"
     r"|\bCUDA (?:initialization )?failure(?: with error)?:?\s*(?P<code3>\d{1,3})(?=\.(?!\d)|\)|\s*$)"
-    r"|\b(?P<call>(?:cuda|cu)[A-Z]\w*)(?:\([^()]*\))?\s*(?:returned|failed with (?:error )?(?:code )?|error:|->\s*returned:?)\s*"
+    r"|\b(?P<call>(?:cuda|cu)[A-Z]\w*)(?:\([^()]*\))?\s*(?:returned(?: error)?|failed with (?:error )?(?:code )?|error:|->\s*returned:?)\s*"
     r"\(?(?P<code2>\d{1,3})\b(?!\.\d)"
     r"|\b(?:unknown )?CUresult:?\s*\(?(?P<cu4>\d{1,3})\b(?!\.\d)",
     re.I,
