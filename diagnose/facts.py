@@ -426,6 +426,10 @@ class EnvFacts(Facts):
     # named by a full path in a cache or build folder a program writes its own libraries to at run time (a JIT's
     # cache under ~/.cache, torch_extensions, a temporary folder): the program's own build product, not a package's
     missing_library_in_cache: bool = False
+    # named by a full path inside an installed package's own folder (site-packages, dist-packages) and not a CUDA or
+    # NVIDIA component's name: one of the program's own plugins (a simulator backend, a target, a codec), chosen by
+    # a name the run gave
+    missing_library_in_package: bool = False
     missing_module: str | None = None  # "triton" from ModuleNotFoundError
     import_name: str | None = None  # ImportError: cannot import name X from Y
     import_from: str | None = None

@@ -287,15 +287,35 @@ def _zero_input_lines(text: str, limit: int) -> list[tuple[int, str]]:
 _ASSERT_MARKED = re.compile(r"^([ \t]*assert\b[^\n]*)\n[ \t]*~*\^{2,}[~^]*[ \t]*$", re.MULTILINE)
 
 
+#: pytest's mark of the line that raised (">" in its first column, the source line after it): an ``assert`` statement
+#: or a call of an assertion helper (``torch.testing.assert_close(``, ``np.testing.assert_allclose(``,
+#: ``self.assertEqual(``) there is a failed check, even where the report keeps no "E" line
+_PYTEST_MARKED = re.compile(
+    r"^>[ \t]+((?:assert\b|[\w.]*\bassert_\w+\(|[\w.]*\bassert(?:Equal|AlmostEqual|True|False|AllClose|Close)\w*\()[^\n]*)$",
+    re.MULTILINE,
+)
+
+
 def _assert_marker_lines(text: str, limit: int) -> list[tuple[int, str]]:
-    """An ``assert`` statement a traceback marks as the expression that raised (:data:`_ASSERT_MARKED`)."""
-    if "^^" not in text or "assert" not in text:
+    r"""An ``assert`` statement a traceback marks as the expression that raised (:data:`_ASSERT_MARKED`), or an
+    assertion pytest marks with ">" (:data:`_PYTEST_MARKED`).
+
+    >>> _assert_marker_lines("tests/t.py:23:\n>       torch.testing.assert_close(\n            res, ref)\n", 3)
+    [(2, '>       torch.testing.assert_close(')]
+    """
+    if "assert" not in text:
         return []
     out: list[tuple[int, str]] = []
-    for m in _ASSERT_MARKED.finditer(text):
-        out.append((text.count("\n", 0, m.start()) + 1, m.group(1).strip()))
-        if len(out) >= limit:
-            break
+    if "^^" in text:
+        for m in _ASSERT_MARKED.finditer(text):
+            out.append((text.count("\n", 0, m.start()) + 1, m.group(1).strip()))
+            if len(out) >= limit:
+                return out
+    if "\n>" in text or text.startswith(">"):
+        for m in _PYTEST_MARKED.finditer(text):
+            out.append((text.count("\n", 0, m.start()) + 1, m.group(0).rstrip()))
+            if len(out) >= limit:
+                break
     return out
 
 

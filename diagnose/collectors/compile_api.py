@@ -596,6 +596,9 @@ _LIBRARY_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^CUDNN_[A-Z0-9_]+$"), "cuDNN"),
     (re.compile(r"^cublas(?:Lt)?[A-Z_]"), "cuBLAS"),
     (re.compile(r"^cudnn[A-Z_]"), "cuDNN"),
+    # cuQuantum's libraries (custatevec.h, cutensornet.h)
+    (re.compile(r"^(?:custatevec[A-Z_]|CUSTATEVEC_[A-Z0-9_]+$)"), "cuStateVec"),
+    (re.compile(r"^(?:cutensornet[A-Z_]|CUTENSORNET_[A-Z0-9_]+$)"), "cuTensorNet"),
     (re.compile(r"^cufft[A-Z_]"), "cuFFT"),
     (re.compile(r"^curand[A-Z_]"), "cuRAND"),
     (re.compile(r"^cusparse[A-Z_]"), "cuSPARSE"),
@@ -663,22 +666,24 @@ _HOST_NO_MEMBER = re.compile(
 )
 
 
-def removed_api_host(message: str) -> tuple[str, str, str | None] | None:
+def undefined_api_host(message: str) -> tuple[str, str, str | None] | None:
     """:func:`undefined_api` for a host compiler's error (GCC, clang, MSVC: a ``.cpp`` file of the project that calls
-    the CUDA runtime, or a PyTorch extension's C++ file), kept only for a name a release *removed* (the CUDA
-    runtime's, PyTorch's C++ API's, CCCL's): a library's name merely undeclared in host code is too often a missing
-    include there.
+    the CUDA runtime or a GPU library, or a PyTorch extension's C++ file): a name a release removed (the CUDA
+    runtime's, PyTorch's C++ API's, CCCL's), or a name of a library's API the headers do not declare (another
+    release of the library, or a missing include or a misspelt call: the rules list both).
 
-    >>> removed_api_host("\u2018struct cudaDeviceProp\u2019 has no member named \u2018computeMode\u2019")
+    >>> undefined_api_host("\u2018struct cudaDeviceProp\u2019 has no member named \u2018computeMode\u2019")
     ('cudaDeviceProp::computeMode', 'CUDA runtime', 'CUDA 13.0')
-    >>> removed_api_host("no member named 'clockRate' in 'cudaDeviceProp'")[0]
+    >>> undefined_api_host("no member named 'clockRate' in 'cudaDeviceProp'")[0]
     'cudaDeviceProp::clockRate'
-    >>> removed_api_host("'cudaThreadSynchronize': identifier not found")[2]
+    >>> undefined_api_host("'cudaThreadSynchronize': identifier not found")[2]
     'CUDA 12.0'
-    >>> removed_api_host("\u2018AT_CHECK\u2019 was not declared in this scope")[1:]
+    >>> undefined_api_host("\u2018AT_CHECK\u2019 was not declared in this scope")[1:]
     ('PyTorch C++ API', 'PyTorch 1.5')
-    >>> removed_api_host("use of undeclared identifier 'factor'") is None
+    >>> undefined_api_host("use of undeclared identifier 'factor'") is None
     True
+    >>> undefined_api_host("\u2018custatevecApplyExp\u2019 was not declared in this scope; did you mean \u2018custatevecApplyMatrix\u2019?")
+    ('custatevecApplyExp', 'cuStateVec', None)
     """
     m = _HOST_UNDECLARED.search(message.strip())
     if m:
@@ -689,8 +694,7 @@ def removed_api_host(message: str) -> tuple[str, str, str | None] | None:
             return None
         i = next(s for s in ("", "2", "3", "4") if ns.group(f"name{s}"))
         name = f"{ns.group(f'ns{i}')}::{ns.group(f'name{i}')}"
-    api = _api_of(name)
-    return api if api is not None and api[2] is not None else None
+    return _api_of(name)
 
 
 def _api_of(name: str) -> tuple[str, str, str | None] | None:

@@ -552,10 +552,11 @@ def _cause(text: str, errors: list[Diagnostic]) -> dict[str, Any]:
     out["error_directive_library"] = compile_cause.error_directive_library(errors[0]) if errors else None
     out["macro_clash"] = compile_cause.macro_arity_clash(text) if errors else None
     edg = [d for d in errors[:_MAX_CAUSE] if d.tool in ("nvcc", "nvrtc")]
-    if errors and errors[0].tool == "host-compiler" and (removed := compile_api.removed_api_host(errors[0].message)):
-        # a host compiler's first error names an API a release removed (a .cpp file calling the CUDA runtime)
-        out["undefined_api"], out["api_owner"], out["api_removed_in"] = removed
-        out["api_replacement"] = compile_api.cccl_replacement(removed[0])
+    if errors and errors[0].tool == "host-compiler" and (named := compile_api.undefined_api_host(errors[0].message)):
+        # a host compiler's first error names an API a release removed or a library's name its headers lack (a .cpp
+        # file calling the CUDA runtime or a GPU library)
+        out["undefined_api"], out["api_owner"], out["api_removed_in"] = named
+        out["api_replacement"] = compile_api.cccl_replacement(named[0])
     if not edg:
         return out
     lines = text.splitlines()

@@ -200,6 +200,14 @@ _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 #: the folders programs build their own shared libraries into at run time: a per-user cache (~/.cache/<package>/,
 #: Windows' AppData\Local), PyTorch's torch_extensions, a temporary folder
 _BUILT_BY_PROGRAM = re.compile(r"[\\/](?:\.cache|AppData[\\/]Local|tmp)[\\/]|torch_extensions", re.I)
+#: an installed package's own folder (not the nvidia-* wheels' CUDA components, which are under site-packages too)
+_IN_PACKAGE = re.compile(r"[\\/](?:site|dist)-packages[\\/](?!nvidia[\\/])", re.I)
+#: the names of CUDA's and NVIDIA's own libraries (the toolkit's, the driver's, the math and communication libraries')
+_CUDA_COMPONENT = re.compile(
+    r"^(?:lib)?(?:cu(?:da|dart|blas|fft|rand|sparse|solver|dnn|pti|file|tensor|dss|quantum|statevec|tensornet)"
+    r"|nccl|nvrtc|nvJitLink|nvToolsExt|nvvm|npp|nvjpeg|nvshmem|nvidia-|nvcuvid|nvinfer|nvonnxparser|nvptxcompiler)",
+    re.I,
+)
 
 
 def _path_before(text: str, line_start: int, name_start: int) -> str:
@@ -451,8 +459,11 @@ def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
             line_start = text.rfind("\n", 0, m.start()) + 1
             if m.re is _MISSING_SO and _IMPORT_ERROR_HEAD.search(text[line_start : m.start()]):
                 kw["missing_library_at_import"] = True
-            if _BUILT_BY_PROGRAM.search(_path_before(text, line_start, m.start(1))):
+            folder = _path_before(text, line_start, m.start(1))
+            if _BUILT_BY_PROGRAM.search(folder):
                 kw["missing_library_in_cache"] = True
+            elif _IN_PACKAGE.search(folder) and not _CUDA_COMPONENT.match(m.group(1)):
+                kw["missing_library_in_package"] = True
         else:
             m = _warned_then_failed(text)
             if m:
