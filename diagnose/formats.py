@@ -12,7 +12,7 @@ from typing import Any
 
 from diagnose.clip import clip
 
-FORMATS = ("bytes", "mib", "int", "hex", "cc", "cudaver", "percent", "pow2", "list", "name", "if", "unless")
+FORMATS = ("bytes", "mib", "int", "hex", "cc", "smnum", "ccnum", "cudaver", "percent", "pow2", "list", "name", "if", "unless")
 
 
 class Absent(Exception):
@@ -116,6 +116,12 @@ def format_value(value: Any, fmt: str | None = None) -> str:
     if fmt == "cc":
         major, minor = int(x), round((x - int(x)) * 10)
         return f"{major}.{minor} (sm_{major}{minor})"
+    if fmt == "smnum":  # a compute capability as the digits of its sm_ name: 7.5 -> 75
+        major, minor = int(x), round((x - int(x)) * 10)
+        return f"{major}{minor}"
+    if fmt == "ccnum":  # a compute capability as PyTorch's arch list writes it: 7.5 -> 7.5
+        major, minor = int(x), round((x - int(x)) * 10)
+        return f"{major}.{minor}"
     if fmt == "cudaver":  # 1000 * major + 10 * minor
         return f"{int(x) // 1000}.{int(x) % 1000 // 10}"
     if fmt == "percent":

@@ -53,7 +53,7 @@ def test_other_braces_are_text_and_nothing_is_evaluated() -> None:
     assert X.placeholders("{__import__('os')} {cuda_error.__class__}") == []
     assert X.problems("{concept_reqested} {cuda_error:rot13} {ratio:cuda_code}", rule_types()) == [
         "unknown evidence symbol {concept_reqested}",
-        "{cuda_error:rot13}: unknown format (known: bytes, mib, int, hex, cc, cudaver, percent, pow2, list, name, if, unless)",
+        "{cuda_error:rot13}: unknown format (known: bytes, mib, int, hex, cc, smnum, ccnum, cudaver, percent, pow2, list, name, if, unless)",
         "{ratio:A/B} needs two evidence symbols",
     ]
 
@@ -341,3 +341,13 @@ def test_tidying_near_the_marks_is_the_patterns_own_substitution() -> None:
             assert X._sub_near_marks(pattern, repl, text) == want, (pattern.pattern, text)
             changed += want != text
     assert changed > 1000  # the texts exercise the patterns, not only texts they leave alone
+
+
+def test_a_capability_is_written_as_its_sm_digits_and_as_an_arch_list_entry():
+    # a build's architecture flags need the GPU's capability in two spellings: nvcc's "75" and PyTorch's "7.5"
+    from diagnose.formats import format_value
+
+    assert format_value(7.5, "smnum") == "75"
+    assert format_value(12.0, "smnum") == "120"
+    assert format_value(8.6, "ccnum") == "8.6"
+    assert format_value(3.7, "cc") == "3.7 (sm_37)"
