@@ -12,7 +12,22 @@ from typing import Any
 
 from diagnose.clip import clip
 
-FORMATS = ("bytes", "mib", "int", "hex", "cc", "smnum", "ccnum", "cudaver", "percent", "pow2", "list", "name", "if", "unless")
+FORMATS = (
+    "bytes",
+    "mib",
+    "int",
+    "hex",
+    "cc",
+    "smnum",
+    "ccnum",
+    "cudaver",
+    "percent",
+    "pow2",
+    "list",
+    "name",
+    "if",
+    "unless",
+)
 
 
 class Absent(Exception):
