@@ -15,7 +15,8 @@ yields to a named path (``output_liger`` against ``output_torch``).  Equal value
 measurements (``CPU time: 12 ms vs GPU time: 1 ms``), counts and versions stay healthy.
 :func:`path_comparison_lines` finds one call printed compiled (``jax.jit(f)(x)``) and as it is with
 different results, :func:`variant_comparison_lines` one expression typed for a value and for a variant of it
-(``logprobs`` / ``logprobs_fused``) with different results, :func:`flagged_row_lines` a printed row the program marks (``*****``, ``<-- mismatch``),
+(``logprobs`` / ``logprobs_fused``) with different results, :func:`device_comparison_lines` one expression typed for
+the GPU and for the CPU with different results, :func:`flagged_row_lines` a printed row the program marks (``*****``, ``<-- mismatch``),
 :func:`marked_cell_lines` a results table's cell marked failed beside its value (``XX 0.979`` among ``ok 1.000``
 cells, ``8160 ✗``) and :func:`below_floor_lines` a table row whose value is beyond the row's own ``floor`` column.  :func:`zero_input_results` finds the other shape
 and the element count of the input where the call states it (``zeros((2**31+1,), ...)``).
@@ -72,7 +73,7 @@ _MEASURES = frozenset(
         *("blocks", "grid", "warps", "regs", "registers"),
     }
 )
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])|[-+]?(?:nan|inf)\b"
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])|[-+]?(?:nan|inf|NaN|Inf)\b"
 #: a label (up to three words) then ``:`` or ``=``, then a number or a bracketed array on the same line
 #: ``:`` or ``=`` then a number or a bracketed array on the same line; the label is the words before it
 #: (Accelerate shows an array as ``Array (<shape>) [<elements>]``: Data/Array/Accelerate/Array/Sugar.hs)
@@ -595,6 +596,86 @@ def variant_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]
         for other, other_result, number, shown in typed[i + 1 :]:
             if _variant_pair(tokens, other) and values_differ(result, other_result):
                 out += [(first, first_shown), (number, shown)]
+    return sorted(set(out))[:limit]
+
+
+# --- one expression evaluated on the GPU and on the CPU, with different results -------------------
+
+#: an interactive prompt and the expression typed at it, Julia's REPL too
+_PROMPTED = re.compile(r"^\s*(?:>>>|>|In \[\d+\]:|julia>)\s+(?P<expr>\S.*?)\s*$")
+#: a line that only names the device the next lines ran on ("# GPU", "CPU:", "-- on the GPU --")
+_DEVICE_HEADER = re.compile(r"(?i)^\s*(?:#+|//|--)?\s*(?:on\s+(?:the\s+)?)?(?P<device>gpu|cuda|cpu)\s*:?\s*(?:--)?\s*$")
+#: what moves a value to a device in an expression: a wrapper call, a method, a keyword (PyTorch's ``.cuda()`` /
+#: ``.to("cuda")``, Julia's ``gpu(x)`` / ``cu(x)``, JAX's ``device_put``, ``device="cuda"``)
+_TO_GPU = re.compile(
+    r"""(?i)\b(?:gpu|cu|cuda)\s*\(|\.(?:cuda|gpu)\(\)|\.to\(\s*['"]cuda|device\s*=\s*['"]?(?:cuda|gpu)"""
+)
+_TO_CPU = re.compile(r"""(?i)\bcpu\s*\(|\.cpu\(\)|\.to\(\s*['"]cpu|device\s*=\s*['"]?cpu""")
+_DEVICE_WORDS = re.compile(
+    r"""(?i)\.(?:cuda|cpu|gpu)\(\)|\.to\(\s*['"](?:cuda|cpu)[^'"]*['"]\s*\)|,?\s*device\s*=\s*['"]?[\w:]+['"]?"""
+    r"|\b(?:gpu|cu|cuda|cpu)\b|[\s()]"
+)
+#: a result's first line that only states its type ("32×1 CuArray{Float32, 2, ...}:"): its numbers are no values
+_TYPE_LINE = re.compile(r"^\s*\S[^\n]*:\s*$")
+
+
+def _devices_differ(a: str, b: str) -> bool:
+    """Two statements' devices differ: GPU against CPU, or an explicit GPU against the plain form of the same
+    expression."""
+    return {a, b} in ({"gpu", "cpu"}, {"gpu", "plain"})
+
+
+def device_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    r"""One expression typed in an interactive session for the GPU and again for the CPU (a device wrapper or
+    method added, ``gpu(layer)(gpu(x))`` against ``layer(x)``, or the same line under a ``# GPU`` and a ``# CPU``
+    header), each followed by its printed result, and the results differ: the two result lines.  The same
+    computation must agree across devices; equal results stay healthy, and so do two different expressions.
+
+    >>> device_comparison_lines("# GPU\n> f(x)\nArray(2147483647, dtype=int32)\n# CPU\n> f(x)\nArray(1, dtype=int32)")
+    [(3, 'Array(2147483647, dtype=int32)'), (6, 'Array(1, dtype=int32)')]
+    >>> device_comparison_lines("julia> m(x)\n2-element Vector{Float32}:\n NaN\n NaN\njulia> gpu(m)(gpu(x))\n2-element CuArray{Float32, 1}:\n 0.0\n 0.0")
+    [(3, 'NaN'), (7, '0.0')]
+    >>> device_comparison_lines(">>> a.cuda().sum()\ntensor(3.5000)\n>>> a.sum()\ntensor(3.5000)")
+    []
+    """
+    if ">" not in text and "In [" not in text:
+        return []
+    lines = text.split("\n")
+    header: str | None = None
+    typed: list[tuple[str, str, str, int, str]] = []  # (statement, device, result, first line, its text)
+    for n, line in enumerate(lines):
+        if len(line) > 500:
+            continue
+        h = _DEVICE_HEADER.match(line)
+        if h:
+            header = "gpu" if h["device"].lower() in ("gpu", "cuda") else "cpu"
+            continue
+        m = _PROMPTED.match(line)
+        if not m:
+            continue
+        expr = m["expr"]
+        # an expression without a device of its own runs where the header says, else where values live by default
+        # ("plain": beside an explicit gpu(...) of the same expression, the host's)
+        device = "gpu" if _TO_GPU.search(expr) else "cpu" if _TO_CPU.search(expr) else header or "plain"
+        body: list[tuple[int, str]] = []
+        for k in range(n + 1, min(n + 12, len(lines))):
+            if not lines[k].strip() or _PROMPTED.match(lines[k]) or _DEVICE_HEADER.match(lines[k]):
+                break
+            if not body and _TYPE_LINE.match(lines[k]):
+                continue
+            body.append((k + 1, lines[k].strip()))
+        if not body or not any(_ELEMENT.search(s) for _, s in body):
+            continue
+        statement = _DEVICE_WORDS.sub("", expr)
+        result = _VALUE_ATTRS.sub("", " ".join(s for _, s in body))
+        typed.append((statement, device, result, body[0][0], body[0][1]))
+        if len(typed) >= _MAX_TYPED:
+            break
+    out: list[tuple[int, str]] = []
+    for i, (statement, device, result, first, shown) in enumerate(typed):
+        for other, other_device, other_result, number, other_shown in typed[i + 1 :]:
+            if statement == other and _devices_differ(device, other_device) and values_differ(result, other_result):
+                out += [(first, shown), (number, other_shown)]
     return sorted(set(out))[:limit]
 
 

@@ -103,6 +103,7 @@ from diagnose.comparisons import (
     below_floor_lines,
     block_comparison_lines,
     comparison_lines,
+    device_comparison_lines,
     error_table_lines,
     flagged_row_lines,
     marked_cell_lines,
@@ -327,6 +328,7 @@ _PRINTED = (
     over_tolerance_lines,
     path_comparison_lines,
     variant_comparison_lines,
+    device_comparison_lines,
     flagged_row_lines,
     marked_cell_lines,
     below_floor_lines,
@@ -347,6 +349,11 @@ def _printed_results(text: str, limit: int, memo: dict[Any, Any] | None = None) 
     for detect in _PRINTED:
         found += _detected(detect, text, limit, memo)
     return sorted(set(found))
+
+
+def printed_result_lines(text: str, limit: int = 1) -> list[tuple[int, str]]:
+    """The printed values that say a check failed (:func:`_printed_results`), for a reader outside this module."""
+    return _printed_results(text, limit)
 
 
 def _detected(

@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 from diagnose.evidence import Evidence
-from diagnose.failure_lines import failure_lines, first_failure
+from diagnose.failure_lines import failure_lines, first_failure, printed_result_lines
 
 DATA = Path(__file__).parent / "data" / "unmatched.yaml"
 CATEGORIES = ("kernel-logic", "environment", "runtime-assumption")
@@ -77,6 +77,9 @@ FACTS: dict[str, Callable[[Evidence], bool]] = {
         and bool(ev.numerics.mismatch or ev.numerics.nan_in_output or ev.numerics.shape_mismatch)
         and not ev.numerics.expected_variation
     ),
+    # printed values that differ where they must agree (diagnose.comparisons: a reference and a device value, one
+    # expression on the GPU and on the CPU), with no error printed
+    "printed": lambda ev: bool(printed_result_lines(ev.log.text, 1)),
     "exception": lambda ev: ev.py is not None and bool(ev.py.exc_type),
     "exit": lambda ev: ev.exit is not None and ev.exit.code not in (None, 0),
 }

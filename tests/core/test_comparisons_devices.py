@@ -1,0 +1,48 @@
+"""One expression typed for the GPU and for the CPU in an interactive session, with different printed results
+(diagnose.comparisons.device_comparison_lines): a failed check that prints no error.  On the two public reports it
+was learned from (corpus/holdout85, corpus/holdout87) and on other sessions' shapes, with the near misses that must
+stay healthy."""
+
+from __future__ import annotations
+
+from corpus_logs import classify_text, corpus_log
+
+from diagnose.comparisons import device_comparison_lines
+from diagnose.report import next_check
+
+
+def test_the_same_call_under_gpu_and_cpu_headers() -> None:
+    log = corpus_log("holdout87", "h87c-jax-categorical-nan-gpu-argmax-sentinel")
+    assert [s for _, s in device_comparison_lines(log)] == [
+        "DeviceArray(2147483647, dtype=int32)",
+        "DeviceArray(1, dtype=int32)",
+    ]
+
+
+def test_a_julia_model_and_its_gpu_copy() -> None:
+    log = corpus_log("holdout85", "h85c-nnlib-cudnn-relu-drops-nan")
+    assert [s for _, s in device_comparison_lines(log)] == ["NaN", "0.0"]
+
+
+def test_a_torch_expression_moved_to_the_gpu() -> None:
+    log = ">>> torch.cumsum(x, 0)[-1]\ntensor(4096.)\n>>> torch.cumsum(x.cuda(), 0)[-1]\ntensor(4095.9980, device='cuda:0')\n"
+    assert device_comparison_lines(log) == []  # within the comparison's tolerance: healthy
+    log = (
+        ">>> torch.cumsum(x, 0)[-1]\ntensor(4096.)\n>>> torch.cumsum(x.cuda(), 0)[-1]\ntensor(2048., device='cuda:0')\n"
+    )
+    assert [n for n, _ in device_comparison_lines(log)] == [2, 4]
+
+
+def test_equal_results_and_different_expressions_stay_healthy() -> None:
+    same = "# GPU\n>>> f(x)\narray([1., 2.])\n# CPU\n>>> f(x)\narray([1., 2.])\n"
+    other = "# GPU\n>>> f(x)\narray([1., 2.])\n# CPU\n>>> g(x)\narray([5., 6.])\n"
+    one_device = ">>> f(x)\narray([1., 2.])\n>>> f(y)\narray([5., 6.])\n"
+    assert device_comparison_lines(same) == device_comparison_lines(other) == device_comparison_lines(one_device) == []
+    assert classify_text(same).category == "no-failure"
+
+
+def test_the_unmatched_answer_asks_for_the_wrong_result_check() -> None:
+    report = classify_text(corpus_log("holdout87", "h87c-jax-categorical-nan-gpu-argmax-sentinel"))
+    assert report.category == "unknown"
+    assert report.hint is not None and report.hint.kind == "wrong-result"
+    assert "bit for bit" in (next_check(report) or "")
