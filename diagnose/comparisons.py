@@ -16,7 +16,8 @@ measurements (``CPU time: 12 ms vs GPU time: 1 ms``), counts and versions stay h
 :func:`path_comparison_lines` finds one call printed compiled (``jax.jit(f)(x)``) and as it is with
 different results, :func:`variant_comparison_lines` one expression typed for a value and for a variant of it
 (``logprobs`` / ``logprobs_fused``) with different results, :func:`device_comparison_lines` one expression typed for
-the GPU and for the CPU with different results, :func:`flagged_row_lines` a printed row the program marks (``*****``, ``<-- mismatch``),
+the GPU and for the CPU with different results, :func:`rust_assert_eq_lines` a Rust ``assert_eq!`` of two numbers
+that differ, :func:`flagged_row_lines` a printed row the program marks (``*****``, ``<-- mismatch``),
 :func:`marked_cell_lines` a results table's cell marked failed beside its value (``XX 0.979`` among ``ok 1.000``
 cells, ``8160 ✗``) and :func:`below_floor_lines` a table row whose value is beyond the row's own ``floor`` column.  :func:`zero_input_results` finds the other shape
 and the element count of the input where the call states it (``zeros((2**31+1,), ...)``).
@@ -677,6 +678,38 @@ def device_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
             if statement == other and _devices_differ(device, other_device) and values_differ(result, other_result):
                 out += [(first, shown), (number, other_shown)]
     return sorted(set(out))[:limit]
+
+
+# --- Rust's assert_eq! on two values that differ ---------------------------------------------------
+
+#: Rust's standard library's message for a failed ``assert_eq!`` (rustc 1.95: "assertion `left == right` failed",
+#: an optional ": <message>", then the two values on lines of their own, "  left: 25.926" / " right: 57.6732")
+_RUST_ASSERT_EQ = re.compile(
+    r"^[ \t]*assertion `left == right` failed(?::[^\n]*)?\n[ \t]*left: (?P<left>[^\n]+)\n[ \t]*right: (?P<right>[^\n]+)$",
+    re.MULTILINE,
+)
+
+
+def rust_assert_eq_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
+    r"""A failed ``assert_eq!`` of a Rust program or test whose two printed values differ as numbers (a GPU
+    result against its reference): the assertion's line.  Values that are not numbers (strings, shapes) are
+    left to the test's own words.
+
+    >>> rust_assert_eq_lines("thread 'main' panicked at t.rs:4:5:\nassertion `left == right` failed\n  left: 25.926\n right: 57.6732")
+    [(2, 'assertion `left == right` failed')]
+    >>> rust_assert_eq_lines("assertion `left == right` failed\n  left: \"cuda\"\n right: \"cpu\"")
+    []
+    """
+    if "left == right" not in text:
+        return []
+    out: list[tuple[int, str]] = []
+    for m in _RUST_ASSERT_EQ.finditer(text):
+        if values_differ(m["left"].strip(), m["right"].strip()):
+            line = text[m.start() : text.index("\n", m.start())].strip()
+            out.append((text.count("\n", 0, m.start()) + 1, line))
+            if len(out) >= limit:
+                break
+    return out
 
 
 # --- a row of a printed table flagged as the wrong one -----------------------------------------

@@ -46,3 +46,25 @@ def test_the_unmatched_answer_asks_for_the_wrong_result_check() -> None:
     assert report.category == "unknown"
     assert report.hint is not None and report.hint.kind == "wrong-result"
     assert "bit for bit" in (next_check(report) or "")
+
+
+# Rust's assert_eq! as rustc 1.95.0 prints it, captured here from a two-line program (`assert_eq!(a, b)` on two f32
+# values, and on two Vec<f32> with a message)
+RUST_NUMBERS = (
+    "thread 'main' (29129) panicked at t.rs:4:5:\nassertion `left == right` failed\n  left: 25.926\n right: 57.6732\n"
+)
+RUST_ARRAYS = (
+    "thread 'main' (29147) panicked at t2.rs:4:5:\nassertion `left == right` failed: gpu result differs\n"
+    "  left: [1.0, 2.0]\n right: [1.0, 3.0]\n"
+)
+
+
+def test_a_rust_assert_eq_on_numbers_that_differ_is_a_wrong_result() -> None:
+    from diagnose.comparisons import rust_assert_eq_lines
+
+    assert rust_assert_eq_lines(RUST_NUMBERS) == [(2, "assertion `left == right` failed")]
+    assert rust_assert_eq_lines(RUST_ARRAYS) == [(2, "assertion `left == right` failed: gpu result differs")]
+    report = classify_text(corpus_log("holdout85", "h85c-candle-conv2d-noncontiguous-kernel-im2col-offset"))
+    assert report.hint is not None and report.hint.kind == "wrong-result"
+    # values that are no numbers are left to the test's own words
+    assert rust_assert_eq_lines('assertion `left == right` failed\n  left: "cuda"\n right: "cpu"\n') == []
