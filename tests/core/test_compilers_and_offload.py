@@ -5,7 +5,7 @@ another program's paths), so a rule that only learned one report's words fails h
 from __future__ import annotations
 
 import pytest
-from corpus_logs import classify_text
+from corpus_logs import classify_text, corpus_log
 
 from diagnose.collectors import compile_api, environment
 from diagnose.failure_lines import has_failure_line
@@ -249,3 +249,14 @@ def test_an_argument_refused_by_its_class_is_not_a_wrong_result() -> None:
         "<class 'cutlass.cute.typing.Tensor'>, but got <class 'torch.Tensor'>\n"
     )
     assert "compare the outputs bit for bit" not in (next_check(classify_text(log)) or "")
+
+
+def test_a_jits_unresolved_symbols_abstain_with_the_runtime_first() -> None:
+    # NVIDIA/cutlass#3329 (corpus/holdout85): the CuTe DSL's JIT without its runtime libraries
+    report = classify_text(corpus_log("holdout85", "h85a-cutedsl-runtime-libs-not-found"))
+    assert report.category == "unknown"
+    assert report.diagnosis is not None and report.diagnosis.findings[0].category == "environment"
+    # another JIT on ORC, the program's own helper undefined: the same family, both owners listed
+    report = classify_text("JIT session error: Symbols not found: [ my_reduce_helper ]\n")
+    assert report.category == "unknown"
+    assert {f.category for f in report.diagnosis.findings} >= {"environment", "kernel-logic"}
