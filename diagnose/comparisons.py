@@ -616,6 +616,15 @@ _DEVICE_WORDS = re.compile(
     r"""(?i)\.(?:cuda|cpu|gpu)\(\)|\.to\(\s*['"](?:cuda|cpu)[^'"]*['"]\s*\)|,?\s*device\s*=\s*['"]?[\w:]+['"]?"""
     r"|\b(?:gpu|cu|cuda|cpu)\b|[\s()]"
 )
+#: expressions whose value differs between devices by design: random draws (each device has its own generator;
+#: not a counter-based draw from an explicit key, as JAX's, which is the same on every device), timings, memory and
+#: device queries
+_DEVICE_DEPENDENT = re.compile(
+    r"(?i)\b(?:rand\w*|normal|uniform|random\w*|shuffle|dropout|permutation|multinomial|time\w*|perf_counter"
+    r"|elapsed\w*|benchmark\w*|memory\w*|mem_get_info|max_memory\w*|get_device\w*|device_count|current_device"
+    r"|get_arch_list|version|id|hash)\b"
+)
+_KEYED_DRAW = re.compile(r"(?i)\b(?:rng_?key|prng_?key|key)\b")
 #: a result's first line that only states its type ("32×1 CuArray{Float32, 2, ...}:"): its numbers are no values
 _TYPE_LINE = re.compile(r"^\s*\S[^\n]*:\s*$")
 
@@ -655,6 +664,8 @@ def device_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
         if not m:
             continue
         expr = m["expr"]
+        if _DEVICE_DEPENDENT.search(expr) and not _KEYED_DRAW.search(expr):
+            continue
         # an expression without a device of its own runs where the header says, else where values live by default
         # ("plain": beside an explicit gpu(...) of the same expression, the host's)
         device = "gpu" if _TO_GPU.search(expr) else "cpu" if _TO_CPU.search(expr) else header or "plain"

@@ -68,3 +68,10 @@ def test_a_rust_assert_eq_on_numbers_that_differ_is_a_wrong_result() -> None:
     assert report.hint is not None and report.hint.kind == "wrong-result"
     # values that are no numbers are left to the test's own words
     assert rust_assert_eq_lines('assertion `left == right` failed\n  left: "cuda"\n right: "cpu"\n') == []
+
+
+def test_values_that_differ_between_devices_by_design_stay_healthy() -> None:
+    # each device has its own random generator; timings and memory differ by nature
+    draws = ">>> torch.randn(3)\ntensor([ 0.1, -1.2,  0.4])\n>>> torch.randn(3, device='cuda')\ntensor([ 1.5,  0.3, -0.7], device='cuda:0')\n"
+    timing = "# GPU\n>>> time_it(f, x)\n0.0012\n# CPU\n>>> time_it(f, x)\n0.0871\n"
+    assert device_comparison_lines(draws) == device_comparison_lines(timing) == []
