@@ -535,8 +535,11 @@ def path_comparison_results(text: str, limit: int = 3) -> list[tuple[int, str, s
 # --- one expression evaluated on a value and on a variant of it, with different results ----------
 
 #: an interactive prompt and the expression typed at it (Python's ``>>>``, IPython's ``In [3]:``, pdb's
-#: ``(Pdb)``, a debugger's or a quoted session's bare ``>``)
-_TYPED_AT = re.compile(r"^\s*(?:>>>|>|In \[\d+\]:|\(Pdb\)|ipdb>)\s+(?P<expr>\S.*?)\s*$")
+#: ``(Pdb)``, Julia's ``julia>``, a debugger's or a quoted session's bare ``>``)
+_TYPED_PROMPT = r"^\s*(?:>>>|>|In \[\d+\]:|\(Pdb\)|ipdb>|julia>)\s+"
+_TYPED_AT = re.compile(_TYPED_PROMPT + r"(?P<expr>\S.*?)\s*$")
+#: a prompt anywhere in a text: one scan before a detector reads its lines one by one
+_ANY_PROMPT = re.compile(_TYPED_PROMPT + r"\S", re.MULTILINE)
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 #: expressions with a result read from one session at most (they are compared pairwise)
 _MAX_TYPED = 200
@@ -602,8 +605,6 @@ def variant_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]
 
 # --- one expression evaluated on the GPU and on the CPU, with different results -------------------
 
-#: an interactive prompt and the expression typed at it, Julia's REPL too
-_PROMPTED = re.compile(r"^\s*(?:>>>|>|In \[\d+\]:|julia>)\s+(?P<expr>\S.*?)\s*$")
 #: a line that only names the device the next lines ran on ("# GPU", "CPU:", "-- on the GPU --")
 _DEVICE_HEADER = re.compile(r"(?i)^\s*(?:#+|//|--)?\s*(?:on\s+(?:the\s+)?)?(?P<device>gpu|cuda|cpu)\s*:?\s*(?:--)?\s*$")
 #: what moves a value to a device in an expression: a wrapper call, a method, a keyword (PyTorch's ``.cuda()`` /
@@ -648,7 +649,7 @@ def device_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     >>> device_comparison_lines(">>> a.cuda().sum()\ntensor(3.5000)\n>>> a.sum()\ntensor(3.5000)")
     []
     """
-    if ">" not in text and "In [" not in text:
+    if not _ANY_PROMPT.search(text):
         return []
     lines = text.split("\n")
     header: str | None = None
@@ -656,11 +657,11 @@ def device_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     for n, line in enumerate(lines):
         if len(line) > 500:
             continue
-        h = _DEVICE_HEADER.match(line)
+        h = _DEVICE_HEADER.match(line) if len(line) <= 40 else None
         if h:
             header = "gpu" if h["device"].lower() in ("gpu", "cuda") else "cpu"
             continue
-        m = _PROMPTED.match(line)
+        m = _TYPED_AT.match(line)
         if not m:
             continue
         expr = m["expr"]
@@ -671,7 +672,7 @@ def device_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
         device = "gpu" if _TO_GPU.search(expr) else "cpu" if _TO_CPU.search(expr) else header or "plain"
         body: list[tuple[int, str]] = []
         for k in range(n + 1, min(n + 12, len(lines))):
-            if not lines[k].strip() or _PROMPTED.match(lines[k]) or _DEVICE_HEADER.match(lines[k]):
+            if not lines[k].strip() or _TYPED_AT.match(lines[k]) or _DEVICE_HEADER.match(lines[k]):
                 break
             if not body and _TYPE_LINE.match(lines[k]):
                 continue

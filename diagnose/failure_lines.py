@@ -354,8 +354,10 @@ def _printed_results(text: str, limit: int, memo: dict[Any, Any] | None = None) 
 
 
 def printed_result_lines(text: str, limit: int = 1) -> list[tuple[int, str]]:
-    """The printed values that say a check failed (:func:`_printed_results`), for a reader outside this module."""
-    return _printed_results(text, limit)
+    """The printed values that say a check failed (:func:`_printed_results`), for a reader outside this module: the
+    ones :func:`failure_lines` counts, from the same memo (the detectors ran on this text already)."""
+    memo = _memo(text)
+    return [(n, line) for n, line in _printed_results(text, limit, memo) if not _healthy_in(memo, line)]
 
 
 def _detected(

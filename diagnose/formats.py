@@ -128,15 +128,11 @@ def format_value(value: Any, fmt: str | None = None) -> str:
         return f"{int(x):,}"
     if fmt == "hex":
         return hex(int(x))
-    if fmt == "cc":
+    if fmt in ("cc", "smnum", "ccnum"):  # a compute capability: "7.5 (sm_75)", its sm_ digits "75", PyTorch's "7.5"
         major, minor = int(x), round((x - int(x)) * 10)
-        return f"{major}.{minor} (sm_{major}{minor})"
-    if fmt == "smnum":  # a compute capability as the digits of its sm_ name: 7.5 -> 75
-        major, minor = int(x), round((x - int(x)) * 10)
-        return f"{major}{minor}"
-    if fmt == "ccnum":  # a compute capability as PyTorch's arch list writes it: 7.5 -> 7.5
-        major, minor = int(x), round((x - int(x)) * 10)
-        return f"{major}.{minor}"
+        if fmt == "smnum":
+            return f"{major}{minor}"
+        return f"{major}.{minor}" if fmt == "ccnum" else f"{major}.{minor} (sm_{major}{minor})"
     if fmt == "cudaver":  # 1000 * major + 10 * minor
         return f"{int(x) // 1000}.{int(x) % 1000 // 10}"
     if fmt == "percent":
