@@ -186,7 +186,13 @@ _HEALTHY_LINE = re.compile(
 )
 
 #: lines in which an error word is not about this run (an echoed option, a test's PASSED line)
-_NOT_ABOUT_RUN = re.compile(r"\b(?:PASSED|XFAIL|XPASS|SKIPPED|xfailed|xpassed)\b")
+_NOT_ABOUT_RUN = re.compile(
+    r"\b(?:PASSED|XFAIL|XPASS|SKIPPED|xfailed|xpassed)\b"
+    # an expected failure in a runner's own words: LLVM lit's and kyua's "Expectedly Failed", unittest's "OK
+    # (expected failures=1)", Catch2's "1 failed as expected" (lit's "Unexpectedly Failed"/"Failed" still count)
+    r"|\b[Ee]xpectedly\s+[Ff]ailed\b|^\s*OK\s+\(.*\bexpected\s+failures=\d"
+    r"|^(?!.*\bfailed\b(?!\s+as\s+expected)).*\bfailed\s+as\s+expected\b"
+)
 
 #: words that mark a failure even on a warning-level line (NCCL prints its errors at WARN)
 _STRONG = re.compile(

@@ -15,6 +15,7 @@ from typing import Any
 from diagnose import facts as F
 from diagnose.collectors import host_os, int_wrap, jit_lock, link_symbols, log_words
 from diagnose.collectors.decorations import undecorate
+from diagnose.collectors.rejected_candidates import blank_rejected
 from diagnose.evidence import Evidence
 
 #: bytes of a log kept for rules' text search; larger logs keep head and tail
@@ -85,6 +86,7 @@ def collect(
         _PARSERS = _parsers()
     bounded, truncated = bound_text(text)
     bounded = undecorate(bounded)  # a pipeline's colours and per-line prefixes: line numbers kept
+    bounded = blank_rejected(bounded)  # an autotuner's rejected candidates' errors: not the run's
     found: dict[str, Any] = {}
     for key, parse in _PARSERS.items():
         try:

@@ -40,6 +40,9 @@ FAILING_LINES = [
     "res = f(a)  #INTERNAL: operation gpusolverDnCreate(&handle) failed: cuSolver internal error",
     "print(b)  -- WRONG ANSWER",  # a run that says its own output is wrong
     "Attention kernel: wrong results when the query and key lengths differ",
+    "  Unexpectedly Failed:   1 (0.48%)",  # LLVM lit's summary: an XFAIL test that failed otherwise
+    "FAILED (failures=1, expected failures=1)",  # unittest: one real failure beside an expected one
+    "test cases: 3 | 1 passed | 1 failed | 1 failed as expected",  # Catch2
 ]
 HEALTHY_LINES = [
     "========= ERROR SUMMARY: 0 errors",
@@ -56,6 +59,9 @@ HEALTHY_LINES = [
     "tests/test_k.py::test_wrong_result_is_reported PASSED                    [ 50%]",
     "I0423 20:52:13.441073 1 status.cc:12] INTERNAL: retrying the call",  # an INFO line that quotes a status
     "checked 4096 outputs against the reference: 0 wrong results",
+    "  Expectedly Failed:   1 (0.48%)",  # LLVM lit's summary of XFAIL tests that failed as marked
+    "OK (expected failures=1)",  # unittest
+    "test cases: 3 | 2 passed | 1 failed as expected",  # Catch2
 ]
 
 
@@ -67,6 +73,38 @@ def test_failure_lines_are_failures(line: str) -> None:
 @pytest.mark.parametrize("line", HEALTHY_LINES)
 def test_healthy_look_alikes_are_not(line: str) -> None:
     assert failure_signs(collect(line + "\n")) == (), line
+
+
+# an autotuner's rejected candidate, in the shapes its source prints (diagnose/collectors/rejected_candidates.py);
+# the values are illustrative
+INDUCTOR_REJECTED = (
+    "AUTOTUNE mm(4096x4096, 4096x4096)\n"
+    "E1203 10:11:12.000000 123 torch/_inductor/select_algorithm.py:1800] Runtime error during autotuning: \n"
+    "No valid triton configs. OutOfResources: out of resource: shared memory, Required: 131072, Hardware limit: "
+    "101376. Reducing block sizes or `num_stages` may help.. \n"
+    "Ignoring this choice.\n"
+    "  triton_mm_4 0.0512 ms 100.0% BLOCK_M=64, BLOCK_N=64\n"
+)
+HELION_REJECTED = (
+    "[0s] Starting PatternSearch with initial_population=100, copies=5\n"
+    "[9s] Skipping config with accuracy mismatch: helion.Config(block_sizes=[64, 64, 32], num_warps=4)\n"
+    "Tensor-likes are not close!\n\n"
+    "Mismatched elements: 4096 / 16384 (25.0%)\n"
+    "Greatest absolute difference: 3.5 at index (0, 64) (up to 0.01 allowed)\n"
+    "Greatest relative difference: 1.0 at index (0, 64) (up to 0.01 allowed)\n"
+    "Use HELION_AUTOTUNE_ACCURACY_CHECK=0 to disable this check.\n\n"
+    "[30s] Autotuning complete in 30.1s after searching 500 configs.\n"
+)
+
+
+@pytest.mark.parametrize("log", [INDUCTOR_REJECTED, HELION_REJECTED], ids=["inductor", "helion"])
+def test_a_candidate_the_autotuner_set_aside_is_not_the_run_s_failure(log: str) -> None:
+    assert failure_signs(collect(log)) == (), log
+    ev = collect(log)
+    assert ev.numerics is None or not ev.numerics.mismatch
+    # the same error outside the block (no closing line: the log may stop where the run did) is read
+    opened = log.split("Ignoring this choice.")[0] if "Ignoring" in log else log.split("Use HELION")[0]
+    assert has_failure(collect(opened)), opened
 
 
 def test_exit_status_decides_even_when_the_text_is_quiet() -> None:
