@@ -373,7 +373,10 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (
         ("timed out", "timing out", "timeout"),
         r"\btim(?:ed|ing)\ out\b | \b[Tt]imeout\ (?:exceeded|expired|reached)\b"
-        r" | \b(?:[Cc]ollective|NCCL|[Oo]peration|[Kk]ernel|[Ll]aunch)\ timeout\b",
+        r" | \b(?:[Cc]ollective|NCCL|[Oo]peration|[Kk]ernel|[Ll]aunch)\ timeout\b"
+        # a job runner that ended the work at its limit (Modal's "Task's current input ... hit its timeout of 600s",
+        # "exceeded its timeout of 300 seconds")
+        r" | \b(?:hit|exceeded|reached)\ (?:its|the|a)\ timeout\ of\ \d",
     ),
     (("watchdog",), r"\b[Ww]atchdog\b.{0,80}(?:timeout|timed\ out|caught|detected|fired|terminat|abort)"),
     (("deadlock",), r"\bdeadlock(?:ed|\ detected)\b"),

@@ -88,6 +88,8 @@ EXPECTED: dict[str, dict[str, object]] = {
         toolkit_intrinsic_in_every_compile=False,
         toolkit_intrinsic_side="declares",
     ),
+    # a warning and no error: the tool and its diagnostic, no failure
+    "nvcc-comparison-as-statement": dict(tool="nvcc", error_count=0),
     "nvcc-bf16-header-not-included": dict(
         tool="nvcc",
         error_count=3,
