@@ -747,6 +747,9 @@ class RunFacts(Facts):
     extension_unlinked: str | None = None  # a load_inline function whose declaration and definition do not link
     triton_name_unknown: str | None = None  # a triton.language name no release defines ("astype"): run/triton_names.py
     triton_nested_def: str | None = None  # a function defined inside a @triton.jit one: "gelu (line 27, inside k)"
+    # a kernel written in PTX whose load failed (CUDA_ERROR_INVALID_PTX), assembled here (diagnose/run/ptx_check.py)
+    ptx_error: str | None = None  # ptxas's first error on a line of it: "line 25: Unexpected non-ASCII character ..."
+    ptx_assembler: str | None = None  # the ptxas that checked it
     # a result that recorded no build (`compiled: False`), read from its kernel file (diagnose/run/result_source.py)
     source_not_python: str | None = None  # the file does not parse: "line 26: '(' was never closed"
     source_unbound_name: str | None = None  # a name used as `X.attr` the file never binds: "math (line 128)"

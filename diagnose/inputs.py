@@ -140,6 +140,11 @@ def _int(v: Any) -> int | None:
 
 #: fields in which a result record may carry the kernel's source (read by the source checks, never as a log)
 CODE_FIELDS = ("kernel_code", "source_code")
+#: fields in which kernel-generation harnesses keep the model's answer, read as the kernel's source when they hold
+#: code (a fenced block, or PTX, Triton or CUDA text)
+ANSWER_FIELDS = ("llm_out", "generated_code", "kernel_src", "completion")
+_FENCE = re.compile(r"```[\w+-]*[ \t]*\n(.*?)```", re.S)
+_LOOKS_LIKE_CODE = re.compile(r"```|^\s*\.(?:version|entry)\b|@triton\.jit|__global__|\bimport\s+torch\b", re.M)
 
 
 def _code(*objs: Any) -> str | None:
@@ -148,7 +153,45 @@ def _code(*objs: Any) -> str | None:
             for key in CODE_FIELDS:
                 if isinstance(obj.get(key), str) and obj[key].strip():
                     return str(obj[key])
+            for key in ANSWER_FIELDS:
+                value = obj.get(key)
+                if isinstance(value, str) and _LOOKS_LIKE_CODE.search(value):
+                    blocks = _FENCE.findall(value)  # a model's answer: its longest fenced block is the code
+                    return max(blocks, key=len) if blocks else value
     return None
+
+
+def _wrapped_evaluations(obj: Any) -> tuple[str, list[dict]] | None:
+    """A run's summary that holds its evaluation records in one list (``{"model": ..., "records": [{"sample": 0,
+    "correct": false, "error": "..."}, ...]}``, ``{"stats": ..., "results": [...]}``): (the list's key, its records),
+    or None when ``obj`` is not one.  Every item must be an object and at least one an evaluation record.
+
+    >>> _wrapped_evaluations({"task": "t", "records": [{"sample": 0, "correct": False, "error": "boom"}]})[0]
+    'records'
+    >>> _wrapped_evaluations({"records": [{"name": "x"}]}) is None
+    True
+    """
+    if not isinstance(obj, dict) or _evaluation(obj) is not None:
+        return None
+    found = [
+        (key, value)
+        for key, value in obj.items()
+        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value)
+        and any(_evaluation(item) is not None for item in value)
+    ]  # fmt: skip
+    return found[0] if len(found) == 1 else None
+
+
+#: an evaluation record's own name for the sample it evaluated (a harness's sample number, a dataset index)
+_SAMPLE_KEYS = ("sample_id", "sample", "sample_idx", "idx", "index")
+
+
+def _evaluation_id(item: Mapping[str, Any], default: str, stem: str) -> str:
+    """A wrapped evaluation record's id: its own ``id``, else ``STEM/sample_N`` from its sample field, else ``default``."""
+    if isinstance(item.get("id"), (str, int)):
+        return str(item["id"])
+    sample = next((item[k] for k in _SAMPLE_KEYS if isinstance(item.get(k), (str, int)) and str(item[k])), None)
+    return f"{stem}/sample_{sample}" if sample is not None else default
 
 
 def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecord:
@@ -179,6 +222,9 @@ def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecor
         if evaluated is None:
             return InputRecord(id=rid, origin=origin, error="record has no log, output, exit status or environment")
         text, passed = evaluated
+        why = not_evaluated(obj)
+        if why is not None:
+            return InputRecord(id=rid, origin=origin, text=text, label=label, error=why)
     if "\x00" in text[:8192]:
         return InputRecord(id=rid, origin=origin, error="binary data in the record's log fields")
     return InputRecord(
@@ -193,6 +239,38 @@ def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecor
         code=_code(obj),
         passed=passed,
     )
+
+
+#: a harness's static check, run before it compiles anything (a policy gate for kernels that hand the work to the
+#: framework, KernelBench's kernel_static_checker): the flag it records, and the words its message starts with
+_GATE_FLAGS = ("static_ok", "static_check_passed", "static_check", "passed_static_check")
+_GATE_MESSAGE = re.compile(r"^\s*(?:static[ _]check(?:s|er)?\s+(?:failed|rejected)|rejected by (?:the )?static)", re.I)
+#: the last exception of a recorded traceback, when it says the evaluation itself was stopped (a debugger's quit, an
+#: interrupt) rather than failed
+_INTERRUPTED = re.compile(r"(?m)^\s*(?:bdb\.BdbQuit|BdbQuit|KeyboardInterrupt)\b[^\n]*\s*\Z")
+
+
+def not_evaluated(obj: Mapping[str, Any]) -> str | None:
+    """Why an evaluation record holds no result of its kernel, when it says so: the harness's static check refused
+    the kernel before anything ran, or the evaluation was stopped (a debugger's quit, an interrupt); None otherwise.
+
+    >>> not_evaluated({"static_ok": False, "error": "static check failed: banned op (offloads core compute): .matmul"})
+    "not evaluated: the harness's static check refused the kernel (static check failed: banned op (offloads core compute): .matmul)"
+    >>> not_evaluated({"error_message": "Traceback (most recent call last):\\n  File \\"e.py\\", line 9\\nbdb.BdbQuit\\n"})
+    'not evaluated: the evaluation was stopped (bdb.BdbQuit) before it gave a result'
+    >>> not_evaluated({"correct": False, "error": "CompilationError: at 1:4:"}) is None
+    True
+    """
+    msg = next((str(obj[k]) for k in _EVAL_TEXTS if isinstance(obj.get(k), str) and obj[k].strip()), "")
+    gate = next((obj[k] for k in _GATE_FLAGS if isinstance(obj.get(k), bool)), None)
+    if gate is False or (gate is None and _GATE_MESSAGE.match(msg)):
+        return "not evaluated: the harness's static check refused the kernel" + (
+            f" ({msg.strip()[:200]})" if msg else ""
+        )
+    m = _INTERRUPTED.search(msg.rstrip())
+    if m:
+        return f"not evaluated: the evaluation was stopped ({m.group(0).strip()}) before it gave a result"
+    return None
 
 
 #: an evaluation record's exception name and its message or log, as kernel-generation harnesses write them beside
@@ -480,6 +558,13 @@ def read_structured(path: Path, data: bytes, name: str) -> Iterator[InputRecord]
         return
     if isinstance(obj, dict) and isinstance(obj.get("reports"), list):
         obj = obj["reports"]
+    wrapped = _wrapped_evaluations(obj)
+    if wrapped is not None:
+        key, items = wrapped
+        for i, item in enumerate(items):
+            rid = _evaluation_id(item, f"{path.stem}[{key}][{i}]", path.stem)
+            yield record_from_mapping(item, default_id=rid, origin=f"{name}[{key}][{i}]")
+        return
     if isinstance(obj, list):
         for i, item in enumerate(obj):
             yield record_from_mapping(item, default_id=f"{path.stem}[{i}]", origin=f"{name}[{i}]")

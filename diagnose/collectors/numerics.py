@@ -199,9 +199,31 @@ def _compiled_path(text: str) -> NumericsFacts | None:
 
 
 def _printed_only(text: str) -> NumericsFacts | None:
-    """A mismatch the log shows only as printed results: a call on zeros, a call compiled and not, or a result
-    that is Inf/NaN everywhere it was printed."""
-    return _zero_input(text) or _compiled_path(text) or _nonfinite_result(text)
+    """A mismatch the log shows only as printed results: a call on zeros, a call compiled and not, a result
+    that is Inf/NaN everywhere it was printed, or an evaluation record's verdict alone."""
+    return _zero_input(text) or _compiled_path(text) or _nonfinite_result(text) or _verdict_only(text)
+
+
+#: an evaluation record with no error and no figures, as kdiag reads one (diagnose.inputs._evaluation): its flags
+#: alone, ``key: value`` per line
+_FLAGS_ONLY = re.compile(r"\A(?:(?:compiled|runnable|correct|correctness|passed): (?:True|False)\n)+\Z")
+_VERDICT_FALSE = re.compile(r"(?m)^(?:correct|correctness|passed): False$")
+_NOT_RUN = re.compile(r"(?m)^(?:compiled|runnable): False$")
+
+
+def _verdict_only(text: str) -> NumericsFacts | None:
+    r"""A record that says the kernel ran and its output failed the harness's check, and nothing else: a
+    mismatch of unknown size (the line that says so is the evidence).
+
+    >>> _verdict_only("correct: False\n").mismatch
+    True
+    >>> _verdict_only("compiled: False\ncorrect: False\n") is None
+    True
+    """
+    if not _FLAGS_ONLY.match(text) or _NOT_RUN.search(text):
+        return None
+    m = _VERDICT_FALSE.search(text)
+    return None if m is None else NumericsFacts(mismatch=True, lines=(text.count("\n", 0, m.start()) + 1,))
 
 
 # one element of a printed array that is not a finite number, as each language's repr spells it: Python and NumPy

@@ -154,6 +154,8 @@ def with_source_facts(ev: Evidence, text: str, *, path: Path | None = None, reco
         if nested:
             kernel, name, line = nested[0]
             facts.update(triton_nested_def=f"{name} (line {line}, inside {kernel})", target=TARGET)
+    if _PTX_LOAD_FAILED.search(record_text):
+        facts.update(_ptx_facts(text))
     if _NOT_COMPILED.search(record_text):
         facts.update(_unloadable(text))
     if _NOT_BUILT.search(record_text) and "load_inline" in text:
@@ -164,9 +166,9 @@ def with_source_facts(ev: Evidence, text: str, *, path: Path | None = None, reco
 
 
 def with_record_facts(ev: Evidence, record_text: str) -> Evidence:
-    r"""``ev`` with what a KernelBench result record shows without its kernel (a fork that keeps no kernel files): a
-    compile failure on a ``triton.language`` name that no Triton release defines, read from the recorded message and
-    checked against the installed Triton's language as :func:`diagnose.run.triton_names.unknown_name` does (nothing is
+    r"""``ev`` with what a record or a log shows without its kernel (a fork that keeps no kernel files, a pasted
+    traceback): a compile failure on a ``triton.language`` name (or a tensor's attribute) that no Triton release
+    defines, read from the recorded message and checked against the installed Triton's language as :func:`diagnose.run.triton_names.unknown_name` does (nothing is
     concluded when that Triton is older than the newest release kdiag knows, or the name is one that moved).
 
     >>> from diagnose.evidence import Evidence
@@ -175,17 +177,35 @@ def with_record_facts(ev: Evidence, record_text: str) -> Evidence:
     >>> got = with_record_facts(Evidence(), rec).run
     >>> got is None or got.triton_name_unknown == "tanh"
     True
-    >>> with_record_facts(Evidence(), rec.replace("compiled: True", "")).run is None
+    >>> with_record_facts(Evidence(), "compiled: False\n").run is None
     True
     """
-    if ev.run is not None or not _KB_RECORD.search(record_text) or not _COMPILE_FAILED.search(record_text):
+    if ev.run is not None or not _COMPILE_FAILED.search(record_text):
         return ev
     unknown = TN.unknown_name(record_text, TN.installed_language()[0])
     return ev.replace(run=F.RunFacts(triton_name_unknown=unknown, target=TARGET)) if unknown else ev
 
 
-#: a KernelBench result record as :func:`diagnose.inputs._kb_text` writes it
-_KB_RECORD = re.compile(r"(?m)^compiled: (?:True|False)$")
+#: the driver refused a PTX module it was given: CUresult 218 / cudaErrorInvalidPtx ("a PTX JIT compilation failed")
+_PTX_LOAD_FAILED = re.compile(r"CUDA_ERROR_INVALID_PTX|cudaErrorInvalidPtx|a PTX JIT compilation failed", re.I)
+
+
+def _ptx_facts(text: str) -> dict[str, Any]:
+    """What the installed ptxas says of a kernel written in PTX (a model's answer: its fenced block): its first error
+    on a line of the text; empty when the text is not PTX, assembles, or no assembler is installed."""
+    import os
+
+    from diagnose.run import ptx_check
+
+    ptx = ptx_check.unfenced(text)
+    if not ptx_check.is_ptx(ptx):
+        return {}
+    got = ptx_check.check(ptx, os.environ)
+    if got is None or got[1] is None:
+        return {}
+    return {"ptx_error": got[1], "ptx_assembler": got[0], "target": TARGET}
+
+
 #: a result that says the sample was never built (KernelBench's ``compiled: False``): the file may not even load
 _NOT_COMPILED = re.compile(r"(?m)^compiled: False$")
 

@@ -59,11 +59,68 @@ def _version(text: str | None) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
+#: Triton's code generator on an attribute of one of its tensors: ``AttributeError("'tensor' object has no attribute
+#: 'dtype_element'")``
+_TENSOR_ATTR = re.compile(r"'tensor' object has no attribute '(\w+)'")
+
+
 def unknown_name(text: str, installed: str | None) -> str | None:
     """The ``triton.language`` attribute the output says is missing, when no release has it; else None
-    (``math.NAME`` for a ``triton.language.math`` name, as the module docstring says)."""
+    (``math.NAME`` for a ``triton.language.math`` name, as the module docstring says; ``tensor.NAME`` for an
+    attribute of a Triton tensor that no release's tensor has, as :func:`tensor_names` reads them).
+
+    >>> unknown_name("AttributeError: 'tensor' object has no attribute 'dtype_element'", "3.7.1")
+    'tensor.dtype_element'
+    >>> unknown_name("AttributeError: 'tensor' object has no attribute 'dtype'", "3.7.1") is None
+    True
+    """
     m = _MISSING.search(text)
-    return None if m is None else _never_had(m.group(2), bool(m.group(1)), installed)
+    if m is not None:
+        return _never_had(m.group(2), bool(m.group(1)), installed)
+    t = _TENSOR_ATTR.search(text)
+    version = _version(installed)
+    if t is None or version is None or version < NEWEST_KNOWN:
+        return None
+    known = tensor_names()
+    return f"tensor.{t.group(1)}" if known and t.group(1) not in known else None
+
+
+@functools.cache
+def tensor_names() -> frozenset[str]:
+    """Every attribute a Triton tensor may have, as far as the installed Triton tells, taken wide: what
+    ``triton/language/core.py``'s ``tensor`` class defines or assigns, every function of ``triton.language``'s
+    modules (``@_tensor_member_fn`` makes many of them methods), and ``triton.language.__all__``; empty when
+    Triton is not installed or its files do not say (then nothing is concluded)."""
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec("triton")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.origin:
+        return frozenset()
+    lang = Path(spec.origin).parent / "language"
+    names: set[str] = set()
+    try:
+        core = ast.parse((lang / "core.py").read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return frozenset()
+    for node in core.body:
+        if isinstance(node, ast.ClassDef) and node.name in ("tensor", "base_value"):
+            for sub in ast.walk(node):
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names.add(sub.name)
+                elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    names.add(sub.id)
+                elif isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store):
+                    names.add(sub.attr)
+    if not names:
+        return frozenset()
+    for path in lang.glob("*.py"):
+        names |= _defined(path)
+    return frozenset(names | installed_language()[1])
 
 
 def _never_had(name: str, in_math: bool, installed: str | None) -> str | None:
@@ -74,7 +131,8 @@ def _never_had(name: str, in_math: bool, installed: str | None) -> str | None:
     if in_math:
         ever = math_names()
         return f"math.{name}" if ever and name not in ever else None
-    return None if name in MOVED else name
+    # a name today's release has was added after the release that ran (version skew), as a moved one was
+    return None if name in MOVED or name in installed_language()[1] else name
 
 
 def _defined(path: Any) -> frozenset[str]:
@@ -88,10 +146,17 @@ def _defined(path: Any) -> frozenset[str]:
     return frozenset(n.name for n in tree.body if isinstance(n, ast.FunctionDef))
 
 
+#: libdevice wrappers older Triton releases carried (``triton.language.libdevice`` in 2.0-2.1, ``tl.math`` in 2.2)
+#: that today's ``triton/language/extra/libdevice.py`` no longer defines: ``min`` and ``max`` (``__nv_min``,
+#: ``__nv_umin``, ``__nv_llmin``, ``__nv_fminf``, ... and their max twins), replaced by ``tl.minimum`` and ``tl.maximum``
+OLD_LIBDEVICE = frozenset({"min", "max"})
+
+
 @functools.cache
 def math_names() -> frozenset[str]:
     """Every name ``triton.language.math`` has had, as far as the installed Triton tells: today's ``tl.math``
-    functions and libdevice's (which ``tl.math`` held before 3.0), read from the installed files; empty when
+    functions and libdevice's (which ``tl.math`` held before 3.0), read from the installed files, with the wrappers
+    only older releases had (:data:`OLD_LIBDEVICE`); empty when
     Triton is not installed or its files do not say (then nothing is concluded)."""
     import importlib.util
     from pathlib import Path
@@ -106,7 +171,7 @@ def math_names() -> frozenset[str]:
     libdevice = [lang / "extra" / "libdevice.py", *sorted((lang / "extra").glob("*/libdevice.py"))]
     today = _defined(lang / "math.py")
     old = frozenset().union(*(_defined(p) for p in libdevice))
-    return today | old if today and old else frozenset()
+    return today | old | OLD_LIBDEVICE if today and old else frozenset()
 
 
 def installed(snapshot: Mapping[str, Any] | None) -> str | None:

@@ -209,3 +209,26 @@ def test_a_result_file_without_its_kernels_reaches_every_label(name: str) -> Non
                 want["category"],
                 want["failure_mode"],
             ), rid
+
+
+def test_a_run_summary_s_records_are_read_one_by_one_with_the_answer_as_their_code(tmp_path: Path) -> None:
+    # a kernel pipeline's summary: {"task", "records": [...]}; a record's model answer in a field of its own, fenced
+    summary = {
+        "task": "relu",
+        "samples": 2,
+        "records": [
+            {"sample": 0, "static_ok": True, "correct": False, "error": "CompilationError: at 1:4:\nboom"},
+            {"sample": 1, "static_ok": False, "correct": False, "error": "static check failed: banned op: .matmul"},
+        ],
+    }
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(summary))
+    recs = list(read_inputs([str(path)]))
+    assert [r.id for r in recs] == ["result/sample_0", "result/sample_1"]
+    assert recs[0].error is None and "CompilationError" in recs[0].text
+    assert recs[1].error is not None and recs[1].error.startswith("not evaluated: the harness's static check")
+    answer = {"error": "compile_or_runtime", "message": "CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed",
+              "llm_out": "Here it is:\n```ptx\n.version 7.0\n.target sm_80\n.visible .entry k()\n{\n ret;\n}\n```\n"}  # fmt: skip
+    path.write_text(json.dumps(answer))
+    (rec,) = read_inputs([str(path)])
+    assert rec.code is not None and rec.code.startswith(".version 7.0") and "```" not in rec.code
