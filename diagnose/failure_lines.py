@@ -178,6 +178,10 @@ _HEALTHY_LINE = re.compile(
     # TensorFlow's graph optimizer (Grappler) on a pass that failed: the pass is skipped and the graph runs as it was
     # ("E0000 ... meta_optimizer.cc:967] layout failed: INVALID_ARGUMENT: ...", older "Not able to apply optimizer")
     | \bmeta_optimizer\.cc:\d+\]\s+(?:\w+\s+failed:|Not\ able\ to\ apply\ optimizer\b)
+    # an attempt that failed and is retried another way on the same line (conda's solver: "Solving environment: failed
+    # with initial frozen solve. Retrying with flexible solve.", "failed with repodata from current_repodata.json, will
+    # retry with next repodata source."): the retry's outcome is on a later line
+    | \bfailed\b[^\n]{0,80}?\b(?:[Rr]etrying\ with|will\ retry\ with)\b
     # a check that ends saying it passed ("Precision test with FP edge cases (NaN, Infinity) passed.")
     | ^(?!.*\b(?:[Ff]ail|FAIL|[Ee]rror|ERROR))(?=.*\b(?:[Tt]ests?|[Cc]hecks?|[Vv]erification|[Vv]alidation
       |[Cc]orrectness|[Pp]recision|[Cc]onsistency)\b).*\bpassed[.!]?\s*$
