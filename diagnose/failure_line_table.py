@@ -370,6 +370,9 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("failure at",), r"\b[A-Za-z][\w.-]*\ failure\ at:\s*\S+:\d+"),
     # --- hangs ---
     (("timeout",), r"^Timeout\ \(\d+:\d\d:\d\d\)! | ^\++\ Timeout\ \++"),  # faulthandler, pytest-timeout
+    # an evaluation record's own failure, as kdiag writes its fields (diagnose.inputs._flat_evaluation): a harness's
+    # verdict word ("verdict: FAIL_MUTATION") and the failure it names without a message ("failure_reason: timeout")
+    (("verdict: fail", "failure_reason: "), r"^verdict:\ FAIL\w* | ^failure_reason:\ \S"),
     (
         ("timed out", "timing out", "timeout"),
         r"\btim(?:ed|ing)\ out\b | \b[Tt]imeout\ (?:exceeded|expired|reached)\b"

@@ -116,6 +116,9 @@ def text_record(rid: str, data: bytes, origin: str, *, truncated: bool = False, 
 #: GPU MODE's eval.py writes its result as ``key: value`` lines to POPCORN_FD (what popcorn-cli shows):
 #: ``test-count``, ``test.N.spec``, ``test.N.status: pass|fail``, ``test.N.error``, ``benchmark.N.*``,
 #: and last ``check: pass|fail``
+#: popcorn-cli's printout of a finished submission (``Submission 907200 status: succeeded - ...``), whose cases it
+#: marks with a check mark (passed) or a cross (failed)
+_POPCORN_CLI_DONE = re.compile(r"(?m)^Submission \d+ status: succeeded\b")
 _POPCORN_KEY = re.compile(r"(?:check|test-count|benchmark-count|(?:test|benchmark)\.\d+\.[a-z_]+):")
 
 
@@ -123,6 +126,8 @@ def popcorn_passed(text: str) -> bool:
     """A GPU MODE result whose every test passed (``check: pass``, no ``status: fail``); a failed one
     stays a log: its ``test.N.error`` lines are the evidence."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if _POPCORN_CLI_DONE.search(text):  # popcorn-cli's own printout: every case marked passed, none failed
+        return any(ln.startswith("\u2705") for ln in lines) and not any(ln.startswith("\u274c") for ln in lines)
     if "check: pass" not in lines or not any(ln.startswith(("test-count:", "benchmark-count:")) for ln in lines):
         return False
     keyed = [ln for ln in lines if _POPCORN_KEY.match(ln)]
@@ -180,6 +185,22 @@ def _wrapped_evaluations(obj: Any) -> tuple[str, list[dict]] | None:
         and any(_evaluation(item) is not None for item in value)
     ]  # fmt: skip
     return found[0] if len(found) == 1 else None
+
+
+def _keyed_evaluations(obj: Any) -> dict[str, dict] | None:
+    """Evaluation records keyed by the task or problem each evaluated (``{"s116": {"test_passed": false,
+    "final_error": {...}}, ...}``), or None when ``obj`` is not that: every value an object, each an evaluation record.
+
+    >>> sorted(_keyed_evaluations({"s1": {"test_passed": True}, "s2": {"error": "boom"}}))
+    ['s1', 's2']
+    >>> _keyed_evaluations({"test_passed": True}) is None
+    True
+    """
+    if not isinstance(obj, dict) or not obj or _evaluation(obj) is not None:
+        return None
+    if not all(isinstance(v, dict) and _evaluation(v) is not None for v in obj.values()):
+        return None
+    return {str(k): v for k, v in obj.items()}
 
 
 #: an evaluation record's own name for the sample it evaluated (a harness's sample number, a dataset index)
@@ -278,8 +299,61 @@ def not_evaluated(obj: Mapping[str, Any]) -> str | None:
 #: ``{"compiled": true, "correct": false, "error": "..."}``)
 _EVAL_NAMES = ("error_type", "error_name", "exception", "exception_type")
 _EVAL_TEXTS = ("message", "error", "error_message", "error_msg", "traceback")
-_EVAL_VERDICTS = ("correct", "correctness", "passed")
-_EVAL_FLAGS = ("compiled", "runnable", "correct", "correctness", "passed")
+_EVAL_VERDICTS = ("correct", "correctness", "passed", "test_passed", "tests_passed")
+_EVAL_FLAGS = ("compiled", "runnable", "correct", "correctness", "passed", "test_passed", "tests_passed")
+#: where a record nests its error as an object (``"final_error": {"type": "numerical", "message": "..."}``)
+_EVAL_ERROR_OBJECTS = ("final_error", "error", "failure", "last_error")
+#: a record's own verdict word (``"verdict": "FAIL_MUTATION"``) and a failure it names without a message
+#: (``"failure_reason": "timeout"``)
+_VERDICT_WORD = re.compile(r"^(PASS|FAIL)\w*$", re.I)
+#: a harness's note that the kernel wrote into one of its inputs (``"mutates_y": true``)
+_MUTATES = re.compile(r"^mutates_\w+$")
+
+
+def _flat_evaluation(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """An evaluation record with its nested parts as the flat fields :func:`_evaluation` reads: an error object's type
+    and message, a correctness object's verdict and reasons, a verdict word, a failure reason, an input it mutated.
+
+    >>> _flat_evaluation({"final_error": {"type": "numerical", "message": "max_error = 4.79"}, "test_passed": False})
+    {'final_error': None, 'test_passed': False, 'error_type': 'numerical', 'message': 'max_error = 4.79'}
+    >>> f = _flat_evaluation({"correctness": {"pass": False, "reasons": ["rmse 0.035 > 0.01"]}, "verdict": "FAIL_X"})
+    >>> f["correctness"], f["passed"], f["message"]
+    (False, False, 'verdict: FAIL_X\\nrmse 0.035 > 0.01')
+    """
+    out: dict[str, Any] = dict(obj)
+    notes: list[str] = []
+    for key in _EVAL_ERROR_OBJECTS:
+        err = obj.get(key)
+        if isinstance(err, Mapping):
+            out[key] = None
+            kind = next((err[k] for k in ("type", "name", "error_type") if isinstance(err.get(k), str)), None)
+            text = next((err[k] for k in ("message", "msg", "detail", "error") if isinstance(err.get(k), str)), None)
+            if kind and not any(isinstance(obj.get(k), str) for k in _EVAL_NAMES):
+                out["error_type"] = kind
+            if text:
+                notes.append(text)
+            break
+    check = obj.get("correctness")
+    if isinstance(check, Mapping) and isinstance(check.get("pass"), bool):
+        out["correctness"] = check["pass"]
+        if not check["pass"]:
+            notes += [str(r) for r in check.get("reasons") or [] if isinstance(r, (str, int, float))]
+    verdict = obj.get("verdict")
+    if isinstance(verdict, str) and (m := _VERDICT_WORD.match(verdict.strip())):
+        out["passed"] = m.group(1).upper() == "PASS"
+        if not out["passed"]:
+            notes.insert(0, f"verdict: {verdict.strip()}")
+    reason = obj.get("failure_reason")
+    if isinstance(reason, str) and reason.strip():
+        notes.insert(0, f"failure_reason: {reason.strip()}")
+    notes += [f"{k}: True" for k, v in obj.items() if v is True and _MUTATES.match(k)]
+    if notes and not any(isinstance(obj.get(k), str) and obj[k].strip() for k in _EVAL_TEXTS):
+        out["message"] = "\n".join(notes)
+    return out
+
+
+#: where a run's record nests the harness's own result (``{"cli": ..., "harness_result": {"verdict": "PASS", ...}}``)
+_NESTED_RESULTS = ("harness_result", "eval_result", "evaluation", "result")
 
 
 def _evaluation(obj: Mapping[str, Any]) -> tuple[str, bool] | None:
@@ -297,6 +371,10 @@ def _evaluation(obj: Mapping[str, Any]) -> tuple[str, bool] | None:
     >>> _evaluation({"name": "x"}) is None
     True
     """
+    nested = next((obj[k] for k in _NESTED_RESULTS if isinstance(obj.get(k), Mapping)), None)
+    if nested is not None and not any(k in obj for k in (*_EVAL_NAMES, *_EVAL_TEXTS, *_EVAL_FLAGS)):
+        return _evaluation(nested)
+    obj = _flat_evaluation(obj)
     name = next((str(obj[k]).strip() for k in _EVAL_NAMES if isinstance(obj.get(k), str) and obj[k].strip()), "")
     msg = next((str(obj[k]) for k in _EVAL_TEXTS if isinstance(obj.get(k), str) and obj[k].strip()), "")
     flags = {k: obj[k] for k in _EVAL_FLAGS if isinstance(obj.get(k), bool)}
@@ -558,6 +636,11 @@ def read_structured(path: Path, data: bytes, name: str) -> Iterator[InputRecord]
         return
     if isinstance(obj, dict) and isinstance(obj.get("reports"), list):
         obj = obj["reports"]
+    keyed = _keyed_evaluations(obj)
+    if keyed is not None:
+        for key, item in keyed.items():
+            yield record_from_mapping(item, default_id=str(key), origin=f"{name}[{key}]")
+        return
     wrapped = _wrapped_evaluations(obj)
     if wrapped is not None:
         key, items = wrapped

@@ -78,6 +78,7 @@ _HINTS = (
     "CPU_ref: ",
     "error term is > ",
     "results miscompared",
+    "Numerical mismatch",
 )
 _MISMATCH_HEADS = (
     "Tensor-likes are not close!",
@@ -95,6 +96,8 @@ _MISMATCH_HEADS = (
     # CUTLASS's examples, after their host reference check (cutlass::reference::host::TensorEquals) fails:
     # ``std::cout << "ERROR - results miscompared.\n";``
     "ERROR - results miscompared",
+    # kernel-generation harnesses' own verdict on a comparison: "Numerical mismatch: max_error = 4.79e+00"
+    "Numerical mismatch",
 )
 _ELEMENTS = re.compile(r"Mismatched elements: (\d+) / (\d+)")
 _OLD_TORCH = re.compile(
@@ -105,6 +108,7 @@ _ABS = re.compile(r"(?:Greatest absolute difference|Max absolute difference(?: a
 _REL = re.compile(r"(?:Greatest relative difference|Max relative difference(?: among violations)?): " + _NUM)
 _KB_MAX = re.compile(r"""["']?max_difference["']?\s*:\s*\[([^\]]*)\]""")
 _KB_MAX_DIFF = re.compile(r"max_diff=" + _NUM)
+_MAX_ERROR = re.compile(r"\bmax_error\s*[=:]\s*" + _NUM)
 _SHAPE = re.compile(
     r"The values for attribute 'shape' do not match|\(shapes \([^)]*\), \([^)]*\) mismatch\)|Output shape mismatch"
 )
@@ -307,6 +311,10 @@ def parse(text: str) -> NumericsFacts | None:
                 for item in m[1].split(","):
                     max_abs, nan = _bigger(max_abs, _num(item)), nan or _is_nan(item)
                 mismatch = hit = True
+        if "max_error" in line:
+            m = _MAX_ERROR.search(line)
+            if m:
+                max_abs, nan, hit = _bigger(max_abs, _num(m[1])), nan or _is_nan(m[1]), True
         if "max_diff=" in line:
             m = _KB_MAX_DIFF.search(line)
             if m:
