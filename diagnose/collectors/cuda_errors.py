@@ -445,13 +445,14 @@ _CHECK_VS = re.compile(
 #: ``cuGetErrorName``) does not know the code, followed by the ``CUresult`` in parentheses: OpenMM's CUDA platform
 #: (platforms/cuda/src/CudaContext.cpp, ``CHECK_RESULT``: ``prefix << ": " << getErrorString(result) << " (" <<
 #: result << ")"``, whose older table ended in "Invalid error code") and CU wrappers' ``"invalid error code"``; only
-#: a three-digit code, which is no status of a non-CUDA library's small enum
+#: a three-digit code, which is no status of a non-CUDA library's small enum; a driver call's status as Ollama's GPU
+#: discovery prints it (``cuInit err: 999``)
 _CUDA_NUMBER = re.compile(
     r"\bCUDA (?:runtime |driver )?error(?: code)?[:=]?\s*\(?(?P<code>\d{1,3})\b(?!\.\d)"
     r"|\bCU error (?:\((?P<cu>\d{1,3})\)|(?P<cu2>\d{1,3})\b(?!\.\d))"
     r"|\binvalid error code \((?P<cu3>[1-9]\d{2})\)"
     r"|\bCUDA (?:initialization )?failure(?: with error)?:?\s*(?P<code3>\d{1,3})(?=\.(?!\d)|\)|\s*$)"
-    r"|\b(?P<call>(?:cuda|cu)[A-Z]\w*)(?:\([^()]*\))?\s*(?:returned(?: error)?|failed with (?:error )?(?:code )?|error:|->\s*returned:?)\s*"
+    r"|\b(?P<call>(?:cuda|cu)[A-Z]\w*)(?:\([^()]*\))?\s*(?:returned(?: error)?|failed with (?:error )?(?:code )?|error:|err:|->\s*returned:?)\s*"
     r"\(?(?P<code2>\d{1,3})\b(?!\.\d)"
     r"|\b(?:unknown )?CUresult:?\s*\(?(?P<cu4>\d{1,3})\b(?!\.\d)",
     re.I,
