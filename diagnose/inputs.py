@@ -239,7 +239,7 @@ def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecor
     timed_out = bool(obj.get("timed_out", False))
     passed = False
     if not text.strip() and exit_code is None and sig is None and not timed_out and env is None:
-        evaluated = _evaluation(obj)
+        evaluated = _evaluation(obj) or _fields_with_failure(obj)
         if evaluated is None:
             return InputRecord(id=rid, origin=origin, error="record has no log, output, exit status or environment")
         text, passed = evaluated
@@ -260,6 +260,42 @@ def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecor
         code=_code(obj),
         passed=passed,
     )
+
+
+#: field names that say their value is a run's output or its failure, in a record whose schema kdiag does not know
+_OUTPUT_KEY = re.compile(
+    r"(?i)(?:^|_)(?:error|errors|exception|traceback|stderr|stdout|log|logs|output|failure|message)s?$"
+)
+
+
+def _fields_with_failure(obj: Mapping[str, Any], depth: int = 3) -> tuple[str, bool] | None:
+    """A record of a schema kdiag does not know, read as its fields when one of them is a run's output or failure
+    (its name says so: ``error``, ``stderr``, ``build_log``, ``exception_message``): every scalar field as ``path:
+    value``, a multi-line value on the lines after its name, nested objects to ``depth``; None when no field is one.
+
+    >>> _fields_with_failure({"task": "relu", "run": {"build_log": "k.cu(3): error: bad\\nstop", "ms": 1.5}})
+    ('task: relu\\nrun.build_log:\\nk.cu(3): error: bad\\nstop\\nrun.ms: 1.5\\n', False)
+    >>> _fields_with_failure({"task": "relu", "ms": 1.5}) is None
+    True
+    """
+    lines: list[str] = []
+    seen = False
+
+    def walk(value: Any, path: str, left: int) -> None:
+        nonlocal seen
+        if isinstance(value, Mapping) and left > 0:
+            for key, item in value.items():
+                if str(key) not in CODE_FIELDS + ANSWER_FIELDS:
+                    walk(item, f"{path}.{key}" if path else str(key), left - 1)
+        elif isinstance(value, str) and value.strip():
+            name = path.rsplit(".", 1)[-1]
+            seen = seen or bool(_OUTPUT_KEY.search(name))
+            lines.append(f"{path}:\n{value.rstrip()}" if "\n" in value.strip() else f"{path}: {value.strip()}")
+        elif isinstance(value, (bool, int, float)) and not isinstance(value, Mapping):
+            lines.append(f"{path}: {value}")
+
+    walk(obj, "", depth)
+    return ("".join(f"{line}\n" for line in lines), False) if seen else None
 
 
 #: a harness's static check, run before it compiles anything (a policy gate for kernels that hand the work to the

@@ -232,3 +232,18 @@ def test_a_run_summary_s_records_are_read_one_by_one_with_the_answer_as_their_co
     path.write_text(json.dumps(answer))
     (rec,) = read_inputs([str(path)])
     assert rec.code is not None and rec.code.startswith(".version 7.0") and "```" not in rec.code
+
+
+def test_a_record_of_an_unknown_schema_is_read_for_the_fields_that_hold_output(tmp_path: Path) -> None:
+    # no field kdiag knows by name, but one whose name says it holds the build's output: its text is read, the
+    # record's other scalars with it; a record with no such field stays a record with nothing to read
+    record = {"task": "relu", "attempt": {"build_log": 'k.cu(3): error: identifier "x" is undefined\n', "ms": 0.5}}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(record))
+    (rec,) = read_inputs([str(path)])
+    assert rec.error is None and 'identifier "x" is undefined' in rec.text and "attempt.ms: 0.5" in rec.text
+    (report,) = classify_records([rec])
+    assert report.diagnosis is not None and report.diagnosis.category == "kernel-logic"
+    path.write_text(json.dumps({"task": "relu", "ms": 0.5}))
+    (rec,) = read_inputs([str(path)])
+    assert rec.error == "record has no log, output, exit status or environment"
