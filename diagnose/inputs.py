@@ -161,9 +161,14 @@ def _code(*objs: Any) -> str | None:
             for key in ANSWER_FIELDS:
                 value = obj.get(key)
                 if isinstance(value, str) and _LOOKS_LIKE_CODE.search(value):
-                    blocks = _FENCE.findall(value)  # a model's answer: its longest fenced block is the code
-                    return max(blocks, key=len) if blocks else value
+                    return unfenced(value)  # a model's answer: its longest fenced block is the code
     return None
+
+
+def unfenced(text: str) -> str:
+    """The longest fenced code block of ``text`` (a model's answer), or ``text`` when it has none."""
+    blocks = _FENCE.findall(text)
+    return max(blocks, key=len) if blocks else text
 
 
 def _wrapped_evaluations(obj: Any) -> tuple[str, list[dict]] | None:

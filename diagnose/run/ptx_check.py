@@ -43,15 +43,7 @@ OLDEST = 75
 #: messages that name the line in their words (``ptxas fatal   : Unexpected non-ASCII character encountered on line 25``)
 _ERROR = re.compile(r"(?m)^ptxas [^\n,]*, line (\d+); (?:error|fatal)\s*: (.+)$")
 _FATAL_ON_LINE = re.compile(r"(?m)^ptxas fatal\s*: (.+? on line (\d+))\s*$")
-#: a fenced block of a model's answer (```ptx ... ```)
-_FENCE = re.compile(r"```[\w+-]*[ \t]*\n(.*?)```", re.S)
 TIMEOUT_S = 30
-
-
-def unfenced(text: str) -> str:
-    """The longest fenced code block of ``text`` (a model's answer), or ``text`` when it has none."""
-    blocks = _FENCE.findall(text)
-    return max(blocks, key=len) if blocks else text
 
 
 def is_ptx(text: str) -> bool:
@@ -79,17 +71,11 @@ def first_error(log: str) -> str | None:
 def find_ptxas(env: Mapping[str, str]) -> str | None:
     """The CUDA toolkit's ptxas (PATH, CUDA_HOME, the pip wheels), else the one Triton's wheel ships for its own
     compiles (``triton/backends/nvidia/bin/ptxas``, found without importing Triton)."""
-    import importlib.util
-
     from diagnose.envinfo import stack
+    from diagnose.run.triton_names import triton_root
 
-    extra: tuple[Path, ...] = ()
-    try:
-        spec = importlib.util.find_spec("triton")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is not None and spec.origin:
-        extra = (Path(spec.origin).parent / "backends" / "nvidia" / "bin" / "ptxas",)
+    root = triton_root()
+    extra = (root / "backends" / "nvidia" / "bin" / "ptxas",) if root is not None else ()
     return stack.find_binary("ptxas", env, extra=extra)
 
 

@@ -195,9 +195,10 @@ def _ptx_facts(text: str) -> dict[str, Any]:
     on a line of the text; empty when the text is not PTX, assembles, or no assembler is installed."""
     import os
 
+    from diagnose.inputs import unfenced
     from diagnose.run import ptx_check
 
-    ptx = ptx_check.unfenced(text)
+    ptx = unfenced(text)
     if not ptx_check.is_ptx(ptx):
         return {}
     got = ptx_check.check(ptx, os.environ)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 _MISSING = re.compile(r"module 'triton\.language(\.math)?' has no attribute '(\w+)'")
@@ -86,22 +87,29 @@ def unknown_name(text: str, installed: str | None) -> str | None:
 
 
 @functools.cache
+def triton_root() -> Path | None:
+    """The installed Triton package's folder, found without importing it (None when Triton is not installed)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("triton")
+    except (ImportError, ValueError):
+        spec = None
+    return Path(spec.origin).parent if spec is not None and spec.origin else None
+
+
+@functools.cache
 def tensor_names() -> frozenset[str]:
     """Every attribute a Triton tensor may have, as far as the installed Triton tells, taken wide: what
     ``triton/language/core.py``'s ``tensor`` class defines or assigns, every function of ``triton.language``'s
     modules (``@_tensor_member_fn`` makes many of them methods), and ``triton.language.__all__``; empty when
     Triton is not installed or its files do not say (then nothing is concluded)."""
     import ast
-    import importlib.util
-    from pathlib import Path
 
-    try:
-        spec = importlib.util.find_spec("triton")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.origin:
+    root = triton_root()
+    if root is None:
         return frozenset()
-    lang = Path(spec.origin).parent / "language"
+    lang = root / "language"
     names: set[str] = set()
     try:
         core = ast.parse((lang / "core.py").read_text(encoding="utf-8"))
@@ -158,16 +166,10 @@ def math_names() -> frozenset[str]:
     functions and libdevice's (which ``tl.math`` held before 3.0), read from the installed files, with the wrappers
     only older releases had (:data:`OLD_LIBDEVICE`); empty when
     Triton is not installed or its files do not say (then nothing is concluded)."""
-    import importlib.util
-    from pathlib import Path
-
-    try:
-        spec = importlib.util.find_spec("triton")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.origin:
+    root = triton_root()
+    if root is None:
         return frozenset()
-    lang = Path(spec.origin).parent / "language"
+    lang = root / "language"
     libdevice = [lang / "extra" / "libdevice.py", *sorted((lang / "extra").glob("*/libdevice.py"))]
     today = _defined(lang / "math.py")
     old = frozenset().union(*(_defined(p) for p in libdevice))
@@ -195,16 +197,10 @@ def installed_language() -> tuple[str | None, frozenset[str]]:
     """The installed Triton's version and ``triton.language.__all__``, read from its files (never imported);
     (None, empty) when Triton is not installed or its files do not say."""
     import ast
-    import importlib.util
-    from pathlib import Path
 
-    try:
-        spec = importlib.util.find_spec("triton")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.origin:
+    root = triton_root()
+    if root is None:
         return None, frozenset()
-    root = Path(spec.origin).parent
     try:
         version = re.search(r"__version__\s*=\s*['\"]([^'\"]+)", (root / "__init__.py").read_text(encoding="utf-8"))
         tree = ast.parse((root / "language" / "__init__.py").read_text(encoding="utf-8"))
