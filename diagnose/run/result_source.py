@@ -168,8 +168,9 @@ def with_source_facts(ev: Evidence, text: str, *, path: Path | None = None, reco
 def with_record_facts(ev: Evidence, record_text: str) -> Evidence:
     r"""``ev`` with what a record or a log shows without its kernel (a fork that keeps no kernel files, a pasted
     traceback): a compile failure on a ``triton.language`` name (or a tensor's attribute) that no Triton release
-    defines, read from the recorded message and checked against the installed Triton's language as :func:`diagnose.run.triton_names.unknown_name` does (nothing is
-    concluded when that Triton is older than the newest release kdiag knows, or the name is one that moved).
+    defines, read from the recorded message and checked against the installed Triton's language as
+    :func:`diagnose.run.triton_names.unknown_name` does (nothing is concluded when that Triton is older than the newest
+    release kdiag knows, or the name is one that moved).
 
     >>> from diagnose.evidence import Evidence
     >>> rec = "triton.compiler.errors.CompilationError: at 1:4: AttributeError(\"module 'triton.language' has no "
