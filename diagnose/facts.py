@@ -37,6 +37,7 @@ class LogFacts(Facts):
     bytes: int = 0
     truncated: bool = False  # the input was larger than the limit; head and tail kept
     windows: bool = False  # written on Windows: drive paths, DLL names, win_amd64 (diagnose.collectors.host_os)
+    nix: bool = False  # written on NixOS or with Nix: the programs' paths are under /nix/store (host_os.nix)
     masked: bool = False  # the log speaks of a mask: masked rows of an attention or softmax (collectors.log_words)
     tpu: bool = False  # the program ran on a TPU, and the log shows no CUDA device (collectors.log_words)
     # the GPU runtime other than CUDA the log shows (chipStar, HIP/ROCm, OpenCL, SYCL, Metal), with no CUDA device

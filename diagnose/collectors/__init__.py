@@ -110,6 +110,7 @@ def collect(
         bytes=len(text.encode("utf-8", "surrogateescape")) if len(text) < TEXT_LIMIT * 4 else len(text),
         truncated=truncated,
         windows=host_os.windows(bounded),
+        nix=host_os.nix(bounded),
         masked=log_words.masked(bounded),
         tpu=log_words.tpu(bounded),
         gpu_runtime=log_words.gpu_runtime(bounded),

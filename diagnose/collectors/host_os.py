@@ -80,3 +80,19 @@ def windows(text: str) -> bool:
     low = head.lower()
     won = _score(_WINDOWS, head, low)
     return won > 0 and won > _score(_LINUX, head, low)
+
+
+#: a program run from the Nix store: its files (and the libraries it was linked with) under /nix/store/HASH-NAME/
+_NIX_STORE = re.compile(r"/nix/store/[0-9a-z]{32}-")
+
+
+def nix(text: str) -> bool:
+    """Whether the log's programs run from the Nix store (NixOS, or Nix on another system), where the dynamic loader
+    finds a package's libraries through its runpath, not through the system's folders.
+
+    >>> nix("ImportError: libcublasLt.so.11: cannot open shared object file (/nix/store/1c5h2w6y8z1x2c3v4b5n6m7q8r9s0t1a-cudnn-8.6/lib)")
+    True
+    >>> nix("/usr/lib/x86_64-linux-gnu/libcuda.so.1")
+    False
+    """
+    return "/nix/store/" in text[:SCAN] and _NIX_STORE.search(text[:SCAN]) is not None

@@ -59,3 +59,16 @@ def test_error_35_first_asks_whether_a_driver_is_visible() -> None:
     # NVIDIA/nvidia-docker#24: deviceQuery in a container started without the NVIDIA runtime
     fix = _fix(corpus_log("holdout12", "nvidia-docker-insufficient-driver-without-wrapper"))
     assert fix.index("--gpus all") < fix.index("upgrade the driver")
+
+
+def test_a_library_missing_under_the_nix_store_gets_the_runpath_not_ldconfig() -> None:
+    # the loader's message as a program run from the Nix store prints it (the path written here); the same message
+    # from /usr/lib keeps the FHS advice
+    nix = (
+        "ImportError: libcublasLt.so.11: cannot open shared object file: No such file or directory\n"
+        "  (needed by /nix/store/0c4q9m1rl4a7x0dqz5bgx2m6n0p8s7kf-cudnn-8.6.0.163/lib/libcudnn_ops_infer.so.8)\n"
+    )
+    fix = _fix(nix)
+    assert "runpath" in fix and "ldconfig" not in fix
+    fhs = nix.replace("/nix/store/0c4q9m1rl4a7x0dqz5bgx2m6n0p8s7kf-cudnn-8.6.0.163", "/usr/lib/x86_64-linux-gnu")
+    assert "ldconfig" in _fix(fhs)
