@@ -18,7 +18,7 @@ Recognised (wording from the sources that print them):
   ``ran out of memory trying to allocate 3.00GiB (rounded to 3221225472)``.
 - generic: ``cudaErrorMemoryAllocation``, ``CUDA_ERROR_OUT_OF_MEMORY``, ``CUDA error: out of
   memory``, legacy ``cuda runtime error (2) : out of memory``, MatConvNet's ``[out of memory error]``, Vulkan's
-  ``VK_ERROR_OUT_OF_DEVICE_MEMORY``.
+  ``VK_ERROR_OUT_OF_DEVICE_MEMORY``, TensorRT's ``Error Code 2: OutOfMemory``.
 
 "Process P has X memory in use" names *other* processes (torch compares P with its own
 pid); they are summed into ``other_process_bytes``.  Inside a container the pid namespace
@@ -81,6 +81,7 @@ _HINTS = (
     "out_of_memory",
     "Maximum pool size exceeded",
     "Out of memory error on GPU",
+    ": OutOfMemory",
 )
 _TORCH_HEAD = re.compile(r"(?:CUDA|HIP|XPU|MPS)? ?out of memory\. Tried to allocate " + _SIZE, re.IGNORECASE)
 # the figures without their "CUDA out of memory." head (a log cut at the line start, or quoted)
@@ -149,6 +150,9 @@ _GENERIC = re.compile(
     # vulkan-hpp's exception "ErrorOutOfDeviceMemory"; Omniverse's renderer "VkResult: ERROR_OUT_OF_DEVICE_MEMORY"
     # after "Out of GPU memory allocating resource")
     r"\b(?:VK_)?ERROR_OUT_OF_DEVICE_MEMORY\b|\bErrorOutOfDeviceMemory\b|"
+    # TensorRT's error recorder (its ErrorCode and the failure's name, from the builder's or runtime's memory
+    # manager: "[virtualMemoryBuffer.cpp::resizePhysical::144] Error Code 2: OutOfMemory (no further information)")
+    r"\bError Code \d+: OutOfMemory\b|"
     # cuew's description of CUDA_ERROR_OUT_OF_MEMORY before the queue operation or driver call (Blender Cycles'
     # "Out of memory in CUDA queue enqueue (...)", "CUDA error: Out of memory in cuMemAlloc(...), line 568")
     r"\bOut of memory in (?:CUDA queue \w|cu[A-Z]\w*\()|"
