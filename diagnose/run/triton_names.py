@@ -100,35 +100,29 @@ def triton_root() -> Path | None:
 
 @functools.cache
 def tensor_names() -> frozenset[str]:
-    """Every attribute a Triton tensor may have, as far as the installed Triton tells, taken wide: what
-    ``triton/language/core.py``'s ``tensor`` class defines or assigns, every function of ``triton.language``'s
-    modules (``@_tensor_member_fn`` makes many of them methods), and ``triton.language.__all__``; empty when
-    Triton is not installed or its files do not say (then nothing is concluded)."""
-    import ast
-
+    """Every attribute a Triton tensor may have, as far as the installed Triton tells, taken wide: every function
+    and every ``self.NAME =`` of ``triton.language``'s modules (the ``tensor`` class's methods and fields, and the
+    functions ``@_tensor_member_fn`` makes methods), and ``triton.language.__all__``; read with one pattern per file
+    (parsing them all would cost more than the question is worth); empty when Triton is not installed or its
+    ``core.py`` defines no ``tensor`` class (then nothing is concluded)."""
     root = triton_root()
     if root is None:
         return frozenset()
     lang = root / "language"
     names: set[str] = set()
-    try:
-        core = ast.parse((lang / "core.py").read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
-        return frozenset()
-    for node in core.body:
-        if isinstance(node, ast.ClassDef) and node.name in ("tensor", "base_value"):
-            for sub in ast.walk(node):
-                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    names.add(sub.name)
-                elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                    names.add(sub.id)
-                elif isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store):
-                    names.add(sub.attr)
-    if not names:
-        return frozenset()
-    for path in lang.glob("*.py"):
-        names |= _defined(path)
-    return frozenset(names | installed_language()[1])
+    for path in sorted(lang.glob("*.py")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if path.name == "core.py" and not _TENSOR_CLASS.search(text):
+            return frozenset()
+        names.update(m.group(1) or m.group(2) for m in _DEF_OR_FIELD.finditer(text))
+    return frozenset(names | installed_language()[1]) if names else frozenset()
+
+
+_TENSOR_CLASS = re.compile(r"(?m)^class tensor\b")
+_DEF_OR_FIELD = re.compile(r"(?m)^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)|\bself\.(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
 
 
 def _never_had(name: str, in_math: bool, installed: str | None) -> str | None:
