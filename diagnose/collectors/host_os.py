@@ -95,4 +95,4 @@ def nix(text: str) -> bool:
     >>> nix("/usr/lib/x86_64-linux-gnu/libcuda.so.1")
     False
     """
-    return "/nix/store/" in text[:SCAN] and _NIX_STORE.search(text[:SCAN]) is not None
+    return text.find("/nix/store/", 0, SCAN) >= 0 and _NIX_STORE.search(text, 0, SCAN) is not None

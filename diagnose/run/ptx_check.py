@@ -39,10 +39,9 @@ _TARGET = re.compile(r"(?m)^\s*\.target\s+sm_(\d+)([af]?)")
 #: the oldest GPU today's ptxas assembles for (CUDA 13 dropped sm_50 to sm_72): older targets are assembled for it,
 #: which accepts every PTX written for an older target
 OLDEST = 75
-#: ptxas's messages on the text: ``ptxas FILE, line N; error   : MSG`` (or ``fatal``, a parse error), and the fatal
-#: messages that name the line in their words (``ptxas fatal   : Unexpected non-ASCII character encountered on line 25``)
-_ERROR = re.compile(r"(?m)^ptxas [^\n,]*, line (\d+); (?:error|fatal)\s*: (.+)$")
-_FATAL_ON_LINE = re.compile(r"(?m)^ptxas fatal\s*: (.+? on line (\d+))\s*$")
+#: a fatal message that names the text's line in its own words (``Unexpected non-ASCII character encountered on line
+#: 25``), where ptxas gives no ``FILE, line N;`` prefix
+_ON_LINE = re.compile(r"\bon line (\d+)\s*$")
 TIMEOUT_S = 30
 
 
@@ -60,12 +59,17 @@ def target_arch(text: str) -> str:
 
 
 def first_error(log: str) -> str | None:
-    """``line N: MESSAGE`` of the assembler's first error on a line of the text, or None."""
-    m = _ERROR.search(log)
-    if m:
-        return f"line {m.group(1)}: {m.group(2).strip()}"
-    f = _FATAL_ON_LINE.search(log)
-    return f"line {f.group(2)}: {f.group(1).strip()}" if f else None
+    """``line N: MESSAGE`` of the assembler's first error on a line of the text (its messages read as the compiler
+    collector reads ptxas's, :mod:`diagnose.collectors.compiler`), or None."""
+    from diagnose.collectors import compiler
+
+    facts = compiler.parse(log)
+    for d in facts.diagnostics if facts is not None else ():
+        if d.tool.startswith("ptxas") and d.severity in ("error", "fatal"):
+            line = d.line or ((m := _ON_LINE.search(d.message)) and int(m.group(1)))
+            if line:
+                return f"line {line}: {d.message.strip()}"
+    return None
 
 
 def find_ptxas(env: Mapping[str, str]) -> str | None:

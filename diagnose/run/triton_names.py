@@ -158,8 +158,8 @@ OLD_LIBDEVICE = frozenset({"min", "max"})
 def math_names() -> frozenset[str]:
     """Every name ``triton.language.math`` has had, as far as the installed Triton tells: today's ``tl.math``
     functions and libdevice's (which ``tl.math`` held before 3.0), read from the installed files, with the wrappers
-    only older releases had (:data:`OLD_LIBDEVICE`); empty when
-    Triton is not installed or its files do not say (then nothing is concluded)."""
+    only older releases had (:data:`OLD_LIBDEVICE`); empty when Triton is not installed or its files do not say (then
+    nothing is concluded)."""
     root = triton_root()
     if root is None:
         return frozenset()
