@@ -259,6 +259,10 @@ class CompilerFacts(Facts):
     # the host's C++ standard library header in which gcc found parameter packs not expanded ("bits/std_function.h",
     # "tuple"): the translation unit nvcc's front end rewrote, from a toolkit older than that library
     stdlib_pack_header: str | None = None
+    # a warning that a statement computes a value and discards it ("expression has no effect", gcc's and clang's
+    # -Wunused-value, MSVC's C4553), whether or not anything failed to build: its message and "file:line"
+    discarded_value: str | None = None
+    discarded_value_at: str | None = None
     library_header: str | None = None  # the library whose own header holds the first error ("CuPy")
     # the first error's file is a library the project carries in its tree ("nccl" for third_party/nccl/src/core.cu,
     # or a build line that compiles it there): that library's source, built with this project's toolchain

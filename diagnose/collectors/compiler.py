@@ -76,6 +76,8 @@ _MARKERS = (
     "NVRTC",
     "/c++/",  # a note in the C++ standard library's headers (see _stdlib_pack)
     "' died ",  # a toolchain process that crashed, on a line of its own (see _CRASHED_LINE)
+    "[-Wunused-value]",  # gcc's and clang's warnings about a discarded value (see discarded_value)
+    "[-Wunused-comparison]",
 )
 
 # EDG (nvcc's cudafe++ and NVRTC) and MSVC: "file(12): error: msg", "file(12): warning #177-D: msg",
@@ -392,6 +394,35 @@ def _stdlib_pack(diags: tuple[Diagnostic, ...]) -> tuple[str | None, list[int]]:
     return header, lines
 
 
+#: the compilers' warnings that a statement computes a value and throws it away, from each one's message catalogue:
+#: EDG (nvcc's front end, NVRTC) #174-D "expression has no effect"; gcc's -Wunused-value ("statement has no effect",
+#: "value computed is not used", "left/right operand of comma operator has no effect"); clang's -Wunused-value and
+#: -Wunused-comparison ("expression result unused", "equality comparison result unused"); MSVC's C4552 and C4553
+#: ("'==': operator has no effect; did you intend '='?")
+_DISCARDED = re.compile(
+    r"^(?:expression has no effect|statement has no effect|value computed is not used"
+    r"|(?:left|right) operand of comma operator has no effect|expression result unused"
+    r"|(?:equality|inequality|relational|three-way) comparison result unused"
+    r"|'[^'\n]{1,3}': operator has no effect)"
+)
+
+
+def discarded_value(diags: tuple[Diagnostic, ...]) -> tuple[str | None, str | None]:
+    """The first warning that a statement's value is discarded, and where (``file:line``).
+
+    >>> d = Diagnostic("host-compiler", "warning", "statement has no effect [-Wunused-value]", "add.cu", 12)
+    >>> discarded_value((d,))
+    ('statement has no effect [-Wunused-value]', 'add.cu:12')
+    >>> discarded_value((Diagnostic("nvcc", "warning", 'variable "x" was declared but never referenced'),))
+    (None, None)
+    """
+    for d in diags:
+        if d.severity == "warning" and _DISCARDED.match(d.message):
+            where = f"{d.file}:{d.line}" if d.file and d.line is not None else d.file
+            return d.message, where
+    return None, None
+
+
 def parse(text: str) -> CompilerFacts | None:
     if not _has_marker(text):
         return None
@@ -442,6 +473,7 @@ def parse(text: str) -> CompilerFacts | None:
     host_supported, host_ccbin = _host_range(errors) if host_unsupported else (None, None)
     crash_tool = _crashed_tool(text, errors)
     details = _error_details(errors)
+    discarded, discarded_at = discarded_value(diags)
     return CompilerFacts(
         lines=tuple(sorted({*cited, *summary_lines, *res.lines}))[:_MAX_CITED],
         tool=errors[0].tool if errors else (diags[0].tool if diags else "ptxas"),
@@ -461,6 +493,8 @@ def parse(text: str) -> CompilerFacts | None:
         crash_tool=crash_tool,
         crash_not_ptxas=crash_tool is not None and crash_tool != "ptxas",
         stdlib_pack_header=stdlib_pack_header,
+        discarded_value=discarded,
+        discarded_value_at=discarded_at,
         diagnostics=diags,
         **_arch_releases(text, details),
         **details,

@@ -89,7 +89,15 @@ EXPECTED: dict[str, dict[str, object]] = {
         toolkit_intrinsic_side="declares",
     ),
     # a warning and no error: the tool and its diagnostic, no failure
-    "nvcc-comparison-as-statement": dict(tool="nvcc", error_count=0),
+    "nvcc-comparison-as-statement": dict(
+        tool="nvcc", error_count=0, discarded_value="expression has no effect", discarded_value_at="cmp.cu:3"
+    ),
+    "gcc-comparison-as-statement": dict(
+        tool="host-compiler",
+        error_count=0,
+        discarded_value="statement has no effect [-Wunused-value]",
+        discarded_value_at="sum.cpp:3",
+    ),
     "nvcc-bf16-header-not-included": dict(
         tool="nvcc",
         error_count=3,
@@ -443,7 +451,8 @@ def test_never_raises_on_junk(junk: str) -> None:
 def test_every_fixture_has_a_sidecar() -> None:
     for log in (FIXTURES / "compiler").glob("*.log"):
         captured = yaml.safe_load(log.with_suffix(".source.yaml").read_text())["captured"]
-        assert captured["command"] and "release 13.0" in captured["nvcc"], log.name
+        toolchain = captured.get("nvcc") or captured["host_compiler"]  # a host-compiler-only capture names gcc
+        assert captured["command"] and ("release 13.0" in toolchain or "g++" in toolchain), log.name
 
 
 # Speed is measured by bench/bench_collectors.py; these check the results on large and noisy input
