@@ -700,33 +700,61 @@ def read_structured(path: Path, data: bytes, name: str) -> Iterator[InputRecord]
 
 
 def read_large_json(path: Path, fh: BinaryIO, name: str) -> Iterator[InputRecord]:
-    """A .json too large to hold: a list of records or KernelBench results, one item at a time."""
-    from diagnose.jsonstream import JSONStreamError, json_items
+    """A .json too large to hold, one item at a time: a list of records, KernelBench results, evaluation records
+    keyed by task, or a run's summary whose records are one list (``{"model": ..., "results": [...]}``)."""
+    from diagnose.jsonstream import JSONStreamError, json_entries
 
-    kind = ""
+    other = False
+    kind = ""  # list, or what the top-level object is from its first telling value: kernelbench | keyed | wrapped
     try:
-        for key, value in json_items(fh):
+        for where, value in json_entries(fh):
+            key = where[0]
             if isinstance(key, int):
+                kind = "list"
                 listed = _kb_listed(value)
                 if listed is not None:
                     yield _kb_listed_record(value, listed, f"{name}[{key}]")
                     continue
                 yield record_from_mapping(value, default_id=f"{path.stem}[{key}]", origin=f"{name}[{key}]")
                 continue
-            samples = _kb_samples(value)
-            kind = kind or ("kernelbench" if samples is not None else "object")
-            if kind == "object":
-                yield InputRecord(
-                    id=path.stem,
-                    origin=name,
-                    error=f"{path.stat().st_size:,} bytes: too large to read as one record "
-                    "(large inputs must be JSON Lines, a JSON list or KernelBench results)",
-                )
-                return
-            if samples is None:
-                yield InputRecord(id=f"problem_{key}", origin=f"{name}[{key}]", error="not a KernelBench problem entry")
+            if len(where) == 2:  # an item of a list under the top-level object
+                if kind == "kernelbench" or (
+                    kind == "" and not other and isinstance(value, dict) and "compiled" in value
+                ):
+                    kind = "kernelbench"  # a KernelBench problem's samples
+                    if isinstance(value, dict):
+                        yield from _kb_records(key, [value], name)
+                    else:
+                        yield InputRecord(
+                            id=f"problem_{key}", origin=f"{name}[{key}]", error="not a KernelBench sample"
+                        )
+                    continue
+                if kind in ("", "wrapped") and isinstance(value, dict) and _evaluation(value) is not None:
+                    kind = "wrapped"
+                elif kind != "wrapped" or not isinstance(value, dict):
+                    continue  # a list of something else: the run's settings, its problems' names
+                rid = _evaluation_id(value, f"{path.stem}[{key}][{where[1]}]", path.stem)
+                yield record_from_mapping(value, default_id=rid, origin=f"{name}[{key}][{where[1]}]")
                 continue
-            yield from _kb_records(key, samples, name)
+            samples = _kb_samples(value)
+            other = other or samples is None  # a value no KernelBench problem has: a summary's settings
+            if kind in ("", "kernelbench") and samples is not None:
+                kind = "kernelbench"
+                yield from _kb_records(key, samples, name)
+            elif kind in ("", "keyed") and isinstance(value, dict) and _evaluation(value) is not None:
+                kind = "keyed"
+                yield record_from_mapping(value, default_id=str(key), origin=f"{name}[{key}]")
+            elif kind == "kernelbench":
+                yield InputRecord(id=f"problem_{key}", origin=f"{name}[{key}]", error="not a KernelBench problem entry")
+            elif kind == "keyed":
+                yield InputRecord(id=str(key), origin=f"{name}[{key}]", error="not an evaluation record")
+        if not kind:
+            yield InputRecord(
+                id=path.stem,
+                origin=name,
+                error=f"{path.stat().st_size:,} bytes: too large to read as one record (large inputs must be JSON "
+                "Lines, a JSON list, KernelBench results, or records in one list or keyed by task)",
+            )
     except (JSONStreamError, RecursionError) as exc:  # RecursionError: nesting deeper than json decodes
         yield InputRecord(id=path.stem, origin=name, error=f"cannot parse json: {exc or type(exc).__name__}")
 

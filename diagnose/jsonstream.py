@@ -71,11 +71,47 @@ class _Buffer:
 
 def json_items(fh: BinaryIO, *, chunk: int = 1 << 20) -> Iterator[tuple[int | str, Any]]:
     buf = _Buffer(fh, chunk)
+    yield from _items(buf, _open(buf))
+
+
+def json_entries(fh: BinaryIO, *, chunk: int = 1 << 20) -> Iterator[tuple[tuple[int | str, ...], Any]]:
+    """As :func:`json_items`, one level deeper under a top-level object: an array value comes item by item, keyed
+    ``(key, index)``, so a run summary that wraps a huge list of records (``{"model": ..., "results": [...]}``) is
+    read one record at a time too; every other value comes whole, keyed ``(key,)``.
+
+    >>> import io
+    >>> list(json_entries(io.BytesIO(b'{"m": "x", "r": [{"a": 1}, 2], "e": []}'), chunk=4))
+    [(('m',), 'x'), (('r', 0), {'a': 1}), (('r', 1), 2)]
+    >>> list(json_entries(io.BytesIO(b'[[1], 2]')))
+    [((0,), [1]), ((1,), 2)]
+    """
+    buf = _Buffer(fh, chunk)
+    opening = _open(buf)
+    if opening == "[":
+        for index, value in _items(buf, opening):
+            yield (index,), value
+        return
+    for key, _ in _items(buf, opening, lazy=True):
+        if buf.peek() == "[":
+            buf.pos += 1
+            for index, value in _items(buf, "["):
+                yield (key, index), value
+        else:
+            yield (key,), buf.value()
+
+
+def _open(buf: _Buffer) -> str:
     opening = buf.peek()
     if opening not in ("[", "{"):
         raise JSONStreamError("the document is not a JSON array or object")
-    closing = "]" if opening == "[" else "}"
     buf.pos += 1
+    return opening
+
+
+def _items(buf: _Buffer, opening: str, *, lazy: bool = False) -> Iterator[tuple[int | str, Any]]:
+    """The items up to the closing bracket, the opening one consumed.  ``lazy``: each value is left at the cursor
+    for the caller to consume before asking for the next (the item comes as ``None``)."""
+    closing = "]" if opening == "[" else "}"
     index = 0
     while (c := buf.peek()) != closing:
         if not c:
@@ -87,10 +123,11 @@ def json_items(fh: BinaryIO, *, chunk: int = 1 << 20) -> Iterator[tuple[int | st
                 raise JSONStreamError(f"item {index}: expected a key and ':'")
             buf.pos += 1
             key = k
-        yield key, buf.value()
+        yield key, (None if lazy else buf.value())
         index += 1
         c = buf.peek()
         if c == ",":
             buf.pos += 1
         elif c != closing:
             raise JSONStreamError(f"item {index}: expected ',' or {closing!r}")
+    buf.pos += 1

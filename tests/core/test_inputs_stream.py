@@ -153,6 +153,36 @@ def test_malformed_large_json_is_one_error_record(tmp_path: Path, content: str, 
     assert rec.error is not None and error in rec.error
 
 
+def _summary(shape: str, n: int = 1500) -> object:
+    records = [{"sample": i, "correct": i % 3 != 0, "error": None if i % 3 else f"{SMEM_LOG} {PAD}"} for i in range(n)]
+    if shape == "wrapped":  # a run's summary: settings, a list that is not records, then the records
+        return {"model": "m", "problems": ["a", "b"], "settings": {"trials": 5}, "results": records}
+    return {f"task_{i}": r for i, r in enumerate(records)}  # records keyed by the task each evaluated
+
+
+@pytest.mark.parametrize("shape", ["wrapped", "keyed"])
+def test_a_large_run_summary_reads_as_the_whole_one(tmp_path: Path, shape: str) -> None:
+    """A summary over the read limit is read one record at a time, and gives the records the same summary gives
+    when it is read whole."""
+    path = tmp_path / f"{shape}.json"
+    path.write_text(json.dumps(_summary(shape)))
+    assert path.stat().st_size > 2 * LIMIT
+    streamed = list(read_inputs([str(path)], limit=LIMIT))
+    whole = list(read_inputs([str(path)]))
+    assert len(streamed) == 1500 and not any(r.error for r in streamed)
+    assert [(r.id, r.text, r.passed) for r in streamed] == [(r.id, r.text, r.passed) for r in whole]
+    assert sum(1 for r in streamed if SMEM_LOG.strip() in (r.text or "")) == 500
+
+
+def test_a_large_keyed_summary_marks_an_item_that_is_no_record(tmp_path: Path) -> None:
+    data = _summary("keyed")
+    data["task_7"] = "skipped"  # type: ignore[index]
+    path = tmp_path / "keyed.json"
+    path.write_text(json.dumps(data))
+    recs = list(read_inputs([str(path)], limit=LIMIT))
+    assert len(recs) == 1500 and [r.id for r in recs if r.error] == ["task_7"]
+
+
 def test_the_count_hint_estimates_a_large_batch(tmp_path: Path) -> None:
     path = _batch(tmp_path / "batch.jsonl")
     assert inputs.count_hint([str(path)]) == N  # counted
