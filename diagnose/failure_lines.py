@@ -196,6 +196,10 @@ _NOT_ABOUT_RUN = re.compile(
     # (expected failures=1)", Catch2's "1 failed as expected" (lit's "Unexpectedly Failed"/"Failed" still count)
     r"|\b[Ee]xpectedly\s+[Ff]ailed\b|^\s*OK\s+\(.*\bexpected\s+failures=\d"
     r"|^(?!.*\bfailed\b(?!\s+as\s+expected)).*\bfailed\s+as\s+expected\b"
+    # TorchDynamo's reasons for compiling a function again, numbered frame/compile ("- 0/0: tensor 'x' size mismatch
+    # at index 0. expected 3, actual 4" under "triggered by the following guard failure(s):", and a recompile limit's
+    # "last reason: 0/7: ..."): a guard that no longer holds for new inputs, which recompiles, not a failure
+    r"|^\s*-\s+\d+/\d+:\s|\blast\s+reason:\s*\d+/\d+:\s"
 )
 
 #: words that mark a failure even on a warning-level line (NCCL prints its errors at WARN)

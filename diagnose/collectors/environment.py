@@ -376,10 +376,12 @@ def _torch_messages(text: str, kw: dict[str, Any]) -> None:
 
 # a line logged at warning or info severity: glog/absl's "W1203 10:00:00.1 …" and TensorFlow's timestamped
 # "2021-03-01 10:00:00.123456: W tensorflow/…" (its dso_loader warns and carries on without the GPU library:
-# "Ignore above cudart dlerror if you do not have a GPU set up on your machine"), Python's "UserWarning: …"
+# "Ignore above cudart dlerror if you do not have a GPU set up on your machine"), Python's "UserWarning: …", NCCL's
+# "host:pid:tid [0] NCCL INFO …" (its optional plugins and symbols probed and not found: "dlvsym failed on X …
+# undefined symbol: X"), and structured loggers' INFO and DEBUG levels ("level=INFO", "[DEBUG]")
 _WARNED_LINE = re.compile(
     r"^(?:\S+\s+)?(?:[WI]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?: [WI] )"
-    r"|\b(?:User|Runtime|Deprecation|Import)?Warning: ",
+    r"|\b(?:User|Runtime|Deprecation|Import)?Warning: |\bNCCL INFO\b|\blevel=(?:INFO|DEBUG)\b|\[(?:INFO|DEBUG)\]",
 )
 
 
@@ -392,6 +394,9 @@ def _first_not_warned(pattern: re.Pattern[str], text: str) -> re.Match[str] | No
     True
     >>> _first_not_warned(_MISSING_SO, "OSError: b.so: cannot open shared object file")[1]
     'b.so'
+    >>> probe = "h:1:2 [1] NCCL INFO dlvsym failed on f - /lib/libmlx5.so: undefined symbol: f, version MLX5_1.25"
+    >>> _first_not_warned(_UNDEF, probe) is None, _first_not_warned(_UNDEF, probe + "\\nImportError: undefined symbol: g")[1]
+    (True, 'g')
     """
     for m in pattern.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
@@ -480,7 +485,7 @@ def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
             kw["import_name"], kw["import_from"] = m.group(1), m.group(2)
             tag("import-mismatch", m.start())
     if "undefined symbol" in text or ("undefined\n" in text and "symbol:" in text):
-        m = _UNDEF.search(text)
+        m = _first_not_warned(_UNDEF, text)
         if m:
             kw["undefined_symbol"] = m.group(1)
             tag("abi-mismatch", m.start())

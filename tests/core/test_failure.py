@@ -43,6 +43,7 @@ FAILING_LINES = [
     "  Unexpectedly Failed:   1 (0.48%)",  # LLVM lit's summary: an XFAIL test that failed otherwise
     "FAILED (failures=1, expected failures=1)",  # unittest: one real failure beside an expected one
     "test cases: 3 | 1 passed | 1 failed | 1 failed as expected",  # Catch2
+    "RuntimeError: shape mismatch: expected 3, actual 4",
 ]
 HEALTHY_LINES = [
     "========= ERROR SUMMARY: 0 errors",
@@ -62,6 +63,7 @@ HEALTHY_LINES = [
     "  Expectedly Failed:   1 (0.48%)",  # LLVM lit's summary of XFAIL tests that failed as marked
     "OK (expected failures=1)",  # unittest
     "test cases: 3 | 2 passed | 1 failed as expected",  # Catch2
+    "    - 0/0: tensor 'x' size mismatch at index 0. expected 3, actual 4",  # TorchDynamo's reason to recompile
 ]
 
 
