@@ -439,6 +439,10 @@ class EnvFacts(Facts):
     import_name: str | None = None  # ImportError: cannot import name X from Y
     import_from: str | None = None
     undefined_symbol: str | None = None  # "undefined symbol: X" from a shared object (ABI mismatch)
+    # ... a plain C name (no C++ mangling) missing from a module the run built moments before, in a folder Python's
+    # tempfile made (a harness's `/tmp/tmpab12cd34/kernel.so` looked up with dlsym): the module's own source lacks the
+    # entry point or its link lacks a library; no release of anything installed is involved
+    undefined_symbol_in_built: bool = False
     found_driver_version: int | None = None  # "The NVIDIA driver on your system is too old (found version 11040)"
     smi_driver: str | None = None  # nvidia-smi table
     smi_mem_used_mib: float | None = None

@@ -52,7 +52,10 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # "[Error]" and "[Fatal]" too: Omniverse's carb logging ("[Error] [carb.gym.plugin] ...", "[Fatal]
     # [carb.crashreporter-breakpad.plugin] ..."), Isaac Sim's and Isaac Gym's
     (("error", "fatal", "critical"), r"\[(?:ERROR|FATAL|CRITICAL|[Ee]rror|[Ff]atal|Critical)\]"),
-    (("error",), r"\b(?:Error|ERROR)\ (?:at|in)\ \S+?(?::\d+|:\s|\ \()"),
+    (("error",), r"\b(?:Error|ERROR)\ (?:at|in)\ \S+?(?::\d+|:\s|:$|\ \()"),  # CMake's "CMake Error in CMakeLists.txt:"
+    # CMake's own last words on a run that failed (Source/cmake.cxx): "CMake Generate step failed.  Build files cannot
+    # be regenerated correctly.", "-- Configuring incomplete, errors occurred!"
+    (("generate step failed", "configuring incomplete"), r"\bCMake\ Generate\ step\ failed\b|\bConfiguring\ incomplete,\ errors\ occurred\b"),
     (("error",), r"\berror\ [A-Z]{1,3}\d{3,5}\s*:"),  # MSVC, MSBuild: error C2065: / error MSB3721:  # CMake Error at CMakeLists.txt:3 (message):
     ((START,), r"(?:^|[\[\s:])[EF]\d{4}\s+\d\d:\d\d:\d\d"),  # glog/absl E/F lines, also in a prefix: [rank0]:[E1203
     # a glog/absl FATAL line pasted without its date and thread ("F external/.../cuda_dnn.cc:1011] msg"), and
@@ -72,6 +75,13 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"\b(?:level|lvl|severity|levelname)\s*[=:]\s*[\"']?(?:error|fatal|critical|panic|ERROR|FATAL|CRITICAL)\b",
     ),
     (("nccl warn",), _NCCL_WARN_FAILURE),
+    # NVSHMEM's error macros (nvshmemx_error.h: NVSHMEMI_NULL_ERROR_JMP, NVSHMEMI_NZ_ERROR_JMP, NVSHMEMI_EQ_ERROR_JMP,
+    # NVSHMEMI_NZ_EXIT; the same forms in its bootstrap plugins' BOOTSTRAP_NULL_ERROR_JMP): "src/x.cpp:1889: NULL value
+    # cannot allocate ...", "file.cpp:12: non-zero status: 7 ...", "file.cpp:12: error status: -1 ..."
+    (
+        ("null value", "non-zero status", "error status"),
+        r"^\s*\S+\.(?:c|cc|cpp|cxx|cu|h|hpp):\d+:\ (?:NULL\ value\ \S|(?:non-zero|error)\ status:\ -?\d+)",
+    ),
     (("returned", "info"), _SOLVER_INFO),
     # --- test frameworks ---
     (("fail",), r"\bFAILED\b | \bFAILURE\b | \bFAIL\b"),

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from diagnose import harness_logs
+
 #: a text log above this is read as head + tail only (the collectors bound text further); no JSON
 #: Lines record or structured file is ever cut: those stream record by record
 READ_LIMIT = 64 << 20
@@ -113,12 +115,32 @@ def text_record(rid: str, data: bytes, origin: str, *, truncated: bool = False, 
     return InputRecord(id=rid, text=text, origin=origin, warnings=warnings, passed=popcorn_passed(text))
 
 
+def text_records(
+    rid: str, data: bytes, origin: str, *, truncated: bool = False, size: int | None = None
+) -> Iterator[InputRecord]:
+    """One text input: a record of its own, or one per program where it is a batch log of sections
+    (:mod:`diagnose.harness_logs`: TritonBench's ``=== Output for NAME on GPU N ===``)."""
+    rec = text_record(rid, data, origin, truncated=truncated, size=size)
+    parts = harness_logs.sections(rec.text) if rec.text and rec.error is None else None
+    if not parts:
+        yield rec
+        return
+    seen: dict[str, int] = {}
+    for name, body in parts:
+        seen[name] = seen.get(name, 0) + 1
+        key = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        yield InputRecord(id=f"{rid}/{key}", text=body, origin=f"{origin}[{key}]", warnings=rec.warnings)
+
+
 #: GPU MODE's eval.py writes its result as ``key: value`` lines to POPCORN_FD (what popcorn-cli shows):
 #: ``test-count``, ``test.N.spec``, ``test.N.status: pass|fail``, ``test.N.error``, ``benchmark.N.*``,
 #: and last ``check: pass|fail``
 #: popcorn-cli's printout of a finished submission (``Submission 907200 status: succeeded - ...``), whose cases it
 #: marks with a check mark (passed) or a cross (failed)
 _POPCORN_CLI_DONE = re.compile(r"(?m)^Submission \d+ status: succeeded\b")
+#: its leaderboard-mode printout: the run's header in bold, ``**B200 on Modal ✅ success**``, then its steps as quoted
+#: lines (``> ✅ Testing successful``), a cross on a step that failed
+_POPCORN_RUN_HEADER = re.compile(r"(?m)^\W{0,2}\*\*[^*\n]{1,80} \u2705 success\*\*\s*$")
 _POPCORN_KEY = re.compile(r"(?:check|test-count|benchmark-count|(?:test|benchmark)\.\d+\.[a-z_]+):")
 
 
@@ -126,8 +148,9 @@ def popcorn_passed(text: str) -> bool:
     """A GPU MODE result whose every test passed (``check: pass``, no ``status: fail``); a failed one
     stays a log: its ``test.N.error`` lines are the evidence."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    if _POPCORN_CLI_DONE.search(text):  # popcorn-cli's own printout: every case marked passed, none failed
-        return any(ln.startswith("\u2705") for ln in lines) and not any(ln.startswith("\u274c") for ln in lines)
+    if _POPCORN_CLI_DONE.search(text) or _POPCORN_RUN_HEADER.search(text):  # popcorn-cli's own printout
+        marks = [ln.lstrip(">*\"' ") for ln in lines]  # every case or step marked passed, none failed
+        return any(m.startswith("\u2705") for m in marks) and not any("\u274c" in m for m in marks)
     if "check: pass" not in lines or not any(ln.startswith(("test-count:", "benchmark-count:")) for ln in lines):
         return False
     keyed = [ln for ln in lines if _POPCORN_KEY.match(ln)]
@@ -212,12 +235,24 @@ def _keyed_evaluations(obj: Any) -> dict[str, dict] | None:
 _SAMPLE_KEYS = ("sample_id", "sample", "sample_idx", "idx", "index")
 
 
+#: an evaluation record's own name for the task or problem it evaluated
+_TASK_KEYS = ("task_id", "task_key", "task", "problem_id", "problem_name", "problem", "op_name")
+
+
 def _evaluation_id(item: Mapping[str, Any], default: str, stem: str) -> str:
-    """A wrapped evaluation record's id: its own ``id``, else ``STEM/sample_N`` from its sample field, else ``default``."""
+    """An evaluation record's id: its own ``id``, else ``TASK/sample_N`` from its task and sample fields, else
+    ``STEM/sample_N`` from its sample field alone, else ``default``.
+
+    >>> _evaluation_id({"task_key": "vector_add", "sample_idx": 2, "correct": False}, "f:1", "f")
+    'vector_add/sample_2'
+    """
     if isinstance(item.get("id"), (str, int)):
         return str(item["id"])
     sample = next((item[k] for k in _SAMPLE_KEYS if isinstance(item.get(k), (str, int)) and str(item[k])), None)
-    return f"{stem}/sample_{sample}" if sample is not None else default
+    if sample is None:
+        return default
+    task = next((item[k] for k in _TASK_KEYS if isinstance(item.get(k), (str, int)) and str(item[k]).strip()), None)
+    return f"{task}/sample_{sample}" if task is not None else f"{stem}/sample_{sample}"
 
 
 def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecord:
@@ -471,6 +506,9 @@ def read_jsonl(lines: Iterable[bytes | int], *, name: str) -> Iterator[InputReco
         except json.JSONDecodeError as exc:
             yield InputRecord(id=rid, origin=origin, error=f"line {n}, column {exc.colno}: invalid JSON: {exc.msg}")
             continue
+        if isinstance(obj, dict) and "id" not in obj and any(k in obj for k in _TASK_KEYS):
+            # a record named by the task and the sample it evaluated: that name, where it has both
+            rid = _evaluation_id(obj, rid, Path(name).stem) if any(k in obj for k in _SAMPLE_KEYS) else rid
         yield record_from_mapping(obj, default_id=rid, origin=origin)
 
 
@@ -782,7 +820,7 @@ def read_path(path: Path, *, base: Path | None = None, limit: int | None = None)
                 yield from read_structured(path, fh.read(), name)
             else:
                 data, total, cut = read_head_tail(fh, limit)
-                yield text_record(name if base else path.name, data, name, truncated=cut, size=total)
+                yield from text_records(name if base else path.name, data, name, truncated=cut, size=total)
     except OSError as exc:
         yield InputRecord(id=path.name, origin=name, error=f"cannot read: {exc.strerror or exc}")
 
@@ -821,7 +859,7 @@ def read_stdin(stream: Any = None, *, limit: int | None = None) -> Iterator[Inpu
         yield from read_jsonl(jsonl_lines(whole, limit), name="<stdin>")
     else:
         data, total, cut = read_head_tail(whole, limit)
-        yield text_record("stdin", data, "<stdin>", truncated=cut, size=total)
+        yield from text_records("stdin", data, "<stdin>", truncated=cut, size=total)
 
 
 #: a generated kernel in a KernelBench run directory (scripts/generate_samples.py names them so)

@@ -199,6 +199,9 @@ _LIB_NOT_FOUND = re.compile(r"\b(lib[A-Za-z]+\w*) cannot be found")
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 #: the folders programs build their own shared libraries into at run time: a per-user cache (~/.cache/<package>/,
 #: Windows' AppData\Local), PyTorch's torch_extensions, a temporary folder
+#: a folder Python's tempfile.mkdtemp() made ("tmp" and eight of [a-z0-9_]): a module built in it was built by this
+#: run, moments before (a persistent cache's module, torchinductor's or torch_extensions', may be a stale one instead)
+_FRESH_TEMP_DIR = re.compile(r"[\\/]tmp[a-z0-9_]{8}[\\/]")
 _BUILT_BY_PROGRAM = re.compile(r"[\\/](?:\.cache|AppData[\\/]Local|tmp)[\\/]|torch_extensions", re.I)
 #: an installed package's own folder (not the nvidia-* wheels' CUDA components, which are under site-packages too)
 _IN_PACKAGE = re.compile(r"[\\/](?:site|dist)-packages[\\/](?!nvidia[\\/])", re.I)
@@ -488,6 +491,9 @@ def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
         m = _first_not_warned(_UNDEF, text)
         if m:
             kw["undefined_symbol"] = m.group(1)
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            if not m.group(1).startswith("_Z") and _FRESH_TEMP_DIR.search(text[line_start : m.start()]):
+                kw["undefined_symbol_in_built"] = True
             tag("abi-mismatch", m.start())
     if "undefined_symbol" not in kw and "with link time reference" in text:
         m = _UNDEF_VERSIONED.search(text)

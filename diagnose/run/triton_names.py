@@ -102,7 +102,9 @@ def triton_root() -> Path | None:
 def tensor_names() -> frozenset[str]:
     """Every attribute a Triton tensor may have, as far as the installed Triton tells, taken wide: every function
     and every ``self.NAME =`` of ``triton.language``'s modules (the ``tensor`` class's methods and fields, and the
-    functions ``@_tensor_member_fn`` makes methods), and ``triton.language.__all__``; read with one pattern per file
+    functions ``@_tensor_member_fn`` makes methods), and ``triton.language.__all__``; but an operator (``__pow__``) only
+    where the ``tensor`` class itself defines it, since ``constexpr`` and ``dtype`` define operators a tensor lacks;
+    read with one pattern per file
     (parsing them all would cost more than the question is worth); empty when Triton is not installed or its
     ``core.py`` defines no ``tensor`` class (then nothing is concluded)."""
     root = triton_root()
@@ -115,13 +117,22 @@ def tensor_names() -> frozenset[str]:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        if path.name == "core.py" and not _TENSOR_CLASS.search(text):
-            return frozenset()
-        names.update(m.group(1) or m.group(2) for m in _DEF_OR_FIELD.finditer(text))
+        span = (0, 0)  # the tensor class's own body: the only place its operators (dunder methods) are defined
+        if path.name == "core.py":
+            cls = _TENSOR_CLASS.search(text)
+            if cls is None:
+                return frozenset()
+            after = _NEXT_CLASS.search(text, cls.end())
+            span = (cls.start(), after.start() if after else len(text))
+        for m in _DEF_OR_FIELD.finditer(text):
+            name = m.group(1) or m.group(2)
+            if not (name.startswith("__") and name.endswith("__")) or span[0] <= m.start() < span[1]:
+                names.add(name)
     return frozenset(names | installed_language()[1]) if names else frozenset()
 
 
 _TENSOR_CLASS = re.compile(r"(?m)^class tensor\b")
+_NEXT_CLASS = re.compile(r"(?m)^class \w")
 _DEF_OR_FIELD = re.compile(r"(?m)^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)|\bself\.(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
 
 

@@ -44,6 +44,13 @@ FAILING_LINES = [
     "FAILED (failures=1, expected failures=1)",  # unittest: one real failure beside an expected one
     "test cases: 3 | 1 passed | 1 failed | 1 failed as expected",  # Catch2
     "RuntimeError: shape mismatch: expected 3, actual 4",
+    # NVSHMEM's error macros (nvshmemx_error.h)
+    "/opt/nvshmem/src/modules/transport/ibgda/ibgda.cpp:1889: NULL value cannot allocate mlx5dv_devx_uar",
+    "src/host/init/init.cu:712: non-zero status: 7 nvshmem detect topo failed",
+    # CMake (Source/cmake.cxx)
+    "CMake Error in CMakeLists.txt:",
+    "CMake Generate step failed.  Build files cannot be regenerated correctly.",
+    "-- Configuring incomplete, errors occurred!",
 ]
 HEALTHY_LINES = [
     "========= ERROR SUMMARY: 0 errors",
