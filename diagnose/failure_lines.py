@@ -255,10 +255,24 @@ def _searches() -> tuple[Callable[[str], bool], Callable[[str], bool], Callable[
     return hit_test(_HEALTHY_LINE), hit_test(_NOT_ABOUT_RUN), hit_test(_STRONG)
 
 
+#: Python logging's default format (``LEVEL:logger:message``) at a failure's level with a message that states no
+#: failure: a library that logs its routine steps at CRITICAL or ERROR ("CRITICAL:root:Registering device global rank
+#: 1: data_rank = 0"), the level being all that looks wrong; any word of trouble in the message keeps it a failure
+_PY_LOG_ROUTINE = re.compile(
+    r"^\s*(?:CRITICAL|ERROR):[\w.]*:(?!.*(?:\b(?:fail|error|exception|cannot|can't|could\ not|unable|invalid|denied"
+    r"|abort|crash|time[ds]?\ ?out|refus|missing|exceed|mismatch|unsupported|not|no|corrupt|illegal|empty|exit"
+    r"|kill|terminat|segmentation|fault|nan|inf|overflow|wrong|lost|broken|bad|stop|dead|panic|traceback)"
+    r"|[!?]))",
+    re.IGNORECASE,
+)
+
+
 def _healthy(line: str) -> bool:
     """A failure-looking line that is healthy after all: a zero count, a PASSED line, a warning."""
     healthy_line, not_about_run, strong = _searches()
     if healthy_line(line) or not_about_run(line):
+        return True
+    if line.lstrip()[:1] in ("C", "E") and _PY_LOG_ROUTINE.match(line):
         return True
     return (low_severity(line) and not strong(line)) or _note(line)
 

@@ -51,6 +51,8 @@ FAILING_LINES = [
     "CMake Error in CMakeLists.txt:",
     "CMake Generate step failed.  Build files cannot be regenerated correctly.",
     "-- Configuring incomplete, errors occurred!",
+    "ERROR:root:CUDA out of memory while allocating the KV cache",  # Python logging's format, a failure stated
+    "CRITICAL:tutel:Registering device global rank 1 failed",
 ]
 HEALTHY_LINES = [
     "========= ERROR SUMMARY: 0 errors",
@@ -71,6 +73,7 @@ HEALTHY_LINES = [
     "OK (expected failures=1)",  # unittest
     "test cases: 3 | 2 passed | 1 failed as expected",  # Catch2
     "    - 0/0: tensor 'x' size mismatch at index 0. expected 3, actual 4",  # TorchDynamo's reason to recompile
+    "CRITICAL:root:Registering device global rank 1: data_rank = 0, model_rank = 1",  # routine step at CRITICAL
 ]
 
 
