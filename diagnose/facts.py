@@ -754,6 +754,9 @@ class RunFacts(Facts):
     narrow_accumulator_how: str | None = None  # what was seen: "updated in a loop at line 25 ..."
     tf32_dot: bool = False  # a float32 tl.dot ran with TF32 operands (input_precision "tf32", the GPU's default)
     extension_unlinked: str | None = None  # a load_inline function whose declaration and definition do not link
+    # the folder a sample's own load_inline/load call names as its build_directory, which the record says did not
+    # exist when torch wrote the sources there ("No such file or directory: '/tmp/k_build/main.cpp'")
+    extension_build_dir_missing: str | None = None
     triton_name_unknown: str | None = None  # a triton.language name no release defines ("astype"): run/triton_names.py
     triton_nested_def: str | None = None  # a function defined inside a @triton.jit one: "gelu (line 27, inside k)"
     # a kernel written in PTX whose load failed (CUDA_ERROR_INVALID_PTX), assembled here (diagnose/run/ptx_check.py)

@@ -664,6 +664,41 @@ def _round_records(kernels: list[dict], name: str) -> Iterator[InputRecord]:
         )
 
 
+#: what an AIDE-style tree search's journal node holds (aideml's Journal, which KernelBench's kernel search writes as
+#: ``journal.json``): the code tried, its terminal output, the exception's type and info, whether it was buggy
+_AIDE_NODE_KEYS = frozenset({"code", "_term_out", "is_buggy"})
+
+
+def _aide_nodes(data: Any) -> list[dict] | None:
+    """The nodes of an AIDE-style search journal (``{"nodes": [{"code", "_term_out", "exc_type", "exc_info",
+    "is_buggy", ...}], "node2parent": {...}}``), or None when ``data`` is not one."""
+    nodes = data.get("nodes") if isinstance(data, dict) else None
+    if not isinstance(nodes, list) or not nodes:
+        return None
+    return nodes if all(isinstance(n, dict) and _AIDE_NODE_KEYS <= n.keys() for n in nodes) else None
+
+
+def _aide_records(nodes: list[dict], name: str, stem: str) -> Iterator[InputRecord]:
+    """One record per node: its terminal output and exception as the text, its code as the kernel; a node the
+    search did not mark buggy is a pass."""
+    for i, node in enumerate(nodes):
+        out = node.get("_term_out")
+        lines = [str(x) for x in out] if isinstance(out, list) else ([str(out)] if out else [])
+        exc = node.get("exc_type")
+        if exc:
+            info = node.get("exc_info")
+            lines.append(f"{exc}: {info}" if info else str(exc))
+        step = node.get("step", i)
+        code = node.get("code")
+        yield InputRecord(
+            id=f"{stem}/step_{step}",
+            text="\n".join(lines),
+            origin=f"{name}[nodes][{i}]",
+            passed=node.get("is_buggy") is False,
+            code=code if isinstance(code, str) and code.strip() else None,
+        )
+
+
 def read_kernelbench(data: Any, *, name: str) -> Iterator[InputRecord] | None:
     """KernelBench eval_results.json: {problem_id: [ {sample_id, compiled, correctness, metadata, ...} ]}, the
     flat list some forks write: [ {evaluation_id: "level_1_problem_18_epoch_0_sample_4", compiled, ...} ], or a
@@ -712,6 +747,10 @@ def read_structured(path: Path, data: bytes, name: str) -> Iterator[InputRecord]
     kb = read_kernelbench(obj, name=name)
     if kb is not None:
         yield from kb
+        return
+    nodes = _aide_nodes(obj)
+    if nodes is not None:
+        yield from _aide_records(nodes, name, path.stem)
         return
     if isinstance(obj, dict) and isinstance(obj.get("reports"), list):
         obj = obj["reports"]

@@ -158,6 +158,10 @@ def with_source_facts(ev: Evidence, text: str, *, path: Path | None = None, reco
         facts.update(_ptx_facts(text))
     if _NOT_COMPILED.search(record_text):
         facts.update(_unloadable(text))
+    if "build_directory" in text and "No such file" in record_text:
+        missing = _BUILD_DIR_FILE.search(record_text)
+        if missing and re.search(r"build_directory\s*=", text):
+            facts.update(extension_build_dir_missing=missing.group(1), target=TARGET)
     if _NOT_BUILT.search(record_text) and "load_inline" in text:
         unlinked = ES.unlinked(CS.extract_text(text))
         if unlinked:
@@ -245,6 +249,8 @@ def unbound_module_name(text: str, tree: ast.Module) -> str | None:
 
 #: a result that says the sample's extension did not build or load (a declaration that does not link is the cause
 #: only then: a sample that ran has linked)
+#: torch's load_inline writing its sources into a build folder that is not there: the folder
+_BUILD_DIR_FILE = re.compile(r"No such file or directory: '([^'\n]{1,300})[\\/](?:main\.cpp|cuda\.cu|sycl\.sycl)'")
 _NOT_BUILT = re.compile(r"(?m)^compiled: False$|undefined symbol")
 #: a result that says the sample's Triton kernel did not compile (a name no release has is the cause only then):
 #: Triton's CompilationError or one of its subclasses (triton/compiler/errors.py), or the AttributeError of a
