@@ -593,6 +593,9 @@ class NumericsFacts(Facts):
     # a launch configuration of the same sweep whose check passed before this mismatch ("All results match for
     # block_size=512."): the failure depends on the block size
     passed_block_size: int | None = None
+    # the problem size a CUDA library's own check printed with its failed verdict (CUTLASS's examples and profiler:
+    # "Disposition: Failed" beside "Problem Size: 1088x2048x2048x1", or the run's --m= --n= --k=): "1088x2048x2048x1"
+    problem_size: str | None = None
     # one call printed as it is and through a compiler with different results (diagnose.comparisons): the
     # compiler's wrapper as written (``jax.jit``, ``torch.compile``), and whether both results are exact (truth
     # values, whole numbers), which no reordering of floating-point operations changes

@@ -206,6 +206,13 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # C assert() (glibc "prog: f.c:3: main: Assertion `x' failed.", musl "Assertion failed: x (f.c: main: 3)"),
     # Rust's "assertion `left == right` failed", Julia's / Python's AssertionError (an exception line above)
     (("assert",), r"(?i:\bassertion\b).{0,200}\bfailed | \bassertion\ failed"),
+    # glibc's assert message cut after its location (__assert_fail prints "prog: file:line: function: Assertion
+    # `expr' failed."; a long C++ signature wraps, and a paste keeps the first lines only): "python3:
+    # /project/lib/Dialect/MMAv2.cpp:760:" alone on its line; only a program's name and a source file's path
+    (
+        (".c:", ".cc:", ".cpp:", ".cxx:", ".cu:", ".cuh:", ".h:", ".hh:", ".hpp:", ".hxx:", ".inl:", ".inc:"),
+        r"^[\w.+-]{1,40}:\ (?:/|[A-Za-z]:[\\/]|\.{1,2}/)\S{0,300}\.(?:c|cc|cpp|cxx|cu|cuh|h|hh|hpp|hxx|inl|inc):\d+:\s*$",
+    ),
     # assertion macros that print the condition without "failed": ggml's old GGML_ASSERT
     # ("GGML_ASSERT: ggml.c:3: x", ggml.h before 2024) and its GGML_ABORT("GGML_ASSERT(%s) failed", #x)
     # when the paste drops the tail, at a line's start or after ggml_abort's "file:line: "; a source line

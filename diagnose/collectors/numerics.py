@@ -270,8 +270,35 @@ def _nonfinite_result(text: str) -> NumericsFacts | None:
 _has_hint = gate(_HINTS)
 
 
+#: CUTLASS's examples and profiler: the verdict of their check against a reference, and the problem it ran
+_DISPOSITION_FAILED = re.compile(r"(?m)^[ \t]*Disposition:[ \t]*(?:Failed|Incorrect)\b")
+_PROBLEM_SIZE = re.compile(r"(?m)^[ \t]*Problem Size:[ \t]*(\d+(?:x\d+){1,3})\b")
+_MNK_FLAGS = re.compile(r"--m=(\d+)\s+--n=(\d+)\s+--k=(\d+)")
+
+
+def _disposition_failed(text: str) -> NumericsFacts | None:
+    r"""CUTLASS's "Disposition: Failed": a mismatch against its reference, with the problem size where the log gives
+    it (the run's own "Problem Size:" line, else the last --m/--n/--k before the verdict).
+
+    >>> f = _disposition_failed("$ ./48_gemm --m=1024 --n=2048 --k=1024\n  Disposition: Failed\n")
+    >>> f.mismatch, f.problem_size, f.lines
+    (True, '1024x2048x1024', (2,))
+    """
+    m = _DISPOSITION_FAILED.search(text)
+    if m is None:
+        return None
+    after = _PROBLEM_SIZE.search(text, m.end())
+    before = list(_MNK_FLAGS.finditer(text, 0, m.start()))
+    size = after[1] if after else ("x".join(before[-1].groups()) if before else None)
+    return NumericsFacts(mismatch=True, problem_size=size, lines=(text.count("\n", 0, m.start()) + 1,))
+
+
 def parse(text: str) -> NumericsFacts | None:
     """Numerical comparison failures of ``text``, or ``None``."""
+    if "Disposition:" in text:
+        found = _disposition_failed(text)
+        if found is not None:
+            return found
     if not _has_hint(text):
         return _printed_only(text)
     mismatch = shape = dtype = nan = False
