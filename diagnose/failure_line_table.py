@@ -65,7 +65,9 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # TensorRT's logger: "[E] [TRT] ...", after its time stamp ("[12/03/2026-12:00:00] [E] ..."): a severity tag
     # that opens the line, not a label's "[F]" inside a table (GROMACS's "NxN Ewald Elec. + LJ [F]", F for force)
     (("[e", "[f"), r"^\s*(?:\[[^\]\n]{1,40}\]\s*)*\[[EF]\](?=\s|$)"),
-    (("[e", "[f"), r"\[[EF]\ [\w.-]+:\d+\]"),  # c10 logging: [E ProcessGroupNCCL.cpp:475]
+    # c10 logging: [E ProcessGroupNCCL.cpp:475]; the same form with the file's whole path (nvdiffrast's LOG(FATAL):
+    # "[F C:\Users\u\...\nvdiffrast\common\glutil.cpp:66] wglGetProcAddress() failed for 'glTexImage3D'")
+    (("[e", "[f"), r"\[[EF]\ (?:[A-Za-z]:)?[^\s\]:]{0,300}?[\w.-]+:\d+\]"),
     (("[e:", "[f:"), r"\[[EF]:[\w.-]+:"),  # ONNX Runtime's logger: [E:onnxruntime:Default, file.cc:12 Fn]
     (("onnxruntimeerror",), r"\[ONNXRuntimeError\]"),  # ONNX Runtime's Python exceptions: [ONNXRuntimeError] : 6 : ...
     # Python logging, loguru, vLLM: "ERROR 05-05 17:03:35 [...]", "- ERROR -", "| ERROR    |"

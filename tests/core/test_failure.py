@@ -56,6 +56,7 @@ FAILING_LINES = [
     # glibc's assert message cut after its location (a long C++ signature wrapped onto the next lines)
     "python3: /project/third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/DotOpToLLVM/MMAv2.cpp:760:",
     "  Disposition: Failed",  # CUTLASS's examples and profiler
+    "[F C:\\Users\\u\\site-packages\\nvdiffrast\\common\\glutil.cpp:66] wglGetProcAddress() failed for 'glTexImage3D'",
 ]
 HEALTHY_LINES = [
     "========= ERROR SUMMARY: 0 errors",
