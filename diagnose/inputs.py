@@ -675,7 +675,7 @@ def _aide_nodes(data: Any) -> list[dict] | None:
     nodes = data.get("nodes") if isinstance(data, dict) else None
     if not isinstance(nodes, list) or not nodes:
         return None
-    return nodes if all(isinstance(n, dict) and _AIDE_NODE_KEYS <= n.keys() for n in nodes) else None
+    return nodes if all(isinstance(n, dict) and n.keys() >= _AIDE_NODE_KEYS for n in nodes) else None
 
 
 def _aide_records(nodes: list[dict], name: str, stem: str) -> Iterator[InputRecord]:
