@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 
 #: TritonBench's headers: ``print(f"=== Output for {file_name} on GPU {gpu_id} ===")`` and the same for ``Errors``
-_HEADER = re.compile(r"^=== (?:Output|Errors) for (?P<name>\S[^\n]*?) on GPU \d+ ===[ \t]*\r?$", re.M)
+_HEADER = re.compile(r"^=== (?P<part>Output|Errors) for (?P<name>\S[^\n]*?) on GPU \d+ ===[ \t]*\r?$", re.M)
 #: what the script prints after the last module: the files it deleted, its rate, the list of modules that ran
 _TRAILER = re.compile(r"^(?:Deleted \S[^\n]*|Correct execution rate: [\d.]+%|Above is \w+ test for \S[^\n]*)\r?$", re.M)
 
@@ -49,7 +49,8 @@ def sections(text: str) -> list[tuple[str, str]] | None:
         body = text[m.end() : end].strip("\r\n")
         trailer = _TRAILER.search(body)  # after a run's last module (a log may hold several runs)
         body = body[: trailer.start()] if trailer else body
-        if found and found[-1][0] == m["name"]:
+        # a module's errors join its output; the same name again after its errors is another run's module
+        if found and found[-1][0] == m["name"] and m["part"] == "Errors" and hits[i - 1]["part"] == "Output":
             found[-1] = (m["name"], found[-1][1] + "\n" + body)
         else:
             found.append((m["name"], body))
