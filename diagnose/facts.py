@@ -596,6 +596,7 @@ class NumericsFacts(Facts):
     # the problem size a CUDA library's own check printed with its failed verdict (CUTLASS's examples and profiler:
     # "Disposition: Failed" beside "Problem Size: 1088x2048x2048x1", or the run's --m= --n= --k=): "1088x2048x2048x1"
     problem_size: str | None = None
+    checker: str | None = None  # the library whose own check against a reference printed the verdict: "CUTLASS"
     # one call printed as it is and through a compiler with different results (diagnose.comparisons): the
     # compiler's wrapper as written (``jax.jit``, ``torch.compile``), and whether both results are exact (truth
     # values, whole numbers), which no reordering of floating-point operations changes

@@ -197,11 +197,11 @@ _MISSING_DLL = re.compile(r"Could not (?:load|locate|find module) (?:library )?'
 # numba: "libNVVM cannot be found", "libcudart cannot be found" (a library the toolkit should have provided)
 _LIB_NOT_FOUND = re.compile(r"\b(lib[A-Za-z]+\w*) cannot be found")
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
-#: the folders programs build their own shared libraries into at run time: a per-user cache (~/.cache/<package>/,
-#: Windows' AppData\Local), PyTorch's torch_extensions, a temporary folder
 #: a folder Python's tempfile.mkdtemp() made ("tmp" and eight of [a-z0-9_]): a module built in it was built by this
 #: run, moments before (a persistent cache's module, torchinductor's or torch_extensions', may be a stale one instead)
 _FRESH_TEMP_DIR = re.compile(r"[\\/]tmp[a-z0-9_]{8}[\\/]")
+#: the folders programs build their own shared libraries into at run time: a per-user cache (~/.cache/<package>/,
+#: Windows' AppData\Local), PyTorch's torch_extensions, a temporary folder
 _BUILT_BY_PROGRAM = re.compile(r"[\\/](?:\.cache|AppData[\\/]Local|tmp)[\\/]|torch_extensions", re.I)
 #: an installed package's own folder (not the nvidia-* wheels' CUDA components, which are under site-packages too)
 _IN_PACKAGE = re.compile(r"[\\/](?:site|dist)-packages[\\/](?!nvidia[\\/])", re.I)

@@ -281,8 +281,8 @@ def _disposition_failed(text: str) -> NumericsFacts | None:
     it (the run's own "Problem Size:" line, else the last --m/--n/--k before the verdict).
 
     >>> f = _disposition_failed("$ ./48_gemm --m=1024 --n=2048 --k=1024\n  Disposition: Failed\n")
-    >>> f.mismatch, f.problem_size, f.lines
-    (True, '1024x2048x1024', (2,))
+    >>> f.mismatch, f.checker, f.problem_size, f.lines
+    (True, 'CUTLASS', '1024x2048x1024', (2,))
     """
     m = _DISPOSITION_FAILED.search(text)
     if m is None:
@@ -290,7 +290,8 @@ def _disposition_failed(text: str) -> NumericsFacts | None:
     after = _PROBLEM_SIZE.search(text, m.end())
     before = list(_MNK_FLAGS.finditer(text, 0, m.start()))
     size = after[1] if after else ("x".join(before[-1].groups()) if before else None)
-    return NumericsFacts(mismatch=True, problem_size=size, lines=(text.count("\n", 0, m.start()) + 1,))
+    line = text.count("\n", 0, m.start()) + 1
+    return NumericsFacts(mismatch=True, checker="CUTLASS", problem_size=size, lines=(line,))
 
 
 def parse(text: str) -> NumericsFacts | None:

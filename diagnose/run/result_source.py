@@ -247,10 +247,10 @@ def unbound_module_name(text: str, tree: ast.Module) -> str | None:
     return f"{first.name} (line {first.line})" if first else None
 
 
-#: a result that says the sample's extension did not build or load (a declaration that does not link is the cause
-#: only then: a sample that ran has linked)
 #: torch's load_inline writing its sources into a build folder that is not there: the folder
 _BUILD_DIR_FILE = re.compile(r"No such file or directory: '([^'\n]{1,300})[\\/](?:main\.cpp|cuda\.cu|sycl\.sycl)'")
+#: a result that says the sample's extension did not build or load (a declaration that does not link is the cause
+#: only then: a sample that ran has linked)
 _NOT_BUILT = re.compile(r"(?m)^compiled: False$|undefined symbol")
 #: a result that says the sample's Triton kernel did not compile (a name no release has is the cause only then):
 #: Triton's CompilationError or one of its subclasses (triton/compiler/errors.py), or the AttributeError of a
