@@ -227,12 +227,13 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     # Aborting."), nextpnr's "Could not get OpenGL 3.0 context. Aborting.", a runtime's "abort() called"
     (("abort",), r"\b[Aa]borting\b[.!]*\s*$ | \babort\(\)\ (?:called|was\ called|has\ been\ called)\b"),
     # cuda-gdb's report of a hardware exception (CUDA_EXCEPTION_1..N: "CUDA Exception: Warp Misaligned
-    # Address", "received signal CUDA_EXCEPTION_14, Warp Illegal Address."),
+    # Address", "received signal CUDA_EXCEPTION_14, Warp Illegal Address."; Nsight Eclipse Edition's debug view:
+    # "(Suspended : Signal : CUDA_EXCEPTION_15:Invalid Managed Memory Access)"),
     # and the same exception as the driver's GPU core dump names it (CUDA_ENABLE_COREDUMP_ON_EXCEPTION: "coredump:
     # Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)", the debugger API's CUDBGException_t)
     (
         ("cuda exception", "cuda_exception_", "cudbg_exception_"),
-        r"\bCUDA\ Exception:\ +[A-Z] | \bCUDA_EXCEPTION_\d+\b, | \bCUDBG_EXCEPTION_(?!NONE\b)[A-Z_]+\b",
+        r"\bCUDA\ Exception:\ +[A-Z] | \bCUDA_EXCEPTION_\d+\b\ ?[,:] | \bCUDBG_EXCEPTION_(?!NONE\b)[A-Z_]+\b",
     ),
     # the exception's name alone, as cuda-gdb's exception table (CUDA-GDB manual, "Exception Codes") and
     # tools that relay it print it: "Warp Misaligned Address", "Lane Illegal Address", "Device Hardware Stack

@@ -33,6 +33,8 @@ release lists them): https://docs.nvidia.com/cuda/cuda-c-programming-guide/
 
 >>> library_of_header(r"...\cupy/carray.cuh")
 'CuPy'
+>>> library_of_header("/opt/rocm/include/hip/nvcc_detail/hip_runtime_api.h")
+'HIP'
 >>> library_of_header("/usr/local/cuda/include/cub/cub.cuh") is None  # the toolkit's own copy
 True
 >>> library_of_header("kernels/scale.cu") is None
@@ -146,6 +148,9 @@ _LIBRARIES: tuple[tuple[re.Pattern[str], str], ...] = (
     # Kokkos installs its headers flat as Kokkos_*.hpp (include/, include/Cuda/, include/impl/); its source tree
     # keeps them under core/src/
     (re.compile(r"(?:^|[/\\])Kokkos_\w+\.hpp$|(?:^|[/\\])kokkos[/\\]core[/\\]src[/\\]"), "Kokkos"),
+    # HIP's installed headers (ROCm's include/hip/, with the CUDA-backed nvcc_detail/ or nvidia_detail/ that hipcc uses
+    # on an NVIDIA GPU)
+    (re.compile(r"(?:^|[/\\])include[/\\]hip[/\\]"), "HIP"),
 )
 _SITE_PKG = re.compile(r"(?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)[/\\]")
 

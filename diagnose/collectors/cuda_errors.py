@@ -263,12 +263,13 @@ _DEVICE_ASSERT = re.compile(r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] (?
 #: glibc's host assert puts ``": function: "`` between the line and "Assertion", which this leaves out
 _DEVICE_ASSERT_AT = re.compile(r"\.cuh?:\d+ (?P<msg>Assertion `[^\n]+?` failed\.)")
 #: cuda-gdb's hardware exceptions (its manual's table of CUDA_EXCEPTION_1..N, printed as "CUDA Exception:
-#: Warp Misaligned Address" or "received signal CUDA_EXCEPTION_6, Warp Misaligned Address.") → the runtime
+#: Warp Misaligned Address", "received signal CUDA_EXCEPTION_6, Warp Misaligned Address.", or in Nsight Eclipse
+#: Edition's debug view "(Suspended : Signal : CUDA_EXCEPTION_6:Warp Misaligned Address)") → the runtime
 #: error the same fault returns to the host.  CUDA_EXCEPTION_15, "Invalid Managed Memory Access", is a host
 #: thread's access to managed memory the GPU owns (the host faults; no kernel made an illegal access): the
 #: catalogue family cuda-gdb-invalid-managed-memory-access reads it, not the runtime-error rules
 _CUDA_GDB = re.compile(
-    r"(?:\bCUDA Exception:|\bCUDA_EXCEPTION_\d+,)\s*(?:(?:Lane|Warp|Device|Cluster)\s+)?(?P<what>[A-Za-z -]+?)\.?\s*$"
+    r"(?:\bCUDA Exception:|\bCUDA_EXCEPTION_\d+ ?[,:])\s*(?:(?:Lane|Warp|Device|Cluster)\s+)?(?P<what>[A-Za-z -]+?)\.?\)?\s*$"
 )
 #: the same exceptions as the debugger API names them (CUDBGException_t in cudadebugger.h), which the driver's GPU
 #: core dump prints: "coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)"

@@ -47,6 +47,8 @@ ASSERT_AND_ABORT_LINES = [
     # (corpus/holdout8 llamacpp-memcpy1-int4-cast-warp-misaligned, ggml-org/llama.cpp#18799)
     "CUDA Exception: Warp Misaligned Address",
     'Thread 1 "vectorAdd" received signal CUDA_EXCEPTION_14, Warp Illegal Address.',
+    # the same signal in Nsight Eclipse Edition's debug view (corpus/holdout93 h93c-cufhe-managed-memory-cc50)
+    "Thread [1] 14501 [core: 2] (Suspended : Signal : CUDA_EXCEPTION_15:Invalid Managed Memory Access)",
 ]
 
 HEALTHY_LOOK_ALIKES = [
@@ -80,6 +82,7 @@ def test_quoted_macros_and_mentions_stay_healthy(line: str) -> None:
         ("CUDA Exception: Warp Misaligned Address", "cudaErrorMisalignedAddress"),
         ("CUDA Exception: Lane Misaligned Address", "cudaErrorMisalignedAddress"),
         ('Thread 1 "a.out" received signal CUDA_EXCEPTION_14, Warp Illegal Address.', "cudaErrorIllegalAddress"),
+        ("Thread [1] 2210 [core: 0] (Suspended : Signal : CUDA_EXCEPTION_14:Warp Illegal Address)", "cudaErrorIllegalAddress"),
         ("CUDA Exception: Warp Out-of-range Address", "cudaErrorIllegalAddress"),
         ("CUDA Exception: Device Illegal Address", "cudaErrorIllegalAddress"),
         ("CUDA Exception: Warp Illegal Instruction", "cudaErrorIllegalInstruction"),
