@@ -82,7 +82,10 @@ def test_quoted_macros_and_mentions_stay_healthy(line: str) -> None:
         ("CUDA Exception: Warp Misaligned Address", "cudaErrorMisalignedAddress"),
         ("CUDA Exception: Lane Misaligned Address", "cudaErrorMisalignedAddress"),
         ('Thread 1 "a.out" received signal CUDA_EXCEPTION_14, Warp Illegal Address.', "cudaErrorIllegalAddress"),
-        ("Thread [1] 2210 [core: 0] (Suspended : Signal : CUDA_EXCEPTION_14:Warp Illegal Address)", "cudaErrorIllegalAddress"),
+        (
+            "Thread [1] 2210 [core: 0] (Suspended : Signal : CUDA_EXCEPTION_14:Warp Illegal Address)",
+            "cudaErrorIllegalAddress",
+        ),
         ("CUDA Exception: Warp Out-of-range Address", "cudaErrorIllegalAddress"),
         ("CUDA Exception: Device Illegal Address", "cudaErrorIllegalAddress"),
         ("CUDA Exception: Warp Illegal Instruction", "cudaErrorIllegalInstruction"),
