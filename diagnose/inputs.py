@@ -375,8 +375,9 @@ def not_evaluated(obj: Mapping[str, Any]) -> str | None:
 #: ``{"compiled": true, "correct": false, "error": "..."}``)
 _EVAL_NAMES = ("error_type", "error_name", "exception", "exception_type")
 _EVAL_TEXTS = ("message", "error", "error_message", "error_msg", "traceback")
-_EVAL_VERDICTS = ("correct", "correctness", "passed", "test_passed", "tests_passed")
-_EVAL_FLAGS = ("compiled", "runnable", "correct", "correctness", "passed", "test_passed", "tests_passed")
+#: a kernel agent's record of its whole search says ``"success": true`` (its best kernel compiled and passed)
+_EVAL_VERDICTS = ("correct", "correctness", "passed", "test_passed", "tests_passed", "success")
+_EVAL_FLAGS = ("compiled", "runnable", "correct", "correctness", "passed", "test_passed", "tests_passed", "success")
 #: where a record nests its error as an object (``"final_error": {"type": "numerical", "message": "..."}``)
 _EVAL_ERROR_OBJECTS = ("final_error", "error", "failure", "last_error")
 #: a record's own verdict word (``"verdict": "FAIL_MUTATION"``) and a failure it names without a message
@@ -444,6 +445,8 @@ def _evaluation(obj: Mapping[str, Any]) -> tuple[str, bool] | None:
     True
     >>> _evaluation({"compiled": True, "correct": True, "error": None})
     ('compiled: True\\ncorrect: True\\n', True)
+    >>> _evaluation({"success": True, "best_speedup": 1.003, "best_kernel": "..."})
+    ('success: True\\n', True)
     >>> _evaluation({"name": "x"}) is None
     True
     """

@@ -286,6 +286,26 @@ def _parse_group(lines: list[str], head: int, prefix: str) -> tuple[list[_Sectio
 _has_bare_hint = gate(_BARE_HINTS)
 
 
+#: where the standard library raises again, in the parent, an exception a worker process or thread raised
+#: (multiprocessing's ``AsyncResult.get``: ``raise self._value``; concurrent.futures' ``Future.result``:
+#: ``raise self._exception``): the worker's own traceback, printed before it (multiprocessing's RemoteTraceback, a
+#: chained cause), holds the frames that failed
+RERAISE_SITE = re.compile(r"(?:^|[/\\])(?:multiprocessing[/\\]pool|concurrent[/\\]futures[/\\]_base)\.py$")
+
+
+def _worker_section(groups: list[list[_Section]], main: _Exc | None) -> _Section | None:
+    """The section of the worker's traceback when the last one ends in the standard library re-raising a worker's
+    exception (:data:`RERAISE_SITE`): the latest earlier section with frames and the same exception, else None."""
+    final = groups[-1][-1]
+    if main is None or not final.frames or not RERAISE_SITE.search(final.frames[-1][0].file):
+        return None
+    earlier = [sec for group in groups for sec in group if sec is not final]
+    for sec in reversed(earlier):
+        if sec.frames and sec.exc is not None and sec.exc.qual == main.qual:
+            return sec
+    return None
+
+
 def parse(text: str) -> PyFacts | None:
     """Python exceptions of ``text``, or ``None`` when it shows none."""
     has_tb = _TB_HEAD in text
@@ -336,6 +356,9 @@ def parse(text: str) -> PyFacts | None:
                 main = sec.exc
                 break
         last_frames = last[-1].frames
+        worker = _worker_section(groups, main)
+        if worker is not None:  # re-raised in the parent: the worker's frames are the failure's
+            last, last_frames = [worker], worker.frames
         for sec in reversed(last):  # the final section first, then its causes
             for fr, ln in reversed(sec.frames):
                 if not _is_library(fr.file):

@@ -196,8 +196,14 @@ RESULTS = CASES / "results"
 
 @pytest.mark.parametrize("name", sorted(yaml.safe_load((RESULTS / "labels.yaml").read_text())))
 def test_a_result_file_without_its_kernels_reaches_every_label(name: str) -> None:
-    labels = yaml.safe_load((RESULTS / "labels.yaml").read_text())[name]
+    labels = dict(yaml.safe_load((RESULTS / "labels.yaml").read_text())[name])
     reports = {r.id: r for r in classify_records(read_inputs([str(RESULTS / name)]))}
+    # a file whose records kdiag does not split as the labels do: the labels stay, and what kdiag reads instead (its
+    # own records and answers) is checked, so that reading the file another way shows here
+    as_read = labels.pop("known_miss_records", None)
+    if as_read is not None:
+        assert set(reports) == set(as_read) and set(reports) != set(labels)
+        labels = {rid: {"known_miss": answer} for rid, answer in as_read.items()}
     assert set(reports) == set(labels)
     for rid, label in labels.items():
         want = label.get("known_miss", label)  # what kdiag answers instead, and why: the test notices a change
