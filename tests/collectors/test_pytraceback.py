@@ -229,3 +229,47 @@ def test_an_unpack_of_a_tensors_dimensions_is_read_from_the_user_frame() -> None
     assert (f.user_func, f.unpacks_tensor_dims) == ("depthwise_strides", True)
     other = parse(load("torch_nocuda.log"))
     assert other is not None and not other.unpacks_tensor_dims
+
+
+#: a GPU MODE test run's printout (corpus/kernelbench-results/results/dgavriloff-amdsk-moe-mxfp4-v174_test.txt):
+#: the worker's traceback in multiprocessing's RemoteTraceback, then the parent's, which ends where the pool
+#: raises the worker's exception again
+WORKER_RERAISED = '''multiprocessing.pool.RemoteTraceback:
+"""
+Traceback (most recent call last):
+  File "/usr/lib/python3.12/multiprocessing/pool.py", line 125, in worker
+    result = (True, func(*args, **kwds))
+  File "/home/runner/_work/kernelbot/kernelbot/eval.py", line 157, in _run_single_test
+    submission_output = custom_kernel(_clone_data(data))
+  File "/home/runner/_work/kernelbot/kernelbot/submission.py", line 457, in custom_kernel
+    tile_m=_s2_parsed["tile_m"],
+TypeError: 'NoneType' object is not subscriptable
+"""
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/home/runner/_work/kernelbot/kernelbot/eval.py", line 166, in run_single_test
+    return pool.apply(_run_single_test, (test,))
+  File "/usr/lib/python3.12/multiprocessing/pool.py", line 774, in get
+    raise self._value
+TypeError: 'NoneType' object is not subscriptable
+'''
+
+
+def test_an_exception_re_raised_from_a_worker_is_placed_where_the_worker_raised_it() -> None:
+    from diagnose.collectors import location
+
+    f = parse(WORKER_RERAISED)
+    assert f is not None and f.exc_type == "TypeError"
+    assert (f.user_file, f.user_line, f.user_func) == (
+        "/home/runner/_work/kernelbot/kernelbot/submission.py",
+        457,
+        "custom_kernel",
+    )
+    loc = location.parse(WORKER_RERAISED)
+    assert loc is not None and loc.frame.startswith("/home/runner/_work/kernelbot/kernelbot/submission.py:457")
+    # the same parent traceback raising an exception of its own keeps its own frame
+    own = WORKER_RERAISED.replace("    raise self._value\nTypeError", "    raise self._value\nRuntimeError")
+    g = parse(own.replace("multiprocessing/pool.py\", line 774", "kernelbot/pool.py\", line 774"))
+    assert g is not None and g.user_file != "/home/runner/_work/kernelbot/kernelbot/submission.py"
