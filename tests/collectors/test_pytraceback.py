@@ -271,5 +271,5 @@ def test_an_exception_re_raised_from_a_worker_is_placed_where_the_worker_raised_
     assert loc is not None and loc.frame.startswith("/home/runner/_work/kernelbot/kernelbot/submission.py:457")
     # the same parent traceback raising an exception of its own keeps its own frame
     own = WORKER_RERAISED.replace("    raise self._value\nTypeError", "    raise self._value\nRuntimeError")
-    g = parse(own.replace("multiprocessing/pool.py\", line 774", "kernelbot/pool.py\", line 774"))
+    g = parse(own.replace('multiprocessing/pool.py", line 774', 'kernelbot/pool.py", line 774'))
     assert g is not None and g.user_file != "/home/runner/_work/kernelbot/kernelbot/submission.py"
