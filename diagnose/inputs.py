@@ -112,6 +112,9 @@ def text_record(rid: str, data: bytes, origin: str, *, truncated: bool = False, 
         else ()
     )
     text = decode(data)
+    refused = popcorn_refused(text)
+    if refused:
+        return InputRecord(id=rid, text=text, origin=origin, warnings=warnings, error=refused)
     return InputRecord(id=rid, text=text, origin=origin, warnings=warnings, passed=popcorn_passed(text))
 
 
@@ -142,6 +145,31 @@ _POPCORN_CLI_DONE = re.compile(r"(?m)^Submission \d+ status: succeeded\b")
 #: lines (``> ✅ Testing successful``), a cross on a step that failed
 _POPCORN_RUN_HEADER = re.compile(r"(?m)^\W{0,2}\*\*[^*\n]{1,80} \u2705 success\*\*\s*$")
 _POPCORN_KEY = re.compile(r"(?:check|test-count|benchmark-count|(?:test|benchmark)\.\d+\.[a-z_]+):")
+
+
+#: popcorn-cli's submission printout before any result (``Submitting to leaderboard: NAME``, ``Waiting for
+#: results...``), and the error it ends with when the service refused the submission (its top-level
+#: ``Application error: ...``: a rate limit, an unknown leaderboard, a file it rejects)
+_POPCORN_SUBMITTING = re.compile(r"(?m)^(?:Submitting to leaderboard: \S|Waiting for results\.\.\.\s*$)")
+_POPCORN_APP_ERROR = re.compile(r"(?m)^Application error: (?P<msg>\S[^\n]*)\s*\Z")
+
+
+def popcorn_refused(text: str) -> str | None:
+    """Why nothing ran, when the text is popcorn-cli's printout of a submission the service refused before running
+    it (it ends with ``Application error: ...`` and shows no test, benchmark or step result); else None.
+
+    >>> popcorn_refused("Submitting to leaderboard: amd-mixed-mla\\nWaiting for results...\\n"
+    ...     "Application error: Server processing error: Rate limit exceeded: 1/1 leaderboard submissions per hour.\\n")
+    'not evaluated: the service refused the submission (Server processing error: Rate limit exceeded: 1/1 leaderboard submissions per hour.)'
+    >>> popcorn_refused("Submitting to leaderboard: x\\n\u274c Running tests failed\\nApplication error: boom\\n") is None
+    True
+    """
+    if "Application error: " not in text or not _POPCORN_SUBMITTING.search(text):
+        return None
+    m = _POPCORN_APP_ERROR.search(text.rstrip() + "\n")
+    if m is None or any(mark in text for mark in ("\u2705", "\u274c", "test-count:", "check: ")):
+        return None
+    return f"not evaluated: the service refused the submission ({m['msg'].strip()[:200]})"
 
 
 def popcorn_passed(text: str) -> bool:
