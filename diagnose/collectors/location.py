@@ -37,7 +37,6 @@ True
 
 from __future__ import annotations
 
-import bisect
 import functools
 import operator
 import re
@@ -47,7 +46,7 @@ from typing import Any
 from diagnose.collectors import compile_cause
 from diagnose.collectors import sanitizer as _sanitizer
 from diagnose.collectors.gate_words import gate
-from diagnose.collectors.pytraceback import RERAISE_SITE
+from diagnose.collectors.pytraceback import reraised_from_worker
 from diagnose.collectors.sanitizer_grammar import CLOSED_LIBRARIES
 from diagnose.collectors.signature import own_name, strip_return_type
 from diagnose.facts import LocationFacts
@@ -581,18 +580,11 @@ def _python(text: str) -> tuple[tuple[str, str, str, int] | None, tuple[str, int
     log line); and the innermost user frame (file:line, log line)."""
     decided: tuple[str, str, str, int] | None = None
     user: tuple[str, int] | None = None
-    # a traceback that ends where the standard library raises a worker's exception again in the parent
-    # (multiprocessing's pool, concurrent.futures) names the parent's frames only: the worker's traceback printed
-    # before it decides, so the frames as they stood when that last traceback began are kept
-    heads = [m.start() for m in re.finditer(re.escape("Traceback (most recent call last):"), text)]
-    block, at_block_start = -1, (decided, user)
-    reraised = False
-    for m in _PY_FRAME.finditer(text):
+    # a last traceback where the standard library raises a worker's exception again in the parent names the parent's
+    # frames only: the worker's traceback before it decides
+    end = reraised_from_worker(text) or len(text)
+    for m in _PY_FRAME.finditer(text, 0, end):
         path, line = m.group("file"), m.group("line")
-        here = bisect.bisect_right(heads, m.start()) - 1
-        if here != block:
-            block, at_block_start = here, (decided, user)
-        reraised = bool(RERAISE_SITE.search(path))
         where = f"{_short(path)}:{line}"
         if m.group("func"):
             where += f" in {m.group('func').strip()}"
@@ -611,8 +603,6 @@ def _python(text: str) -> tuple[tuple[str, str, str, int] | None, tuple[str, int
             continue
         decided = ("user", "", where, at)
         user = (f"{path}:{line}", at)
-    if reraised and at_block_start[0] is not None:
-        return at_block_start
     return decided, user
 
 

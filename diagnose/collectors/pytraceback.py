@@ -293,6 +293,32 @@ _has_bare_hint = gate(_BARE_HINTS)
 RERAISE_SITE = re.compile(r"(?:^|[/\\])(?:multiprocessing[/\\]pool|concurrent[/\\]futures[/\\]_base)\.py$")
 
 
+_FRAME_FILE = re.compile(r'File "(?P<file>[^"]+)", line \d+')
+
+
+def reraised_from_worker(text: str) -> int | None:
+    """Where the last traceback of ``text`` (the one its last readable frame is in) begins, when it ends in the standard
+    library raising a worker's exception again (:data:`RERAISE_SITE`) after the worker's own traceback was printed;
+    None otherwise.  What comes before that
+    offset holds the frames that failed (the location collector reads only that part).
+
+    >>> log = 'Traceback (most recent call last):\\n  File "w.py", line 3, in f\\nTypeError: x\\n\\n' \\
+    ...       'Traceback (most recent call last):\\n  File "/usr/lib/python3.12/multiprocessing/pool.py", line 774, in get\\n' \\
+    ...       'TypeError: x\\n'
+    >>> log[: reraised_from_worker(log)].count("Traceback")
+    1
+    >>> reraised_from_worker('Traceback (most recent call last):\\n  File "w.py", line 3, in f\\nTypeError: x\\n') is None
+    True
+    """
+    if _TB_HEAD not in text or ("multiprocessing" not in text and "concurrent" not in text):
+        return None  # no re-raise site to look for (most logs: no second pass over them)
+    frame = next(reversed(list(_FRAME_FILE.finditer(text))), None)  # the log's last readable frame
+    if frame is None or not RERAISE_SITE.search(frame["file"]):
+        return None
+    head = text.rfind(_TB_HEAD, 0, frame.start())  # the traceback it ends
+    return head if head > 0 and text.rfind(_TB_HEAD, 0, head) >= 0 else None
+
+
 def _worker_section(groups: list[list[_Section]], main: _Exc | None) -> _Section | None:
     """The section of the worker's traceback when the last one ends in the standard library re-raising a worker's
     exception (:data:`RERAISE_SITE`): the latest earlier section with frames and the same exception, else None."""
