@@ -875,9 +875,9 @@ _FALSE_ALONE = re.compile(
     r"^\s*(?:Out\[\d+\]:\s*)?(?:(?:tensor|Array|array)\(\s*False\b[^\n]*\)|np\.False_|False|false)\s*$"
 )
 #: a verdict printed with its label on one line (``allclose: False``, ``match = False``,
-#: ``torch.allclose(out, ref) = False``, ``outputs equal? False``)
+#: ``torch.allclose(out, ref) = False``, ``outputs equal? False``, KernelBench's ``correctness: False``)
 _LABELLED_FALSE = re.compile(
-    r"(?i:\b(?:all_?close|is_?close|equal|equals|same|match(?:es|ed)?|correct|identical|is_?sorted|consistent"
+    r"(?i:\b(?:all_?close|is_?close|equal|equals|same|match(?:es|ed)?|correct(?:ness)?|identical|is_?sorted|consistent"
     r"|verified)\b)(?:\([^\n]*\))?\s*\??\s*[:=]+\s*(?:(?:tensor|Array|array)\()?False\b"
 )
 

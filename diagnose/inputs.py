@@ -308,10 +308,13 @@ def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecor
     passed = False
     if not text.strip() and exit_code is None and sig is None and not timed_out and env is None:
         evaluated = _evaluation(obj) or _fields_with_failure(obj)
+        nested = None if evaluated is not None else nested_kb_result(obj)
+        if nested is not None:
+            evaluated = (_kb_text(nested), bool(nested.get("compiled")) and bool(nested.get("correctness")))
         if evaluated is None:
             return InputRecord(id=rid, origin=origin, error="record has no log, output, exit status or environment")
         text, passed = evaluated
-        why = not_evaluated(obj)
+        why = not_evaluated(obj) if nested is None else kb_not_evaluated(nested)
         if why is not None:
             return InputRecord(id=rid, origin=origin, text=text, label=label, error=why)
     if "\x00" in text[:8192]:
@@ -334,6 +337,46 @@ def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecor
 _OUTPUT_KEY = re.compile(
     r"(?i)(?:^|_)(?:error|errors|exception|traceback|stderr|stdout|log|logs|output|failure|message)s?$"
 )
+
+
+def nested_kb_result(obj: Mapping[str, Any], depth: int = 5) -> dict[str, Any] | None:
+    """A KernelBench evaluation result (its ``compiled`` and ``correctness`` flags, the ``metadata`` its errors are
+    in) held somewhere inside another tool's record: an evolutionary search's program record keeps its evaluator's
+    verdict under ``metrics``, an agent's step its harness's reply under a payload.  The shallowest one that has its
+    ``metadata``, else the shallowest with both flags, whose other plain fields then stand as its metadata; None
+    when the record holds none.  What a record keeps of the program it came from (``parent_metrics``) is not its own.
+
+    >>> r = nested_kb_result({"id": "p1", "metrics": {"compiled": True, "correctness": False, "score": 10,
+    ...     "payload": {"result": {"compiled": True, "correctness": False, "metadata": {"runtime_error": "boom"}}}}})
+    >>> r["metadata"]
+    {'runtime_error': 'boom'}
+    >>> nested_kb_result({"metrics": {"compiled": False, "correctness": False, "stage": "compile_error"}})["metadata"]
+    {'stage': 'compile_error'}
+    >>> nested_kb_result({"metrics": {"score": 1.0}}) is None
+    True
+    """
+    found: list[tuple[int, dict[str, Any]]] = []
+
+    def walk(value: Any, level: int) -> None:
+        if not isinstance(value, Mapping) or level > depth:
+            return
+        if level and isinstance(value.get("compiled"), bool) and isinstance(value.get("correctness"), bool):
+            found.append((level, dict(value)))
+        for key, item in value.items():
+            if str(key) not in CODE_FIELDS + ANSWER_FIELDS and not str(key).startswith("parent"):
+                walk(item, level + 1)
+
+    walk(obj, 0)
+    with_meta = [f for f in found if isinstance(f[1].get("metadata"), Mapping)]
+    if with_meta:
+        return min(with_meta, key=lambda f: f[0])[1]
+    if not found:
+        return None
+    result = min(found, key=lambda f: f[0])[1]
+    plain = {
+        k: v for k, v in result.items() if k not in ("compiled", "correctness") and isinstance(v, (str, int, float))
+    }
+    return {"compiled": result["compiled"], "correctness": result["correctness"], "metadata": plain}
 
 
 def _fields_with_failure(obj: Mapping[str, Any], depth: int = 3) -> tuple[str, bool] | None:
