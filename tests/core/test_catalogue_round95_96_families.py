@@ -1,8 +1,9 @@
-"""Families learned from holdout95 (after its first measurement), each from its tool's own message catalogue: PyTorch's
-advanced indexing with indices on another device, MLX's run-time compiler without the CUDA headers, XLA writing
-StableHLO for an older PJRT plugin, a FasterTransformer-derived library's run-time architecture check, vLLM's
-capability dispatch with no compiled kernel, ptxas refusing 32-bit addressing from sm_90 on, and a host compiler's
-reserved builtin reached from device code.
+"""Families learned from holdout95 and holdout96 (after their first measurements), each from its tool's own message
+catalogue: PyTorch's advanced indexing with indices on another device, MLX's run-time compiler without the CUDA
+headers, XLA writing StableHLO for an older PJRT plugin, a FasterTransformer-derived library's run-time architecture
+check, vLLM's capability dispatch with no compiled kernel, ptxas refusing 32-bit addressing from sm_90 on, a host
+compiler's reserved builtin reached from device code (holdout95); the dynamic loader's missing symbol version, PyTorch
+Geometric's companions built for another CUDA or none, and GradScaler's float16 gradients (holdout96).
 
 Each is tested on the line of the development case (its id in the comment) and on another wording of the same tool
 (its source, cited in the family's ``messages``), and on nearby lines it must not take."""
@@ -50,6 +51,33 @@ from tests.core.corpus_logs import classify_text, corpus_log, verdict
             "environment",
             "nvcc-host-compiler-builtin-in-device-code",
         ),
+        # corpus/holdout96 h96e-spline-conv-cuda-wheel-glibc-2-27
+        (
+            corpus_log("holdout96", "h96e-spline-conv-cuda-wheel-glibc-2-27"),
+            "environment",
+            "loader-symbol-version-not-found",
+        ),
+        # glibc's ld.so, the same check on libstdc++'s symbol versions (a conda environment's older libstdc++)
+        (
+            "ImportError: /opt/conda/envs/x/bin/../lib/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by "
+            "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1)\n",
+            "environment",
+            "loader-symbol-version-not-found",
+        ),
+        # corpus/holdout96 h96e-torch-sparse-built-on-gpuless-host-cuda-0
+        (
+            corpus_log("holdout96", "h96e-torch-sparse-built-on-gpuless-host-cuda-0"),
+            "environment",
+            "pyg-extension-built-without-cuda",
+        ),
+        # torch_cluster's __init__.py, the same check with two CUDA versions
+        (
+            "RuntimeError: Detected that PyTorch and torch_cluster were compiled with different CUDA versions. PyTorch "
+            "has CUDA version 11.8 and torch_cluster has CUDA version 12.1. Please reinstall the torch_cluster that "
+            "matches your PyTorch install.\n",
+            "environment",
+            "pyg-extension-cuda-version-differs",
+        ),
     ],
 )
 def test_a_family_answers(text: str, category: str, rule: str) -> None:
@@ -83,6 +111,9 @@ def test_a_family_answers(text: str, category: str, rule: str) -> None:
             "architectures.\n",
             "ptxas-32bit-addressing-unsupported",
         ),
+        # corpus/holdout96 h96d-baichuan-peft-unscale-fp16 and h96d-diffusers-lora-validation-fp16-unscale (two causes)
+        (corpus_log("holdout96", "h96d-baichuan-peft-unscale-fp16"), "torch-grad-scaler-fp16-parameters"),
+        (corpus_log("holdout96", "h96d-diffusers-lora-validation-fp16-unscale"), "torch-grad-scaler-fp16-parameters"),
     ],
 )
 def test_a_family_that_abstains_keeps_its_candidates(text: str, family: str) -> None:
@@ -106,6 +137,11 @@ def test_a_family_that_abstains_keeps_its_candidates(text: str, family: str) -> 
         (
             "ptxas warning : Program uses 32-bit address on line '86' which is conflicting with .address_size 64\n",
             "ptxas-32bit-addressing-unsupported",
+        ),
+        # the loader's lookup trace (LD_DEBUG=versions), which names versions it checks and finds
+        (
+            "     12345: checking for version `GLIBC_2.27' in file /lib64/libm.so.6 [0] required by file ./a.so [0]\n",
+            "loader-symbol-version-not-found",
         ),
         # MLX finding its headers and printing where
         ("[mlx] using CUDA headers from /usr/local/cuda/include\n", "mlx-cuda-headers-not-found"),
