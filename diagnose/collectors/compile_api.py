@@ -333,8 +333,11 @@ ADDED_CUDA_TYPES: dict[str, tuple[str, str]] = {
     **dict.fromkeys(
         ("CUDA_R_8F_UE8M0", "CUDA_R_6F_E2M3", "CUDA_R_6F_E3M2", "CUDA_R_4F_E2M1"), (_FP6_FP4, "library_types.h")
     ),
-    "__nv_fp8_e8m0": (_FP6_FP4, "cuda_fp8.h"),
-    **dict.fromkeys(("__nv_fp6_e2m3", "__nv_fp6_e3m2"), (_FP6_FP4, "cuda_fp6.h")),
+    **dict.fromkeys(("__nv_fp8_e8m0", "__nv_fp8x2_e8m0", "__nv_fp8x4_e8m0"), (_FP6_FP4, "cuda_fp8.h")),
+    **dict.fromkeys(
+        ("__nv_fp6_e2m3", "__nv_fp6_e3m2", "__nv_fp6x2_e2m3", "__nv_fp6x2_e3m2", "__nv_fp6x4_e2m3", "__nv_fp6x4_e3m2"),
+        (_FP6_FP4, "cuda_fp6.h"),
+    ),
     **dict.fromkeys(("__nv_fp4_e2m1", "__nv_fp4x2_e2m1", "__nv_fp4x4_e2m1"), (_FP6_FP4, "cuda_fp4.h")),
 }
 
