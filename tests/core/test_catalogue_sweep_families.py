@@ -1,0 +1,56 @@
+"""Families added from tools' own message catalogues rather than from a report: Triton's launch without the allocator
+that device-side tensor descriptors need (triton/runtime/_allocation.py), and ptxas's two instruction modifiers the
+PTX ISA does not combine (strings of bin/ptxas).  Each is tested on its tool's wording, on a report that printed it
+where the corpus has one, and on nearby lines it must not take."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.core.corpus_logs import classify_text, verdict
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "rule"),
+    [
+        # triton 3.7.1 runtime/_allocation.py, as a launch prints it
+        (
+            '  File "/usr/lib/python3/site-packages/triton/runtime/_allocation.py", line 20, in __call__\n'
+            '    raise RuntimeError("Kernel requires a runtime memory allocation, but no allocator was set. " +\n'
+            "RuntimeError: Kernel requires a runtime memory allocation, but no allocator was set. Use "
+            "triton.set_allocator to specify an allocator.\n",
+            "kernel-logic",
+            "triton-runtime-allocator-not-set",
+        ),
+        # corpus/holdout82 h82b-vllm-fused-moe-cg-evict-last-ptxas (vLLM's fused MoE kernel through Triton)
+        (
+            "ERROR 03-27 12:41:06 [core.py:344] ptxas /tmp/tmp6qa78v4o.ptx, line 605; error   : Modifier "
+            "'.evict_last' cannot be combined with modifier '.cg'\n"
+            "ptxas fatal   : Ptx assembly aborted due to errors\n",
+            "kernel-logic",
+            "ptxas-ptx-semantic-error",
+        ),
+    ],
+)
+def test_a_family_answers(text: str, category: str, rule: str) -> None:
+    status, got_category, got_rule = verdict(text)
+    assert (status, got_category) == ("diagnosed", category), (status, got_category, got_rule)
+    assert got_rule is not None and got_rule.startswith(rule), got_rule
+
+
+@pytest.mark.parametrize(
+    ("text", "not_rule"),
+    [
+        # the program setting its allocator, as a debug print says
+        (
+            "[kernels] triton.set_allocator: using torch.empty for runtime memory allocation\n",
+            "triton-runtime-allocator",
+        ),
+        # ptxas's verbose output of a clean build
+        ("ptxas info    : Used 32 registers, 384 bytes cmem[0]\n", "ptxas-ptx-semantic-error"),
+    ],
+)
+def test_nearby_lines_are_not_taken(text: str, not_rule: str) -> None:
+    report = classify_text(text)
+    rules = [f.rule for f in report.diagnosis.findings] if report.diagnosis is not None else []
+    assert not any(r.startswith(not_rule) for r in rules), rules
