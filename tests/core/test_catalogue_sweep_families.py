@@ -1,6 +1,7 @@
 """Families added from tools' own message catalogues rather than from a report: Triton's launch without the allocator
-that device-side tensor descriptors need (triton/runtime/_allocation.py), and ptxas's two instruction modifiers the
-PTX ISA does not combine (strings of bin/ptxas).  Each is tested on its tool's wording, on a report that printed it
+that device-side tensor descriptors need (triton/runtime/_allocation.py), ptxas's two instruction modifiers the
+PTX ISA does not combine (strings of bin/ptxas), and PyTorch's own Python-level checks: a CPU build's CUDA stream and
+NVTX stubs, TorchInductor with a Triton too old or no GPU backend, a Windows extension build without MSVC.  Each is tested on its tool's wording, on a report that printed it
 where the corpus has one, and on nearby lines it must not take."""
 
 from __future__ import annotations
@@ -30,6 +31,22 @@ from tests.core.corpus_logs import classify_text, verdict
             "kernel-logic",
             "ptxas-ptx-semantic-error",
         ),
+        # torch 2.13.0 torch/cuda/streams.py and torch/cuda/nvtx.py in a CPU build
+        ("RuntimeError: torch.cuda.Stream requires CUDA support\n", "environment", "torch-not-compiled-with-cuda"),
+        (
+            "RuntimeError: NVTX functions not installed. Are you sure you have a CUDA build?\n",
+            "environment",
+            "torch-not-compiled-with-cuda",
+        ),
+        # torch 2.13.0 torch/_inductor/runtime/triton_heuristics.py and triton_helpers.py
+        (
+            "torch._inductor.exc.InductorError: RuntimeError: Installed triton version too old, please upgrade\n",
+            "environment",
+            "torch-inductor-triton-unusable",
+        ),
+        ("RuntimeError: Could not find an active GPU backend\n", "environment", "torch-inductor-no-gpu-backend"),
+        # torch 2.13.0 torch/utils/cpp_extension.py on Windows
+        ("RuntimeError: MSVC is required to load C++ extensions\n", "environment", "torch-extension-needs-msvc"),
     ],
 )
 def test_a_family_answers(text: str, category: str, rule: str) -> None:
