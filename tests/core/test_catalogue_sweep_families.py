@@ -1,6 +1,7 @@
 """Families added from tools' own message catalogues rather than from a report: Triton's launch without the allocator
 that device-side tensor descriptors need (triton/runtime/_allocation.py), ptxas's two instruction modifiers the
-PTX ISA does not combine (strings of bin/ptxas), and PyTorch's own Python-level checks: a CPU build's CUDA stream and
+PTX ISA does not combine (strings of bin/ptxas), ATen's other wordings of operands on two devices (strings of
+libtorch_cpu.so), and PyTorch's own Python-level checks: a CPU build's CUDA stream and
 NVTX stubs, TorchInductor with a Triton too old or no GPU backend, a Windows extension build without MSVC.  Each is tested on its tool's wording, on a report that printed it
 where the corpus has one, and on nearby lines it must not take."""
 
@@ -45,6 +46,24 @@ from tests.core.corpus_logs import classify_text, verdict
             "torch-inductor-triton-unusable",
         ),
         ("RuntimeError: Could not find an active GPU backend\n", "environment", "torch-inductor-no-gpu-backend"),
+        # torch 2.13.0 libtorch_cpu.so: ATen's other wordings of two operands on two devices
+        (
+            "RuntimeError: add: expected 'other' to be a CPU tensor, but got a CUDA tensor\n",
+            "runtime-assumption",
+            "torch-operands-device-check",
+        ),
+        (
+            "RuntimeError: grid_sampler(): expected input and grid to be on same device, but input is on cuda:0 and "
+            "grid is on cpu\n",
+            "runtime-assumption",
+            "torch-operands-device-check",
+        ),
+        (
+            "RuntimeError: index_copy_(): self, index and source expected to be in the same device, but got (self) "
+            "cuda:0, (index) cpu, (source) cuda:0\n",
+            "runtime-assumption",
+            "torch-operands-device-check",
+        ),
         # torch 2.13.0 torch/utils/cpp_extension.py on Windows
         ("RuntimeError: MSVC is required to load C++ extensions\n", "environment", "torch-extension-needs-msvc"),
     ],
@@ -63,6 +82,8 @@ def test_a_family_answers(text: str, category: str, rule: str) -> None:
             "[kernels] triton.set_allocator: using torch.empty for runtime memory allocation\n",
             "triton-runtime-allocator",
         ),
+        # a test's name that says what it checks, not a failure
+        ("test_inputs_expected_to_be_on_same_device PASSED\n", "torch-operands-device-check"),
         # ptxas's verbose output of a clean build
         ("ptxas info    : Used 32 registers, 384 bytes cmem[0]\n", "ptxas-ptx-semantic-error"),
     ],
