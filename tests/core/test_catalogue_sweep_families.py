@@ -1,9 +1,9 @@
 """Families added from tools' own message catalogues rather than from a report: Triton's launch without the allocator
 that device-side tensor descriptors need (triton/runtime/_allocation.py), ptxas's two instruction modifiers the
 PTX ISA does not combine (strings of bin/ptxas), ATen's other wordings of operands on two devices (strings of
-libtorch_cpu.so), and PyTorch's own Python-level checks: a CPU build's CUDA stream and
-NVTX stubs, TorchInductor with a Triton too old or no GPU backend, a Windows extension build without MSVC.  Each is tested on its tool's wording, on a report that printed it
-where the corpus has one, and on nearby lines it must not take."""
+libtorch_cpu.so), and PyTorch's own Python-level checks: a CPU build's CUDA stream and NVTX stubs, TorchInductor with
+a Triton too old or no GPU backend, a Windows extension build without MSVC.  Each is tested on its tool's wording, on a
+report that printed it where the corpus has one, and on nearby lines it must not take."""
 
 from __future__ import annotations
 
