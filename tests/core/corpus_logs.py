@@ -48,6 +48,12 @@ def finding_of(text: str, rule: str) -> Finding:
     return next(f for f in report.diagnosis.findings if f.rule == rule)
 
 
+def finding_rules(text: str) -> list[str]:
+    """The rules of every finding kdiag has on ``text``: the answer's and the candidates' (empty when none)."""
+    report = classify_text(text)
+    return [f.rule for f in report.diagnosis.findings] if report.diagnosis is not None else []
+
+
 def decided(text: str) -> tuple[str | None, str | None, str | None]:
     """(category, failure mode, rule) of kdiag's answer on ``text``."""
     report = classify_text(text)
