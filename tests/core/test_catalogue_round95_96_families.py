@@ -133,6 +133,12 @@ def test_a_family_that_abstains_keeps_its_candidates(text: str, family: str) -> 
             " is not allowed\n",
             "nvcc-host-compiler-builtin-in-device-code",
         ),
+        # a helper of the code's own with a reserved-looking name, called from a kernel: the code's error
+        (
+            'k.cu(12): error: calling a __host__ function("__scale_helper") from a __global__ function("k") is not '
+            "allowed\n",
+            "nvcc-host-compiler-builtin-in-device-code",
+        ),
         # ptxas's warning alone, with no refusal
         (
             "ptxas warning : Program uses 32-bit address on line '86' which is conflicting with .address_size 64\n",
