@@ -307,8 +307,12 @@ def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecor
     timed_out = bool(obj.get("timed_out", False))
     passed = False
     if not text.strip() and exit_code is None and sig is None and not timed_out and env is None:
-        evaluated = _evaluation(obj) or _fields_with_failure(obj)
-        nested = None if evaluated is not None else nested_kb_result(obj)
+        # a KernelBench result with its metadata, the record itself or nested in it, is read as KernelBench's own
+        # records are (its error fields first); one with its two flags alone only when nothing else reads the record
+        nested = nested_kb_result(obj, with_metadata=True)
+        evaluated = None if nested is not None else _evaluation(obj) or _fields_with_failure(obj)
+        if evaluated is None and nested is None:
+            nested = nested_kb_result(obj)
         if nested is not None:
             evaluated = (_kb_text(nested), bool(nested.get("compiled")) and bool(nested.get("correctness")))
         if evaluated is None:
@@ -339,12 +343,13 @@ _OUTPUT_KEY = re.compile(
 )
 
 
-def nested_kb_result(obj: Mapping[str, Any], depth: int = 5) -> dict[str, Any] | None:
+def nested_kb_result(obj: Mapping[str, Any], depth: int = 5, *, with_metadata: bool = False) -> dict[str, Any] | None:
     """A KernelBench evaluation result (its ``compiled`` and ``correctness`` flags, the ``metadata`` its errors are
-    in) held somewhere inside another tool's record: an evolutionary search's program record keeps its evaluator's
-    verdict under ``metrics``, an agent's step its harness's reply under a payload.  The shallowest one that has its
-    ``metadata``, else the shallowest with both flags, whose other plain fields then stand as its metadata; None
-    when the record holds none.  What a record keeps of the program it came from (``parent_metrics``) is not its own.
+    in): the record itself, or one held inside another tool's record (an evolutionary search's program record keeps
+    its evaluator's verdict under ``metrics``, an agent's step its harness's reply under a payload).  The shallowest
+    one that has its ``metadata``; else (not ``with_metadata``) the shallowest with both flags, whose other plain
+    fields then stand as its metadata; None when the record holds none.  What a record keeps of the program it came
+    from (``parent_metrics``) is not its own.
 
     >>> r = nested_kb_result({"id": "p1", "metrics": {"compiled": True, "correctness": False, "score": 10,
     ...     "payload": {"result": {"compiled": True, "correctness": False, "metadata": {"runtime_error": "boom"}}}}})
@@ -352,6 +357,8 @@ def nested_kb_result(obj: Mapping[str, Any], depth: int = 5) -> dict[str, Any] |
     {'runtime_error': 'boom'}
     >>> nested_kb_result({"metrics": {"compiled": False, "correctness": False, "stage": "compile_error"}})["metadata"]
     {'stage': 'compile_error'}
+    >>> nested_kb_result({"metrics": {"compiled": False, "correctness": False}}, with_metadata=True) is None
+    True
     >>> nested_kb_result({"metrics": {"score": 1.0}}) is None
     True
     """
@@ -360,7 +367,7 @@ def nested_kb_result(obj: Mapping[str, Any], depth: int = 5) -> dict[str, Any] |
     def walk(value: Any, level: int) -> None:
         if not isinstance(value, Mapping) or level > depth:
             return
-        if level and isinstance(value.get("compiled"), bool) and isinstance(value.get("correctness"), bool):
+        if isinstance(value.get("compiled"), bool) and isinstance(value.get("correctness"), bool):
             found.append((level, dict(value)))
         for key, item in value.items():
             if str(key) not in CODE_FIELDS + ANSWER_FIELDS and not str(key).startswith("parent"):
@@ -370,7 +377,7 @@ def nested_kb_result(obj: Mapping[str, Any], depth: int = 5) -> dict[str, Any] |
     with_meta = [f for f in found if isinstance(f[1].get("metadata"), Mapping)]
     if with_meta:
         return min(with_meta, key=lambda f: f[0])[1]
-    if not found:
+    if not found or with_metadata:
         return None
     result = min(found, key=lambda f: f[0])[1]
     plain = {

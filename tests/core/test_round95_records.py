@@ -45,6 +45,24 @@ def test_a_kernelbench_result_nested_in_a_program_record_is_read(tmp_path: Path)
     assert report.status == "diagnosed" and report.category == "kernel-logic", report
 
 
+@pytest.mark.parametrize("wrap", ["alone", "result"])
+def test_a_kernelbench_result_alone_or_one_level_down_keeps_its_error(tmp_path: Path, wrap: str) -> None:
+    # the same reading as deeper down: the record itself, or under a harness's "result" key, is not reduced to its
+    # two flags (the error in its metadata is what decides)
+    result = {
+        "compiled": True,
+        "correctness": False,
+        "metadata": {
+            "runtime_error_name": "triton.compiler.errors.CompilationError",
+            "runtime_error": "at 3:10:\n    x = tl.load(p + offs)\n          ^\nNameError('offs is not defined')",
+        },
+    }
+    record = result if wrap == "alone" else {"id": "r-1", "result": result}
+    report = _classify(tmp_path, record)
+    assert report.evidence is not None and "CompilationError" in report.evidence.log.text, report
+    assert report.status == "diagnosed" and report.category == "kernel-logic", report
+
+
 def test_what_a_record_keeps_of_its_parent_program_is_not_its_own(tmp_path: Path) -> None:
     own = {"compiled": True, "correctness": False, "metadata": {"correctness_issue": "Output mismatch",
                                                                 "max_difference": ["0.5"]}}  # fmt: skip
