@@ -43,7 +43,7 @@ from tests.core.corpus_logs import finding_rules, verdict
         (
             "torch._inductor.exc.InductorError: RuntimeError: Installed triton version too old, please upgrade\n",
             "environment",
-            "torch-inductor-triton-unusable",
+            "torch-inductor-triton-missing",
         ),
         ("RuntimeError: Could not find an active GPU backend\n", "environment", "torch-inductor-no-gpu-backend"),
         # torch 2.13.0 libtorch_cpu.so: ATen's other wordings of two operands on two devices
