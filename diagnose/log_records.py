@@ -78,12 +78,25 @@ def low_record_tail(before: str, line: str) -> bool:
     )
 
 
+#: NCCL's own INFO record (``host:pid:tid [dev] NCCL INFO ...``; releases before 2.3 print ``INFO`` without ``NCCL``):
+#: what NCCL tried and how it went on (``nvmlDeviceGetNvLinkCapability() failed: Not Supported`` on a GPU without
+#: NVLink, before it picks another path); its WARN records stay failure lines
+_NCCL_INFO = re.compile(r"^\s*[\w.-]+:\d+:\d+ \[\d+\] (?:NCCL )?INFO\b")
+
+
 def logged_low(text: str, pos: int) -> bool:
     """Whether the line holding ``pos`` is a glog record of warning or INFO severity, or the line that goes on
-    one (:func:`low_record_tail`)."""
+    one (:func:`low_record_tail`), or NCCL's INFO record.
+
+    >>> line = "ecb2de971add:35789:35964 [1] INFO nvmlDeviceGetNvLinkCapability() failed: Not Supported"
+    >>> logged_low(line, line.index("failed")), logged_low("node1:12:34 [0] NCCL WARN Cuda failure 'x'", 30)
+    (True, False)
+    """
     start = text.rfind("\n", 0, pos) + 1
     end = text.find("\n", pos)
     line = text[start : end if end >= 0 else len(text)]
+    if _NCCL_INFO.match(line):
+        return True
     if _RECORD_HEAD.match(line):
         return low_severity(line)
     if start == 0:
