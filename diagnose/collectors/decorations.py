@@ -20,7 +20,9 @@ The prefixes come from a small family of tools, each with a fixed shape:
 
 Two things a copy adds inside the text are undone as well: HTML entities (a log taken from a web page's
 source: ``&lt;module&gt;``, ``&quot;``) and typographic quotes (``‘x’``, ``“x”``: GCC prints them in a UTF-8
-locale, and forums and word processors turn plain quotes into them), read as the plain characters.
+locale, and forums and word processors turn plain quotes into them), read as the plain characters.  A line that
+is one Markdown code span (```AssertionError: ...```, a report quoting an error inline) is read as its content;
+backticks inside a line stay, since tools quote names with them.
 
 A carriage return inside a line is a terminal's overwrite (a progress bar redrawn: tqdm, pip, a compiler's
 status line): the line reads as what the terminal showed last, the text after the last one. A tqdm bar left
@@ -163,6 +165,9 @@ def _overwrites(text: str) -> str:
 #: ``**kwargs``) is not a pair so placed
 _BOLD = re.compile(r"(?<![\w*])\*\*(?=[^\s*])([^*\n]{1,300}?)(?<=[^\s*])\*\*(?![\w*])")
 
+#: a whole line that is one Markdown code span (a report quoting the error inline): its content, indentation kept
+_CODE_SPAN_LINE = re.compile(r"^([ \t]*)`([^`\n]+)`[ \t]*$", re.MULTILINE)
+
 
 def undecorate(text: str) -> str:
     """``text`` without the colours and per-line prefixes a pipeline added (see the module's list).
@@ -193,6 +198,10 @@ def undecorate(text: str) -> str:
     'RuntimeError: a\\nb\\n\\nc'
     >>> undecorate("RuntimeError: CUDA out of memory. **Tried to allocate 712.03 GiB**. GPU 0 has a total")
     'RuntimeError: CUDA out of memory. Tried to allocate 712.03 GiB. GPU 0 has a total'
+    >>> undecorate("`AssertionError: table t has local_cols=1 not divisible by 4.`")
+    'AssertionError: table t has local_cols=1 not divisible by 4.'
+    >>> undecorate("Did you mix up `hl.tile([x])` and `hl.tile(x)`?")  # names quoted inside a line stay
+    'Did you mix up `hl.tile([x])` and `hl.tile(x)`?'
     >>> undecorate("def f(*args, **kwargs): return x**2 + y**2")
     'def f(*args, **kwargs): return x**2 + y**2'
     >>> undecorate("RuntimeError: a\\nRuntimeError: b\\nRuntimeError: c")  # a program's own words stay
@@ -213,6 +222,8 @@ def undecorate(text: str) -> str:
         text = text.translate(_QUOTES)
     if "**" in text:
         text = _BOLD.sub(r"\1", text)
+    if "`" in text:
+        text = _CODE_SPAN_LINE.sub(r"\1\2", text)
     if _STAMPED.search(text):
         text = _STAMPED.sub("", text)
     if "\nE  " in text or text.startswith("E  "):

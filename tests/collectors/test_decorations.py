@@ -44,6 +44,10 @@ DECORATIONS: dict[str, Callable[[str], str]] = {
     "journald": _each_line(lambda i: "Dec 05 11:13:02 gpu-node-7 python3[4242]: "),
     "pytest E column": _each_line(lambda i: "E       "),
     "Markdown quote": _each_line(lambda i: "> "),
+    # a report quoting each line as inline code (a line that holds a backtick itself is left as it is)
+    "Markdown inline code": lambda log: "\n".join(
+        f"`{ln}`" if ln.strip() and "`" not in ln else ln for ln in log.split("\n")
+    ),
     # an unterminated tqdm bar with the log's first line written right after it
     "progress bar left unterminated": lambda log: "\r 37%|###7      | 37/100 [00:03<00:05, 11.2it/s]" + log,
     # a progress bar redrawn with carriage returns before some of the lines (tqdm, pip), as a file keeps it
