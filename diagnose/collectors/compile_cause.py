@@ -59,6 +59,8 @@ True
 'nlohmann/json.hpp'
 >>> missing_header("'cublas_v2.h' file not found"), missing_header('cannot open source file "cuda_fp16.h"')
 ('cublas_v2.h', 'cuda_fp16.h')
+>>> missing_header("Cannot open include file: 'corecrt.h': No such file or directory")  # MSVC's C1083
+'corecrt.h'
 >>> missing_header('identifier "x" is undefined') is None
 True
 >>> header_owner("/opt/pytorch/torch/include/torch/csrc/distributed/c10d/NCCLUtils.hpp")
@@ -151,6 +153,12 @@ _LIBRARIES: tuple[tuple[re.Pattern[str], str], ...] = (
     # HIP's installed headers (ROCm's include/hip/, with the CUDA-backed nvcc_detail/ or nvidia_detail/ that hipcc uses
     # on an NVIDIA GPU)
     (re.compile(r"(?:^|[/\\])include[/\\]hip[/\\]"), "HIP"),
+    # the host toolchain on Windows: MSVC's own headers (VC/Tools/MSVC/<version>/include) and the Windows SDK's
+    # (Windows Kits/10/Include/<version>/ucrt: corecrt.h), which MSVC's headers include
+    (
+        re.compile(r"[/\\]VC[/\\]Tools[/\\]MSVC[/\\][\d.]+[/\\]include[/\\]|[/\\]Windows Kits[/\\]\d+[/\\]Include[/\\]", re.I),
+        "MSVC and the Windows SDK",
+    ),
 )
 _SITE_PKG = re.compile(r"(?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)[/\\]")
 
@@ -284,11 +292,14 @@ def _in_toolkit(path: str) -> bool:
 
 
 #: the preprocessor's "include not found", in the words of gcc's cpp (``%s: No such file or directory``, libcpp's
-#: errno message), clang (``'%0' file not found``, err_pp_file_not_found) and EDG (``cannot open source file``)
+#: errno message), clang (``'%0' file not found``, err_pp_file_not_found), EDG (``cannot open source file``) and MSVC
+#: (C1083, ``Cannot open include file: '%s': No such file or directory``)
 _MISSING_HEADER = (
     re.compile(r"^(?P<h>[\w./+-]+\.\w+|[\w./+-]+): [Nn]o such file or directory$"),
     re.compile(r"^'(?P<h>[^'\n]+)' file not found$"),
     re.compile(r'^cannot open source file "(?P<h>[^"\n]+)"'),
+    # MSVC's C1083 for an #include (cl.exe, and nvcc's host pass on Windows)
+    re.compile(r"^Cannot open include file: '(?P<h>[^'\n]+)': No such file or directory$"),
     # the preprocessor's "fatal error: thrust/count.h" with its reason cut off where a report shortens the line: a
     # bare header path (a folder and a name, or a header's extension) is no other fatal error's message
     re.compile(r"^(?P<h>[\w.+-]+(?:/[\w.+-]+)+|[\w+-]+\.(?:h|hh|hpp|hxx|cuh|inl))$"),
