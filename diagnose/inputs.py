@@ -511,6 +511,10 @@ def _flat_evaluation(obj: Mapping[str, Any]) -> dict[str, Any]:
 _NESTED_RESULTS = ("harness_result", "eval_result", "evaluation", "result")
 
 
+#: a report's ``status`` that says the check passed (with its ``error`` field empty)
+_STATUS_PASSED = ("ok", "success", "succeeded", "passed", "pass")
+
+
 def _evaluation(obj: Mapping[str, Any]) -> tuple[str, bool] | None:
     """An evaluation record with no log fields: (the text the collectors read, whether it says the kernel passed),
     or None when it is not one.  The message (a build log, an exception's text) comes back as written, then the
@@ -525,6 +529,8 @@ def _evaluation(obj: Mapping[str, Any]) -> tuple[str, bool] | None:
     ('compiled: True\\ncorrect: True\\n', True)
     >>> _evaluation({"success": True, "best_speedup": 1.003, "best_kernel": "..."})
     ('success: True\\n', True)
+    >>> _evaluation({"status": "ok", "error": None, "num_shapes": 5})  # a harness's report: its status, no error
+    ('status: ok\\n', True)
     >>> _evaluation({"name": "x"}) is None
     True
     """
@@ -536,6 +542,9 @@ def _evaluation(obj: Mapping[str, Any]) -> tuple[str, bool] | None:
     msg = next((str(obj[k]) for k in _EVAL_TEXTS if isinstance(obj.get(k), str) and obj[k].strip()), "")
     flags = {k: obj[k] for k in _EVAL_FLAGS if isinstance(obj.get(k), bool)}
     if not (name or msg or flags):
+        status = obj.get("status")
+        if isinstance(status, str) and status.strip().lower() in _STATUS_PASSED and "error" in obj and not obj["error"]:
+            return f"status: {status.strip()}\n", True  # a harness's report that says it passed and holds no error
         return None
     # the harness's own name for its failure (a pipeline's "CompilationError" for any build that failed) is a field,
     # not an exception of the compiler: the message says which compiler, in its own words
