@@ -156,7 +156,9 @@ _LIBRARIES: tuple[tuple[re.Pattern[str], str], ...] = (
     # the host toolchain on Windows: MSVC's own headers (VC/Tools/MSVC/<version>/include) and the Windows SDK's
     # (Windows Kits/10/Include/<version>/ucrt: corecrt.h), which MSVC's headers include
     (
-        re.compile(r"[/\\]VC[/\\]Tools[/\\]MSVC[/\\][\d.]+[/\\]include[/\\]|[/\\]Windows Kits[/\\]\d+[/\\]Include[/\\]", re.I),
+        re.compile(
+            r"[/\\]VC[/\\]Tools[/\\]MSVC[/\\][\d.]+[/\\]include[/\\]|[/\\]Windows Kits[/\\]\d+[/\\]Include[/\\]", re.I
+        ),
         "MSVC and the Windows SDK",
     ),
 )
