@@ -55,3 +55,66 @@ def sections(text: str) -> list[tuple[str, str]] | None:
         else:
             found.append((m["name"], body))
     return found
+
+
+#: OpenEvolve's evaluator (and the searches built on it) logs each program it scored on one line:
+#: ``logger.info(f"Evaluated program {program_id} in {elapsed:.2f}s: {format_metrics_safe(metrics)}")``, the metrics as
+#: ``name=value`` pairs joined by ", " (an ``error`` among them when the evaluation failed)
+_EVALUATED = re.compile(r"^[^\n]*?\bEvaluated program (?P<id>[\w.:-]+) in [\d.]+s: (?P<metrics>[^\n]*?)\r?$", re.M)
+#: the program's code, as such a search prints it after a failed evaluation (its retry prompt's "Generated Solution")
+_SOLUTION = re.compile(r"^-{3,} Generated Solution -{3,}[ \t]*\r?\n(?P<code>.*?)^-{6,}[ \t]*\r?$", re.M | re.S)
+#: the metrics that say how the program did against the reference (a search's own bookkeeping, such as ``validity``
+#: or ``combined_score`` of a search-strategy program, says nothing of a kernel)
+CORRECTNESS_METRICS = ("pass_rate", "correctness", "correct", "passed", "success_rate")
+
+
+def evaluated_programs(text: str) -> list[tuple[str, dict[str, str], str, str | None]] | None:
+    """``(program id, its metrics, its part of the log, its code or None)`` per program an evolutionary search's log
+    says it evaluated, in the log's order; None when the log has no such line.  A program's part runs from its line
+    to the next program's, without the code the search printed (that is the program, not its output).
+
+    >>> log = '''06:14:18 [evaluator] Evaluated program a1 in 8.59s: combined_score=88.8, pass_rate=1.0000
+    ... 06:15:27 [evaluator] Evaluated program b2 in 5.21s: combined_score=0.0, pass_rate=0.7222, error=failed (13/18), x=1
+    ... 06:15:27 WARNING [manager] Evaluation failed (attempt 1/3)
+    ... ----- Generated Solution -----
+    ... import torch
+    ... --------------------------
+    ... '''
+    >>> [(p, m, c) for p, m, _, c in evaluated_programs(log)]
+    [('a1', {'combined_score': '88.8', 'pass_rate': '1.0000'}, None), ('b2', {'combined_score': '0.0', 'pass_rate': '0.7222', 'error': 'failed (13/18)', 'x': '1'}, 'import torch\\n')]
+    >>> evaluated_programs("Evaluated 3 programs") is None
+    True
+    """
+    if "Evaluated program " not in text:
+        return None
+    hits = list(_EVALUATED.finditer(text))
+    if not hits:
+        return None
+    out: list[tuple[str, dict[str, str], str, str | None]] = []
+    for i, m in enumerate(hits):
+        part = text[m.start() : hits[i + 1].start() if i + 1 < len(hits) else len(text)]
+        code = None
+        if (sol := _SOLUTION.search(part)) is not None:
+            code = sol["code"]
+            part = part[: sol.start()] + part[sol.end() :]
+        metrics: dict[str, str] = {}
+        for pair in re.split(r", (?=\w+=)", m["metrics"].strip()):
+            name, sep, value = pair.partition("=")
+            if sep and name.strip():
+                metrics[name.strip()] = value.strip()
+        out.append((m["id"], metrics, part.rstrip("\n") + "\n", code))
+    return out
+
+
+def program_passed(metrics: dict[str, str]) -> bool | None:
+    """Whether a program's metrics say it passed (no error and every test right), failed, or say nothing of
+    correctness (None: a search's bookkeeping, not a kernel's evaluation)."""
+    figures = [metrics[k] for k in CORRECTNESS_METRICS if k in metrics]
+    if not figures:
+        return None
+    if metrics.get("error", "").strip() not in ("", "None"):
+        return False
+    try:
+        return all(float(v) >= 1.0 for v in figures)
+    except ValueError:
+        return all(v.strip().lower() in ("true", "1", "1.0") for v in figures)

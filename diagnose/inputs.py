@@ -122,8 +122,13 @@ def text_records(
     rid: str, data: bytes, origin: str, *, truncated: bool = False, size: int | None = None
 ) -> Iterator[InputRecord]:
     """One text input: a record of its own, or one per program where it is a batch log of sections
-    (:mod:`diagnose.harness_logs`: TritonBench's ``=== Output for NAME on GPU N ===``)."""
+    (:mod:`diagnose.harness_logs`: TritonBench's ``=== Output for NAME on GPU N ===``) or an evolutionary search's
+    log of the programs it evaluated (OpenEvolve's ``Evaluated program ID in Ns: metrics``)."""
     rec = text_record(rid, data, origin, truncated=truncated, size=size)
+    programs = harness_logs.evaluated_programs(rec.text) if rec.text and rec.error is None else None
+    if programs:
+        yield from _program_records(rid, origin, programs, rec.warnings)
+        return
     parts = harness_logs.sections(rec.text) if rec.text and rec.error is None else None
     if not parts:
         yield rec
@@ -133,6 +138,29 @@ def text_records(
         seen[name] = seen.get(name, 0) + 1
         key = name if seen[name] == 1 else f"{name}#{seen[name]}"
         yield InputRecord(id=f"{rid}/{key}", text=body, origin=f"{origin}[{key}]", warnings=rec.warnings)
+
+
+def _program_records(
+    rid: str, origin: str, programs: list[tuple[str, dict[str, str], str, str | None]], warnings: tuple[str, ...]
+) -> Iterator[InputRecord]:
+    """One record per program an evolutionary search's log evaluated (:func:`harness_logs.evaluated_programs`): its
+    line and what follows it, its code where the log printed it, passed when its metrics say so, and not a kernel's
+    evaluation when they hold no correctness figure (a search-strategy program's ``validity``)."""
+    seen: dict[str, int] = {}
+    for pid, metrics, part, code in programs:
+        seen[pid] = seen.get(pid, 0) + 1
+        key = pid if seen[pid] == 1 else f"{pid}#{seen[pid]}"
+        passed = harness_logs.program_passed(metrics)
+        error = None
+        if passed is None:
+            error = (
+                "not evaluated as a kernel: the program's metrics hold no correctness figure "
+                f"({', '.join(sorted(metrics)) or 'none'})"
+            )
+        yield InputRecord(
+            id=f"{rid}/{key}", text=part, origin=f"{origin}[{key}]", warnings=warnings, passed=bool(passed),
+            error=error, code=code,
+        )  # fmt: skip
 
 
 #: GPU MODE's eval.py writes its result as ``key: value`` lines to POPCORN_FD (what popcorn-cli shows):

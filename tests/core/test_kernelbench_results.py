@@ -253,3 +253,27 @@ def test_a_record_of_an_unknown_schema_is_read_for_the_fields_that_hold_output(t
     path.write_text(json.dumps({"task": "relu", "ms": 0.5}))
     (rec,) = read_inputs([str(path)])
     assert rec.error == "record has no log, output, exit status or environment"
+
+
+def test_a_search_log_is_read_one_record_per_evaluated_program(tmp_path: Path) -> None:
+    # OpenEvolve's evaluator line per program; the code a search prints after a failed one is the program, not a log
+    log = (
+        "06:14:09 [main_controller] Initialized discovery process\n"
+        "06:14:18 [evaluator] Evaluated program p1 in 8.59s: combined_score=88.8556, pass_rate=1.0000\n"
+        "06:15:27 [evaluator] Evaluated program p2 in 0.40s: combined_score=0.0000, pass_rate=0.0000, "
+        "error=Traceback (most recent call last): NameError: name 'tl' is not defined\n"
+        "----- Generated Solution -----\nimport torch\nraise RuntimeError('CUDA error: out of memory')\n"
+        "--------------------------\n"
+        "06:16:06 [evaluator] Evaluated program s1 in 0.00s: validity=1.0000, combined_score=0.0000\n"
+        "06:17:00 [evaluator] Evaluated program p1 in 8.10s: combined_score=88.9, pass_rate=1.0000\n"
+    )
+    path = tmp_path / "run.log"
+    path.write_text(log)
+    recs = {r.id: r for r in read_inputs([str(path)])}
+    assert list(recs) == ["run.log/p1", "run.log/p2", "run.log/s1", "run.log/p1#2"]
+    assert recs["run.log/p1"].passed and recs["run.log/p1#2"].passed and not recs["run.log/p2"].passed
+    assert recs["run.log/p2"].code is not None and "out of memory" not in recs["run.log/p2"].text
+    assert recs["run.log/s1"].error is not None and "no correctness figure" in recs["run.log/s1"].error
+    reports = {r.id: r for r in classify_records(recs.values())}
+    assert reports["run.log/p1"].status == "pass"
+    assert reports["run.log/p2"].diagnosis is not None and reports["run.log/p2"].diagnosis.category == "kernel-logic"
