@@ -198,15 +198,23 @@ def wilson_lower(right: int, cases: int, z: float = 1.96) -> float:
     return (centre - spread) / (1 + z * z / cases)
 
 
+#: the measured precision a rule authored to abstain needs before its tally lets it answer: three answers in four
+#: right; below that, abstaining with it first among the candidates serves better than an answer wrong one time in
+#: three (a bare out-of-memory text is the problem size about two times in three, another process's memory or a leak
+#: the third)
+LIFT_PRECISION = 0.75
+
+
 def held_below_threshold(authored: float, tally: Tally | None, value: float) -> float:
     """A rule authored below :data:`ANSWERS_FROM` is one its author meant not to decide alone (an
     error text that fits several owners).  Its tally may still lift it past the answer threshold, but
     only when the measurement shows it decides: the 95 % lower bound of its measured precision is at
-    the threshold or above.  Otherwise it stays just under the threshold, however its cases happened
-    to fall (26 of 51 right is a coin flip, not a reason to answer)."""
+    the threshold or above, and the precision itself at :data:`LIFT_PRECISION`.  Otherwise it stays just
+    under the threshold, however its cases happened to fall (26 of 51 right is a coin flip, not a reason
+    to answer; 36 of 57 is not one either)."""
     if authored >= ANSWERS_FROM or value < ANSWERS_FROM or tally is None:
         return value
-    if wilson_lower(tally.right, tally.cases) >= ANSWERS_FROM:
+    if wilson_lower(tally.right, tally.cases) >= ANSWERS_FROM and tally.right >= LIFT_PRECISION * tally.cases:
         return value
     return round(ANSWERS_FROM - 0.01, 3)
 

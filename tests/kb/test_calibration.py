@@ -229,6 +229,10 @@ def test_a_rule_meant_not_to_decide_alone_answers_only_when_its_measurement_says
     decisive = C.Tally(cases=44, right=40, suites=5)
     assert C.wilson_lower(40, 44) >= C.ANSWERS_FROM
     assert C.held_below_threshold(0.35, decisive, C.calibrated(0.35, decisive)) == C.calibrated(0.35, decisive)
+    # 36 of 57 right: the interval's lower end just reaches the threshold, yet one answer in three would be wrong
+    two_in_three = C.Tally(cases=57, right=36, suites=35)
+    assert C.wilson_lower(36, 57) >= C.ANSWERS_FROM
+    assert C.held_below_threshold(0.45, two_in_three, C.calibrated(0.45, two_in_three)) < C.ANSWERS_FROM
     # a rule authored to answer keeps what it measured
     assert C.held_below_threshold(0.8, coin_flip, 0.51) == 0.51
     conf = C.confidences([("text-only", "kernel-logic", 0.35)], {"text-only": coin_flip})
