@@ -3,7 +3,8 @@ a check's negated contract ("not divisible by N"), torch's 32-bit packed accesso
 ``torch.ops`` does not have, ptxas's register allocation failure, NVSHMEM's generic initialisation failure, a CUDA
 driver API symbol the driver lacks, a module load refused during graph capture with no driver version (holdout97);
 GCC's internal compiler error, MSVC's C1083 for a header of the toolchain, libcudf's concatenation past ``size_type``,
-torch's pageable copy during graph capture (holdout98).
+torch's pageable copy during graph capture, the RAPIDS libraries' own input and dtype checks, a check stating the
+dtypes it accepts (holdout98).
 
 Each is tested on the line of the development case (its id in the comment) and on another wording of the same tool
 (its source, cited in the family's ``messages``), and on nearby lines it must not take."""
@@ -69,6 +70,25 @@ from tests.core.corpus_logs import classify_text, corpus_log, finding_rules, ver
             corpus_log("holdout98", "h98d-cugraph-uuid-vertex-ids-cudf-size-type-overflow"),
             "runtime-assumption",
             "cudf-column-size-limit",
+        ),
+        # corpus/holdout98 h98d-cugraph-int64-vertex-ids-unsupported-dtype
+        (
+            corpus_log("holdout98", "h98d-cugraph-int64-vertex-ids-unsupported-dtype"),
+            "runtime-assumption",
+            "rapids-unsupported-data-type",
+        ),
+        # cuGraph's later form of its precondition check (CUGRAPH_EXPECTS), another algorithm's condition
+        (
+            "RuntimeError: cuGraph failure at file=/opt/conda/include/cugraph/algorithms.hpp line=88: Invalid input "
+            "argument: graph must be symmetric\n",
+            "runtime-assumption",
+            "rapids-invalid-input-argument",
+        ),
+        # corpus/holdout98 h98c-cogvideox-wrapper-stale-node-sage-dtype: the dtypes a check accepts, stated
+        (
+            "AssertionError: Input tensors must be in dtype of torch.float16 or torch.bfloat16\n",
+            "runtime-assumption",
+            "concept-unsupported-dtype",
         ),
         # corpus/holdout98 h98c-gguf-dequant-under-cuda-graph-capture
         (
