@@ -4,7 +4,7 @@ a check's negated contract ("not divisible by N"), torch's 32-bit packed accesso
 driver API symbol the driver lacks, a module load refused during graph capture with no driver version (holdout97);
 GCC's internal compiler error, MSVC's C1083 for a header of the toolchain, libcudf's concatenation past ``size_type``,
 torch's pageable copy during graph capture, the RAPIDS libraries' own input and dtype checks, a check stating the
-dtypes it accepts (holdout98).
+dtypes it accepts, Python's unbound local variable (holdout98).
 
 Each is tested on the line of the development case (its id in the comment) and on another wording of the same tool
 (its source, cited in the family's ``messages``), and on nearby lines it must not take."""
@@ -104,6 +104,13 @@ def test_a_family_answers(text: str, category: str, rule: str) -> None:
         (
             corpus_log("holdout97", "h97f-sglang-gemma4-extend-attn-ptxas-regalloc-sm100"),
             "ptxas-register-allocation-failed-at-maximum",
+        ),
+        # corpus/holdout98 h98c-sageattn-fp32-qk-unbound-o: Python's unbound local, quoted without its class name
+        (corpus_log("holdout98", "h98c-sageattn-fp32-qk-unbound-o"), "python-local-variable-unbound"),
+        # CPython 3.11's wording of the same error
+        (
+            "UnboundLocalError: cannot access local variable 'o' where it is not associated with a value\n",
+            "python-local-variable-unbound",
         ),
         # corpus/holdout97 h97c-torch-symmmem-nvshmem-init-before-cuda-runtime: the generic line names no step
         (corpus_log("holdout97", "h97c-torch-symmmem-nvshmem-init-before-cuda-runtime"), "nvshmem-init-failed"),
