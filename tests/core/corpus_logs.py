@@ -71,6 +71,22 @@ def verdict(text: str) -> tuple[str, str | None, str | None]:
     return report.status, d.category, d.rule
 
 
+def assert_family_answers(text: str, category: str, rule: str) -> None:
+    """kdiag answers ``text`` with ``category`` by a rule whose id starts with ``rule`` (a family's rule)."""
+    status, got_category, got_rule = verdict(text)
+    assert (status, got_category) == ("diagnosed", category), (status, got_category, got_rule)
+    assert got_rule is not None and got_rule.startswith(rule), got_rule
+
+
+def assert_family_abstains(text: str, family: str) -> None:
+    """kdiag abstains on ``text`` with ``family`` among its findings and at least two owners among them."""
+    report = classify_text(text)
+    assert report.status == "unknown", (report.status, report.diagnosis and report.diagnosis.rule)
+    assert report.diagnosis is not None
+    assert any(f.rule.startswith(family) for f in report.diagnosis.findings), report.diagnosis.findings
+    assert len({f.category for f in report.diagnosis.findings}) >= 2
+
+
 def regenerated_table(script: str, table: str, out_dir: Path) -> tuple[dict, dict]:
     """(the table checked in at diagnose/data/``table``, the one ``scripts/<script>`` writes now from this machine's
     CUDA toolkit); a test marked ``toolkit`` compares them."""
