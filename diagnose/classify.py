@@ -105,7 +105,10 @@ def with_text_prior(diagnosis: Diagnosis, ev: Evidence) -> Diagnosis:
     """A failure no rule answered, answered from the text prior (:mod:`diagnose.text_prior`) when the words of the
     log the collectors read point to one owner clearly enough; else the diagnosis as it was."""
     from diagnose import text_prior as TP
+    from diagnose.confidence import held_by_input
 
+    if any(held_by_input(f) for f in diagnosis.findings):
+        return diagnosis
     model = TP.load()
     prior = TP.predict(ev.log.text, model) if model else None
     if model is None or prior is None or prior.probability < TP.ANSWER_FROM:

@@ -13,9 +13,11 @@ small, bounded and additive, and each step is named so a reader can see why:
   defect, not a doubt about the category; ``-0.20`` when a compiler crashed or failed its own
   assertion): the author of the code is not the reader, and a crashing compiler is a compiler bug
   (``environment``).
-- **the values contradict the answer** (``-0.20``): a ``runtime-assumption`` answer (this GPU's
-  limit) when the shared memory requested is over every GPU's limit: the problem size or the
-  kernel's configuration is the cause, not the device it ran on.
+- **the values contradict the answer** (``-0.20``, and at most :data:`OVER_EVERY_CEILING`): a
+  ``runtime-assumption`` answer (this GPU's limit) when the shared memory requested is over every GPU's
+  limit: the device it ran on is not the cause, and the message cannot tell the kernel's configuration
+  (fixed, wrong on every GPU: the kernel's) from an input past the sizes the kernel supports (the
+  caller's), so the answer becomes a candidate beside that check.
 - **nothing to stand on** (``-0.05``): a log of at most two lines with no frame, kernel name or source
   line, read by a rule that decides from text alone.
 
@@ -61,6 +63,7 @@ MAX_DOWN = -0.25
 FLOOR, CEILING = 0.05, 0.99
 BARE_STATUS_CEILING = 0.6
 LIBRARY_LAUNCH_CEILING = 0.45
+OVER_EVERY_CEILING = 0.45
 CALLER_UNSEEN_CEILING = 0.8
 ANSWERS_FROM = 0.5  # the answer threshold (diagnose.matcher.MIN_CONFIDENCE)
 OWN_COMPILE_FLOOR = 0.6
@@ -265,6 +268,12 @@ def assess(rule: Any, context: Mapping[str, Any]) -> tuple[float, str | None]:
     if why_open:
         value = LIBRARY_LAUNCH_CEILING
         moves.append((0.0, f"at most {LIBRARY_LAUNCH_CEILING:.2f}: {why_open}"))
+    over_every = _smem_over_every_gpu(context) if rule.category == "runtime-assumption" else None
+    if over_every is not None and value > OVER_EVERY_CEILING:
+        value = OVER_EVERY_CEILING
+        moves.append(
+            (0.0, f"at most {OVER_EVERY_CEILING:.2f}: no GPU fits it, so its configuration or its input decides")
+        )
     why_caller = caller_unseen(context) if value > CALLER_UNSEEN_CEILING else None
     if why_caller:
         value = CALLER_UNSEEN_CEILING
@@ -303,3 +312,15 @@ def ruled_out(rule: Any, context: Mapping[str, Any]) -> str | None:
         # NVIDIA's closed code: no kernel of the reader's failed, and no one but NVIDIA can change the library's
         return f"the sanitizer's host frames show {library} launched the faulting kernel: the kernel is the library's"
     return None
+
+
+#: the ceilings under the answer threshold that the input's own figures set: the figures say the owner is open
+HELD_BY_INPUT = (OVER_EVERY_CEILING, LIBRARY_LAUNCH_CEILING)
+
+
+def held_by_input(finding: Any) -> bool:
+    """Whether ``finding``'s confidence was held under the answer threshold by the input's own figures (a request
+    over every GPU's limit, a launch a library chose): the candidates stay open, and no resemblance of words
+    (:mod:`diagnose.text_prior`) answers in their place."""
+    said = dict(getattr(finding, "facts", ())).get("confidence") or ""
+    return any(f"at most {c:.2f}: " in said for c in HELD_BY_INPUT)

@@ -95,7 +95,10 @@ def test_an_address_outside_every_space_is_a_memory_error_whose_owner_memcheck_d
         ("illegal_address/4-memcheck.sanitizer.log", "kernel-logic", None),
         ("illegal_address/7-initcheck.sanitizer.log", "kernel-logic", "uninitialized-read"),
         ("device_assert/4-memcheck.sanitizer.log", "kernel-logic", "device-assert"),
-        ("smem_hungry/1-plain.stderr", "runtime-assumption", "smem-exceeds-device-limit"),
+        # 256 KiB, over every GPU's 227 KiB: the message cannot tell a config wrong everywhere (the kernel's; under
+        # `kdiag run` the size is one the kernel declares, triton-run-smem-over-every-gpu) from an input past what the
+        # kernel supports (the caller's): a candidate
+        ("smem_hungry/1-plain.stderr", "unknown", None),
         ("dot_8x8/1-plain.stderr", "kernel-logic", "language-misuse"),
     ],
 )
