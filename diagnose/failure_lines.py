@@ -126,7 +126,7 @@ from diagnose.failure_line_table import (  # the patterns, a table of their own 
     START,
     single_line_pattern,
 )
-from diagnose.log_records import low_severity
+from diagnose.log_records import logged_traceback_spans, low_severity, reported_exception
 from diagnose.sentinels import sentinel_pid_lines
 
 #: keyword -> the indices of the patterns it selects
@@ -273,6 +273,8 @@ def _healthy(line: str) -> bool:
     if healthy_line(line) or not_about_run(line):
         return True
     if line.lstrip()[:1] in ("C", "E") and _PY_LOG_ROUTINE.match(line):
+        return True
+    if reported_exception(line):  # a report's field that holds what failed to load: the report went on
         return True
     return (low_severity(line) and not strong(line)) or _note(line)
 
@@ -524,6 +526,9 @@ def _keyword_lines(text: str, memo: dict[Any, Any]) -> Iterator[tuple[int, str]]
     if candidates is None:
         candidates = memo["lines"] = sorted(_candidate_lines(text).items())
     failed: dict[int, bool] = memo.setdefault("failed", {})
+    logged = memo.get("logged")
+    if logged is None:  # tracebacks a warning logged: a caught exception the program went on from
+        logged = memo["logged"] = logged_traceback_spans(text)
     for start, indices in candidates:
         hit = failed.get(start)
         if hit is False:
@@ -536,6 +541,7 @@ def _keyword_lines(text: str, memo: dict[Any, Any]) -> Iterator[tuple[int, str]]
                 and _selected(frozenset(indices), line)
                 and not _healthy(line)
                 and (not _FRAME_LINE.match(line) or _frames_fail(text, memo))
+                and not any(a <= start < b for a, b in logged)
             )
         if hit:
             yield text.count("\n", 0, start) + 1, line.strip()

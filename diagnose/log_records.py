@@ -103,3 +103,80 @@ def logged_low(text: str, pos: int) -> bool:
         return False
     before = text[text.rfind("\n", 0, start - 1) + 1 : start - 1]
     return low_record_tail(before, line)
+
+
+#: the head of a Python ``logging`` record of warning, INFO or DEBUG severity, in the formats its handlers print:
+#: ``WARNING:root:msg``, ``WARNING  msg   file.py:61`` (rich), ``[WARNING] msg``, ``2024-05-01 10:00:00,123 - name -
+#: WARNING - msg``, ``2024-05-01 10:00:00 WARNING msg``, ``[2024-05-01 10:00:00] [INFO] msg``
+_LOGGING_LOW_HEAD = re.compile(
+    r"""^\s*(?:\[?\d{4}-\d\d-\d\d[T\ ]\d\d:\d\d:\d\d(?:[.,]\d+)?\]?\s*(?:[-|]\s*)?(?:[\w.]+\s+-\s+)?)?
+         \[?(?:WARNING|WARN|INFO|DEBUG)\]?(?::[\w.]*:|\s+-\s+|\s)""",
+    re.VERBOSE,
+)
+_TB_HEAD = "Traceback (most recent call last):"
+
+
+def logged_traceback(lines: list[str], head: int) -> bool:
+    """Whether the traceback whose ``Traceback (most recent call last):`` line is ``lines[head]`` is one a Python
+    ``logging`` record of warning, INFO or DEBUG severity printed right under its message (``logger.warning(msg,
+    exc_info=True)``): an exception the program caught, logged and went on from (xFormers' "A matching Triton is not
+    available" with the ``ModuleNotFoundError`` it caught), not the one that ended it.  Python's warnings
+    (``UserWarning: ...``) and glog records (``[W ...]``, ``W1203 ...``) print no traceback of their own and are
+    not read so.
+
+    >>> logged_traceback(["WARNING  A matching Triton is not available   __init__.py:61", _TB_HEAD], 1)
+    True
+    >>> logged_traceback(["2024-05-01 10:00:00,123 - xformers - WARNING - Triton missing", _TB_HEAD], 1)
+    True
+    >>> logged_traceback(["x.py:3: UserWarning: slow path", "  warnings.warn(", _TB_HEAD], 2)
+    False
+    >>> logged_traceback(["ERROR:root:failed", _TB_HEAD], 1), logged_traceback([_TB_HEAD], 0)
+    (False, False)
+    """
+    if head <= 0:
+        return False
+    return _LOGGING_LOW_HEAD.match(lines[head - 1]) is not None
+
+
+def logged_traceback_spans(text: str) -> list[tuple[int, int]]:
+    """The character spans of ``text`` that are tracebacks :func:`logged_traceback` reads as logged: from the
+    ``Traceback`` line to its exception line (the first line at the traceback's own indent that is not a frame)."""
+    if _TB_HEAD not in text:
+        return []
+    lines = text.splitlines(keepends=True)
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    starts = []
+    for line in lines:
+        starts.append(offset)
+        offset += len(line)
+    bare = [ln.rstrip("\r\n") for ln in lines]
+    i = 0
+    while i < len(bare):
+        if bare[i].lstrip().startswith(_TB_HEAD) and logged_traceback(bare, i):
+            j = i + 1
+            while j < len(bare) and (bare[j].startswith((" ", "\t")) or not bare[j].strip()):
+                j += 1
+            end = starts[j] + len(lines[j]) if j < len(bare) else offset
+            spans.append((starts[i], end))
+            i = j + 1
+            continue
+        i += 1
+    return spans
+
+
+#: a report's row whose value is an exception's ``repr`` (``cuSOLVER Version   : ImportError('libhipblas.so.2: cannot
+#: open shared object file: ...')``, CuPy's ``show_config()``, which prints what failed to load instead of a version):
+#: a field of a report that went on, not an exception raised
+_REPORTED_EXCEPTION = re.compile(r"^\s*[A-Za-z][\w .()/+-]{0,60}?\s:\s+[A-Z]\w*(?:Error|Exception)\((?:'|\")")
+
+
+def reported_exception(line: str) -> bool:
+    """Whether ``line`` is a report's row whose value is an exception's ``repr`` (:data:`_REPORTED_EXCEPTION`).
+
+    >>> reported_exception("cuSOLVER Version          : ImportError('libhipblas.so.2: cannot open shared object file')")
+    True
+    >>> reported_exception("ImportError: libcusolver.so.11: cannot open shared object file"), reported_exception("x")
+    (False, False)
+    """
+    return ":" in line and "(" in line and _REPORTED_EXCEPTION.match(line) is not None

@@ -107,6 +107,7 @@ from typing import Any
 
 from diagnose.collectors.gate_words import gate, words_in
 from diagnose.facts import EnvFacts
+from diagnose.log_records import logged_traceback_spans, reported_exception
 
 # (tag, literal needles): a tag is set when any needle occurs.  Regex extraction runs only after.
 _SIMPLE: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -389,8 +390,9 @@ _WARNED_LINE = re.compile(
 
 
 def _first_not_warned(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
-    """The first match of ``pattern`` on a line not logged as a warning: a library the program warned about
-    and went on without is not what failed.
+    """The first match of ``pattern`` on a line not logged as a warning, nor a report's field holding an exception's
+    ``repr`` (:func:`~diagnose.log_records.reported_exception`): a library the program warned about, or reported
+    unloadable, and went on without is not what failed.
 
     >>> line = "2021-03-01 10:00:00.1: W tensorflow/x/dso_loader.cc:60] Could not load dynamic library "
     >>> _first_not_warned(_MISSING_SO, line + "'a.so'; dlerror: a.so: cannot open shared object file") is None
@@ -404,7 +406,8 @@ def _first_not_warned(pattern: re.Pattern[str], text: str) -> re.Match[str] | No
     for m in pattern.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
-        if not _WARNED_LINE.search(text[start : end if end >= 0 else len(text)]):
+        line = text[start : end if end >= 0 else len(text)]
+        if not _WARNED_LINE.search(line) and not reported_exception(line):
             return m
     return None
 
@@ -478,7 +481,8 @@ def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
                 kw["missing_library"] = m.group(1)
                 tag("missing-library-then-its-error", m.start())
     if "No module named" in text:
-        m = _NO_MODULE.search(text)
+        logged = logged_traceback_spans(text)  # a caught import a warning logged (an optional dependency)
+        m = next((m for m in _NO_MODULE.finditer(text) if not any(a <= m.start() < b for a, b in logged)), None)
         if m:
             kw["missing_module"] = m.group(1)
             tag("missing-module", m.start())

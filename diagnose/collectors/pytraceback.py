@@ -62,6 +62,7 @@ import re
 
 from diagnose.collectors.gate_words import gate
 from diagnose.facts import Frame, PyFacts
+from diagnose.log_records import logged_traceback
 
 _TB_HEAD = "Traceback (most recent call last):"
 _CHAIN_MARKERS = (
@@ -349,6 +350,9 @@ def parse(text: str) -> PyFacts | None:
         if has_tb and _TB_HEAD in line:
             prefix = line[: line.index(_TB_HEAD)]
             sections, chained, nxt = _parse_group(lines, i, prefix)
+            if sections and logged_traceback(lines, i):  # caught, logged under a warning, and gone on from
+                i = nxt
+                continue
             if sections:
                 groups.append(sections)
                 chained_any = chained_any or chained
