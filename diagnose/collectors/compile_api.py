@@ -286,6 +286,17 @@ CCCL_REPLACEMENTS: dict[str, str | None] = {
 #: The installed torch's c10/util/Exception.h still defines AT_ASSERT, AT_ASSERTM and AT_ERROR, and no AT_CHECK
 #: (the test checks it).
 REMOVED_TORCH_API: dict[str, str] = {"AT_CHECK": "PyTorch 1.5"}
+#: a compiler's incomplete-type error on one of PyTorch's legacy TH/THC tensor structs: PyTorch 0.4.1 made them opaque
+#: (code reading ``tensor->size[0]`` or ``->nDimension`` stopped compiling; the structs became ``at_Tensor_Impl`` in
+#: 1.0: jwyang/faster-rcnn.pytorch#275, chrischoy/pytorch_knn_cuda#3, MIC-DKFZ/medicaldetectiontoolkit#16,
+#: pytorch/pytorch#8483 and #12169). GCC: "dereferencing pointer to incomplete type 'THTensor {aka struct
+#: THTensor}'", "invalid use of incomplete type"; clang: "incomplete definition of type 'struct at_Tensor_Impl'",
+#: "member access into incomplete type"; EDG: "pointer to incomplete class type "THCTensor" is not allowed"
+_TH_OPAQUE = re.compile(
+    r"(?:incomplete (?:class )?type|incomplete definition of type)\s*[\u2018'\"`]?(?:struct )?"
+    r"(?P<legacy>TH(?:C(?:uda)?)?(?:Byte|Char|Short|Int|Long|Float|Double|Half)?(?:Tensor|Storage)|at_Tensor_Impl)\b"
+)
+TH_OPAQUE_RELEASE = "PyTorch 0.4.1"
 #: EDG's conversion errors ("no suitable constructor exists to convert from "c10::ScalarType" to "at::Type"", "no
 #: suitable conversion function from ... to ... exists", "argument of type ... is incompatible with parameter of
 #: type ...") where one side is PyTorch's legacy type class: ``at::Type`` (what ``tensor.type()`` returned and the
@@ -639,6 +650,9 @@ def undefined_api(message: str) -> tuple[str, str, str | None] | None:
     conv = _TORCH_TYPE_CONVERSION.search(message)
     if conv:
         return conv.group("legacy"), "PyTorch C++ API", None
+    opaque = _TH_OPAQUE.search(message)
+    if opaque:
+        return opaque.group("legacy"), "PyTorch C++ API", TH_OPAQUE_RELEASE
     m = UNDEFINED_IDENTIFIER.search(message) or _NOT_TEMPLATE.search(message.strip())
     if m:
         name = m.group("name")
@@ -685,9 +699,18 @@ def undefined_api_host(message: str) -> tuple[str, str, str | None] | None:
     ('PyTorch C++ API', 'PyTorch 1.5')
     >>> undefined_api_host("use of undeclared identifier 'factor'") is None
     True
+    >>> undefined_api_host("dereferencing pointer to incomplete type \u2018THTensor {aka struct THTensor}\u2019")
+    ('THTensor', 'PyTorch C++ API', 'PyTorch 0.4.1')
+    >>> undefined_api_host("incomplete definition of type 'struct at_Tensor_Impl'")[0]
+    'at_Tensor_Impl'
+    >>> undefined_api_host("invalid use of incomplete type \u2018struct MyTensor\u2019") is None
+    True
     >>> undefined_api_host("\u2018custatevecApplyExp\u2019 was not declared in this scope; did you mean \u2018custatevecApplyMatrix\u2019?")
     ('custatevecApplyExp', 'cuStateVec', None)
     """
+    opaque = _TH_OPAQUE.search(message)
+    if opaque:
+        return opaque.group("legacy"), "PyTorch C++ API", TH_OPAQUE_RELEASE
     m = _HOST_UNDECLARED.search(message.strip())
     if m:
         name = m.group("name") or m.group("clang") or m.group("msvc")

@@ -70,6 +70,8 @@ _MARKERS = (
     "): \nerror",
     "detected in the compilation",
     ": error",
+    ":\nerror",  # a gcc line wrapped after its location (see _GCC)
+    ": \nerror",
     ": fatal error",
     "fatal error: ",
     "nvrtc",
@@ -117,11 +119,12 @@ _GPU_NAME = re.compile(r"Value '([^']+)' is not defined for option 'gpu-name'")
 _UNSUPPORTED_ARCH = re.compile(r"Unsupported gpu architecture '([^'\s]+)'?")
 # gcc/clang: "path/file.h:137:2: error: msg"; only C/C++/CUDA sources (and the C++ standard library's headers, which
 # have no extension: "/usr/include/c++/6/tuple"), so Python or MLIR locations never count; a build tool may indent
-# the line (a CI log's step, cargo's build-script output)
+# the line (a CI log's step, cargo's build-script output); a copy wrapped at the width of a page or terminal can put
+# the severity on the line after the location ("src/corr_cuda.c:23:27: " then "error: dereferencing ...")
 _GCC = re.compile(
     r"^[ \t]*(?P<file>[^\s:][^:\n]*?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|cu|cuh|inl|ii|i|tcc)|<command-line>"
     r"|[^\s:][^:\n]*?/c\+\+/(?:\d+(?:\.\d+)*|v1)/[\w/+-]+)"
-    r":(?P<line>\d+):(?:\d+:)? (?P<sev>fatal error|error|warning|note): (?P<msg>[^\n]*)$",
+    r":(?P<line>\d+):(?:\d+:)?(?: |[ \t]*\n[ \t]*)(?P<sev>fatal error|error|warning|note): (?P<msg>[^\n]*)$",
     re.M,
 )
 # the preprocessor's include not found with its location cut off (an issue title, a quoted line): "fatal error:
@@ -448,7 +451,7 @@ def parse(text: str) -> CompilerFacts | None:
                 sc.add(m.start(), "nvcc", "error", m.group("msg"))
     res = _Resources()
     _scan_ptxas(sc, res)
-    if ": error" in text or "fatal error: " in text or ": warning" in text:
+    if ": error" in text or "fatal error: " in text or ": warning" in text or ":\nerror" in text or ": \nerror" in text:
         _scan_gcc(sc)
     elif ": note:" in text and not sc.found:
         _scan_gcc(sc)  # notes alone say nothing failed, unless they list the packs gcc found bare

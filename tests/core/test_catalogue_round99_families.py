@@ -1,6 +1,10 @@
 """Families learned from holdout99 and the healthy round public26 (after their first measurements), each from its
 tool's own output format.
 
+holdout99: torch's CUDA IPC import refused for want of the pidfd system calls (the host's Linux kernel), the EDG front
+end's unknown diagnostic tag or number (a build's flags for another toolkit), PyTorch's legacy TH/THC tensor structs
+that 0.4.1 made opaque (an extension written for an older PyTorch), and a GCC diagnostic wrapped after its location.
+
 Healthy (corpus/healthy/public26.yaml): a traceback Python's ``logging`` printed under a warning record
 (``logger.warning(msg, exc_info=True)``: an exception caught, logged and gone on from), and a report's row whose value
 is an exception's ``repr`` (CuPy's ``show_config()`` prints what failed to load instead of a version). Each is tested
@@ -10,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.corpus_logs import CORPUS, classify_text, verdict
+from tests.core.corpus_logs import CORPUS, assert_family_answers, classify_text, corpus_log, verdict
 
 TB = (
     "Traceback (most recent call last):\n"
@@ -57,3 +61,68 @@ def test_a_logged_caught_exception_and_a_reported_load_failure_are_no_failure(te
 def test_the_same_exceptions_raised_are_still_failures(text: str) -> None:
     status, category, _ = verdict(text)
     assert status == "diagnosed" and category == "environment", (status, category)
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "rule"),
+    [
+        # corpus/holdout99 h99b-openrlhf-cuda-ipc-pidfd-open-old-host-kernel
+        (
+            corpus_log("holdout99", "h99b-openrlhf-cuda-ipc-pidfd-open-old-host-kernel"),
+            "environment",
+            "torch-cuda-ipc-pidfd-syscall-missing",
+        ),
+        # torch c10/cuda/CUDACachingAllocator.cpp: the same import's second system call
+        (
+            "RuntimeError: The kernel on this machine does not support the pidfd_getfd syscall needed to use IPC for "
+            "CUDA tensors when expandable_segments:True is set. Consider using expandable_segments:False via "
+            "torch.cuda.memory._set_allocator_settings('expandable_segments:False') for this allocation.\n",
+            "environment",
+            "torch-cuda-ipc-pidfd-syscall-missing",
+        ),
+        # corpus/holdout99 h99c-genn-nvcc91-diag-tag-extern-entity
+        (
+            corpus_log("holdout99", "h99c-genn-nvcc91-diag-tag-extern-entity"),
+            "environment",
+            "edg-unknown-diagnostic-tag",
+        ),
+        # cudafe++ (CUDA 13.0.88 strings): a diagnostic given by number
+        (
+            "Command-line error: invalid error number in diagnostic control option: 20208\n"
+            "1 catastrophic error detected in this compilation.\nCompilation terminated.\n",
+            "environment",
+            "edg-unknown-diagnostic-tag",
+        ),
+        # corpus/holdout99 h99a-pwcnet-correlation-thtensor-pytorch041 (GCC's line wrapped after its location)
+        (
+            corpus_log("holdout99", "h99a-pwcnet-correlation-thtensor-pytorch041"),
+            "environment",
+            "nvcc-removed-torch-api",
+        ),
+        # clang on PyTorch 1.0's headers (pytorch/pytorch#12169): the struct renamed, the same break
+        (
+            "crop_and_resize.c:129:34: error: incomplete definition of type 'struct at_Tensor_Impl'\n"
+            "    const int image_width = image->size[3];\n",
+            "environment",
+            "nvcc-removed-torch-api",
+        ),
+    ],
+)
+def test_round99_family_answers(text: str, category: str, rule: str) -> None:
+    assert_family_answers(text, category, rule)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a struct of the project's own, incomplete where it is used: its code, not PyTorch's API
+        "src/mesh.c:14:22: error: dereferencing pointer to incomplete type 'struct Mesh'\n",
+        # a command-line error about something else
+        'Command-line error: cannot open source file "kernel.cu"\n',
+        # torch's other IPC failures name no missing system call
+        "RuntimeError: pidfd_open: Operation not permitted\n",
+    ],
+)
+def test_round99_families_leave_nearby_lines(text: str) -> None:
+    _, _, rule = verdict(text)
+    assert rule not in ("nvcc-removed-torch-api", "edg-unknown-diagnostic-tag", "torch-cuda-ipc-pidfd-syscall-missing")
