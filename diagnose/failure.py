@@ -40,6 +40,8 @@ Triton autotuner skipped before it selected a best one, outputs equal within tol
 
 from __future__ import annotations
 
+import re
+
 from diagnose.evidence import Evidence
 from diagnose.failure_lines import failure_lines, has_failure_line
 from diagnose.log_records import low_record_tail, low_severity
@@ -118,7 +120,42 @@ def _fact_signs(ev: Evidence) -> list[str]:
     failed_numerics = n is not None and (n.mismatch or n.shape_mismatch or n.dtype_mismatch or n.nan_in_output)
     if n is not None and failed_numerics and not n.expected_variation:
         out.append("numerical mismatch")
+    unfinished = gpumode_unfinished(ev.log.text)
+    if unfinished:
+        out.append(unfinished)
     return out
+
+
+#: GPU MODE's evaluator output (reference-kernels' eval.py): the count of tests, then each test's spec and status
+#: (tests only: a benchmark prints its timings after its spec, and no status)
+_GPUMODE_COUNT = re.compile(r"(?m)^test-count: (\d+)\s*$")
+_GPUMODE_SPEC = re.compile(r"(?m)^(test)\.(\d+)\.spec: ")
+_GPUMODE_END = re.compile(r"(?m)^(?:(?:test|benchmark)\.\d+\.status: fail|check: (?:pass|fail))\s*$")
+
+
+def gpumode_unfinished(text: str) -> str | None:
+    r"""GPU MODE's evaluator output that stops inside a test: it announced N tests, printed a test's spec and then
+    nothing more (no status for it, no ``check:`` line): the process died or was killed there, and whatever it said
+    went elsewhere. Not a pass, and not evidence of a cause.
+
+    >>> gpumode_unfinished("test-count: 4\ntest.0.spec: n:1\ntest.0.status: pass\ntest.1.spec: n:2\n")
+    'GPU MODE run stopped during test 1 (its spec printed, no status)'
+    >>> gpumode_unfinished("test-count: 1\ntest.0.spec: n:1\ntest.0.status: pass\ncheck: pass\n") is None
+    True
+    >>> gpumode_unfinished("benchmark-count: 2\nbenchmark.0.spec: n:1\nbenchmark.0.runs: 200\nbenchmark.1.spec: n:2\n")
+    """
+    if "test-count: " not in text or ".spec: " not in text or _GPUMODE_END.search(text):
+        return None
+    if not _GPUMODE_COUNT.search(text):
+        return None
+    specs = list(_GPUMODE_SPEC.finditer(text))
+    if not specs:
+        return None
+    last = specs[-1]
+    kind, index = last.group(1), last.group(2)
+    if re.search(rf"(?m)^{kind}\.{index}\.status: ", text[last.end() :]):
+        return None
+    return f"GPU MODE run stopped during {kind} {index} (its spec printed, no status)"
 
 
 def _family_signs(ev: Evidence) -> list[str]:

@@ -82,10 +82,15 @@ _HINTS = (
     "Maximum pool size exceeded",
     "Out of memory error on GPU",
     ": OutOfMemory",
+    "is allocated by PyTorch",
 )
 _TORCH_HEAD = re.compile(r"(?:CUDA|HIP|XPU|MPS)? ?out of memory\. Tried to allocate " + _SIZE, re.IGNORECASE)
 # the figures without their "CUDA out of memory." head (a log cut at the line start, or quoted)
 _TORCH_BARE = re.compile(r"Tried to allocate " + _SIZE + r"(?= \(GPU \d+; | \(GPU \d+ ?;|\. GPU \d+ has a total)")
+# the allocator's figures after their head was cut off (a harness that keeps the last few hundred characters of an
+# error): "... has X memory in use. [Including non-PyTorch memory, this process has X memory in use. ]Of the allocated
+# memory X is allocated by PyTorch": words only torch's out-of-memory message prints
+_TORCH_TAIL = re.compile(r"has " + _SIZE + r" memory in use\. (?:[^.\n]{0,200}\. )?Of the allocated memory " + _SIZE)
 _NEW_TOTAL = re.compile(r"has a total capac(?:i)?ty of " + _SIZE + r"(?: of which " + _SIZE + r" is free)?")
 _OTHER_PROC = re.compile(r"Process (\d+) has " + _SIZE + r" memory in use")
 _SELF_PROC = re.compile(r"this process has " + _SIZE + r" memory in use")
@@ -184,6 +189,36 @@ def to_bytes(number: str, unit: str) -> float:
 
 def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
+
+
+def _torch_tail(text: str, m: re.Match[str]) -> OomFacts:
+    """torch's out-of-memory figures without their head: what this process and the others held, no request or total.
+
+    >>> f = parse("s 314992 has 7.02 GiB memory in use. Including non-PyTorch memory, this process has 17.10 GiB memory"
+    ...           " in use. Of the allocated memory 12.76 GiB is allocated by PyTorch, and 3.76 GiB is reserved by"
+    ...           " PyTorch but unallocated.")
+    >>> f.kind, round(f.process_bytes / 2**30, 2), f.requested_bytes, f.other_process_bytes
+    ('torch', 17.1, None, None)
+    """
+    start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 400)  # the figures before it on its line
+    window = " ".join(text[start : m.end() + _WINDOW].split())
+    end = window.find("is reserved by PyTorch but unallocated")
+    window = window[: end + 40] if end >= 0 else window[:600]
+    other, count = None, 0
+    for p in _OTHER_PROC.finditer(window):
+        other = (other or 0.0) + to_bytes(p[2], p[3])
+        count += 1
+    sp, na, nr = _SELF_PROC.search(window), _NEW_ALLOC.search(window), _NEW_RESERVED.search(window)
+    return OomFacts(
+        lines=(_line_of(text, m.start()),),
+        kind="torch",
+        held_by_others_bytes=other,
+        process_bytes=to_bytes(sp[1], sp[2]) if sp else None,
+        allocated_bytes=to_bytes(na[1], na[2]) if na else None,
+        reserved_unallocated_bytes=to_bytes(nr[1], nr[2]) if nr else None,
+        other_process_bytes=other,
+        other_process_count=count,
+    )
 
 
 def _torch(text: str, m: re.Match[str]) -> OomFacts:
@@ -293,6 +328,10 @@ def _parse(text: str) -> OomFacts | None:
     m = _TORCH_HEAD.search(text) or _TORCH_BARE.search(text)
     if m:
         return _torch(text, m)
+    if "is allocated by PyTorch" in text:
+        t = _TORCH_TAIL.search(text)
+        if t:
+            return _torch_tail(text, t)
     if "Out of memory allocating" in text:
         c = _CUPY.search(text)
         if c:
