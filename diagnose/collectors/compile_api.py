@@ -639,7 +639,11 @@ _LIBRARY_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
         "PyTorch TH/THC",
     ),
 )
-_NO_MEMBER = re.compile(r"(?:namespace|class|struct) [\"'](?P<ns>[\w:]+)[\"'] has no member [\"'](?P<name>\w+)[\"']")
+#: EDG names the kind it looked for when the use needs one ("namespace "thrust" has no member class "unary_function"",
+#: "... has no member template ..."): the same missing name
+_NO_MEMBER = re.compile(
+    r"(?:namespace|class|struct) [\"'](?P<ns>[\w:]+)[\"'] has no member (?:class |template )?[\"'](?P<name>\w+)[\"']"
+)
 _NOT_TEMPLATE = re.compile(r"^(?P<name>texture|surface) is not a template\b")
 
 

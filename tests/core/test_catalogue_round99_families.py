@@ -4,6 +4,8 @@ tool's own output format.
 holdout99: torch's CUDA IPC import refused for want of the pidfd system calls (the host's Linux kernel), the EDG front
 end's unknown diagnostic tag or number (a build's flags for another toolkit), PyTorch's legacy TH/THC tensor structs
 that 0.4.1 made opaque (an extension written for an older PyTorch), and a GCC diagnostic wrapped after its location.
+holdout100: EDG's "has no member class" for a name CCCL 3.0 removed, and the CUDA driver's file not found for a kernel
+file a library loads at run time.
 
 Healthy (corpus/healthy/public26.yaml): a traceback Python's ``logging`` printed under a warning record
 (``logger.warning(msg, exc_info=True)``: an exception caught, logged and gone on from), and a report's row whose value
@@ -109,6 +111,41 @@ def test_the_same_exceptions_raised_are_still_failures(text: str) -> None:
     ],
 )
 def test_round99_family_answers(text: str, category: str, rule: str) -> None:
+    assert_family_answers(text, category, rule)
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "rule"),
+    [
+        # corpus/holdout100 h100a-dedisp-cuda13-thrust-unary-function-removed
+        (
+            corpus_log("holdout100", "h100a-dedisp-cuda13-thrust-unary-function-removed"),
+            "environment",
+            "nvcc-removed-cccl-api",
+        ),
+        # the same front end on CCCL 3.0's other removed functor base
+        (
+            'k.cu(12): error: namespace "thrust" has no member class "binary_function"\n'
+            "   : public thrust::binary_function<float,float,float> {\n\n"
+            '1 error detected in the compilation of "k.cu".\n',
+            "environment",
+            "nvcc-removed-cccl-api",
+        ),
+        # corpus/holdout100 h100a-cusignal-jetson-nano-fatbin-file-not-found
+        (
+            corpus_log("holdout100", "h100a-cusignal-jetson-nano-fatbin-file-not-found"),
+            "environment",
+            "cudart-module-file-not-found",
+        ),
+        # Numba's driver wrapper on the same CUresult
+        (
+            "numba.cuda.cudadrv.driver.CudaAPIError: [301] Call to cuModuleLoad results in CUDA_ERROR_FILE_NOT_FOUND\n",
+            "environment",
+            "cudart-module-file-not-found",
+        ),
+    ],
+)
+def test_round100_family_answers(text: str, category: str, rule: str) -> None:
     assert_family_answers(text, category, rule)
 
 
