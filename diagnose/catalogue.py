@@ -405,6 +405,14 @@ def compared(text: str, start: int, end: int) -> bool:
     (False, False)
     >>> at("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission", "ERR_")  # a profiler's banner
     False
+
+    A compiler naming it in quotes on its diagnostic line (gcc's "did you mean 'CUFFT_INTERNAL_ERROR'?") or on the
+    fix-it line under its caret (``      |              CUFFT_INTERNAL_ERROR``) is speaking of the source's names too:
+
+    >>> at("s.cpp:97:14: error: 'CUFFT_PARSE_ERROR' was not declared; did you mean 'CUFFT_INTERNAL_ERROR'?", "CUFFT_I")
+    True
+    >>> at("      |              CUFFT_INTERNAL_ERROR", "CUFFT"), at("cuFFT error: CUFFT_INTERNAL_ERROR", "CUFFT")
+    (True, False)
     """
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
@@ -412,7 +420,19 @@ def compared(text: str, start: int, end: int) -> bool:
     m_end = end
     while m_end < line_end and (text[m_end].isalnum() or text[m_end] == "_"):
         m_end += 1  # the whole name, when the match ends inside it
-    return bool(_COMPARED_BEFORE.search(text, line_start, start) or _COMPARED_AFTER.match(text[m_end:line_end]))
+    if _COMPARED_BEFORE.search(text, line_start, start) or _COMPARED_AFTER.match(text[m_end:line_end]):
+        return True
+    if _FIXIT_GUTTER.match(text, line_start, start):
+        return True
+    before = text[start - 1] if start > line_start else ""
+    after = text[m_end] if m_end < line_end else ""
+    return before in _QUOTES and after in _QUOTES and _DIAGNOSTIC.search(text, line_start, line_end) is not None
+
+
+#: the quotes compilers put around a name they speak of (gcc's U+2018/U+2019 in a UTF-8 locale)
+_QUOTES = frozenset("'\"`\u2018\u2019")
+#: gcc's gutter before a source line or a fix-it suggestion, with nothing but blanks up to the name
+_FIXIT_GUTTER = re.compile(r"[ \t]*\d*[ \t]*\|[ \t]*$")
 
 
 def _later_match(
