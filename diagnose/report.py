@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from diagnose.evidence import Evidence
 from diagnose.failure import failure_seen
-from diagnose.matcher import Diagnosis
+from diagnose.matcher import Cited, Diagnosis
 from diagnose.unmatched import Hint, hint_for
 
 STATUSES = ("diagnosed", "unknown", "no-failure", "pass", "error")
@@ -69,6 +69,16 @@ class Report:
         return failure_seen(self.evidence)
 
     @functools.cached_property
+    def seen_lines(self) -> tuple[Cited, ...]:
+        """For an ``unknown`` report no rule matched: the log's lines that show the failure, with their numbers (the
+        exception a traceback ends in, then the first failure lines other than a traceback's head and frames), so an
+        abstention still cites what it read; empty for every other report."""
+        d = self.diagnosis
+        if self.status != "unknown" or self.evidence is None or (d is not None and d.findings):
+            return ()
+        return seen_lines(self.evidence)
+
+    @functools.cached_property
     def hint(self) -> Hint | None:
         """For an ``unknown`` report no rule matched: the kind of failure the log shows, its candidates
         and the check that decides (:mod:`diagnose.unmatched`); None for every other report."""
@@ -90,7 +100,7 @@ class Report:
             "confidence": d.confidence if d and self.status != "no-failure" else None,
             "title": self.title,
             # an answer cites its lines; an abstention cites its best candidate's (what it saw, undecided)
-            "evidence": [c.to_dict() for c in cited.evidence] if cited else [],
+            "evidence": [c.to_dict() for c in (cited.evidence if cited else self.seen_lines)],
             "fix": best.fix if best else None,
             "what": best.what if best else None,
             "why": best.why if best else None,
@@ -129,6 +139,40 @@ class Report:
             ev.get("log", {}).pop("text", None)  # the input itself is not repeated
             out["evidence_record"] = ev
         return out
+
+
+#: a traceback's head and its frame lines: where a failure is, not what it is
+_TRACEBACK_LINE = ("Traceback (most recent call last)", 'File "')
+
+
+def seen_lines(ev: Evidence, limit: int = 3) -> tuple[Cited, ...]:
+    r"""The lines of ``ev``'s log that show its failure, for an abstention no rule explains: the line of the
+    exception a Python traceback ends in, then the first failure lines (:func:`diagnose.failure_lines.failure_lines`)
+    that are not a traceback's head or frames.
+
+    >>> from diagnose.collectors import collect
+    >>> log = 'Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n    f()\nKeyError: \'x\'\n'
+    >>> [(c.line, c.text) for c in seen_lines(collect(log))]
+    [(4, "KeyError: 'x'")]
+    """
+    from diagnose.failure_lines import failure_lines
+
+    text = ev.log.text
+    out: list[Cited] = []
+    py = ev.py
+    if py is not None and py.exc_qualname:
+        lines = text.splitlines()
+        for n in sorted(py.lines, reverse=True):
+            if 0 < n <= len(lines) and py.exc_qualname in lines[n - 1]:
+                out.append(Cited(n, lines[n - 1].strip(), "py"))
+                break
+    for n, line in failure_lines(text, limit + 3):
+        if len(out) >= limit:
+            break
+        if any(n == c.line for c in out) or line.lstrip().startswith(_TRACEBACK_LINE):
+            continue
+        out.append(Cited(n, line, "log"))
+    return tuple(out)
 
 
 def next_check(r: Report) -> str | None:
@@ -281,6 +325,8 @@ def write_detail(r: Report, out: TextIO, *, indent: str = "") -> None:
         out.write(f"{indent}{NO_FAILURE_TITLE}\n")
     for sign in r.failure_seen if d is None or not d.findings else ():  # a candidate cites its own lines
         out.write(f"{indent}failure seen: {_clip(sign, 120)}\n")
+    for c in r.seen_lines:
+        out.write(f"{indent}  line {c.line:>4} [{c.source}]: {_clip(c.text, 100)}\n")
     hint = r.hint
     if hint is not None:
         out.write(f"{indent}no rule matched; the log shows {hint.seen}\n")

@@ -99,7 +99,8 @@ def from_report(report: Any) -> Case:
         title=d.title if d else (report.errors[0] if report.errors else report.status),
         origin=report.origin,
         log=ev.log.text if ev is not None else None,
-        cited=tuple(Cited(c.line, c.text, c.source) for c in best.evidence) if best else (),
+        # an abstention no rule explains cites the lines it read as the failure (Report.seen_lines)
+        cited=tuple(Cited(c.line, c.text, c.source) for c in (best.evidence if best else report.seen_lines)),
         findings=findings,
         unchecked=tuple(d.unchecked) if d else (),
         warnings=tuple(report.warnings) + tuple(d.rule_errors if d else ()),
