@@ -411,8 +411,10 @@ def compared(text: str, start: int, end: int) -> bool:
 
     >>> at("s.cpp:97:14: error: 'CUFFT_PARSE_ERROR' was not declared; did you mean 'CUFFT_INTERNAL_ERROR'?", "CUFFT_I")
     True
-    >>> at("      |              CUFFT_INTERNAL_ERROR", "CUFFT"), at("cuFFT error: CUFFT_INTERNAL_ERROR", "CUFFT")
-    (True, False)
+    >>> at("   97 |   case CUFFT_PARSE_ERROR:\\n      |        ^~~~~~~~~~~\\n      |        CUFFT_INTERNAL_ERROR", "CUFFT_I")
+    True
+    >>> at("| 'charmap' codec can't encode character", "charmap"), at("cuFFT error: CUFFT_INTERNAL_ERROR", "CUFFT")
+    (False, False)
     """
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
@@ -422,8 +424,10 @@ def compared(text: str, start: int, end: int) -> bool:
         m_end += 1  # the whole name, when the match ends inside it
     if _COMPARED_BEFORE.search(text, line_start, start) or _COMPARED_AFTER.match(text[m_end:line_end]):
         return True
-    if _FIXIT_GUTTER.match(text, line_start, start):
-        return True
+    if line_start > 0 and _FIXIT_GUTTER.match(text, line_start, start):  # gcc's fix-it: the line under its caret
+        prev = text.rfind("\n", 0, line_start - 1) + 1
+        if _CARET_LINE.fullmatch(text, prev, line_start - 1):
+            return True
     before = text[start - 1] if start > line_start else ""
     after = text[m_end] if m_end < line_end else ""
     return before in _QUOTES and after in _QUOTES and _DIAGNOSTIC.search(text, line_start, line_end) is not None

@@ -762,6 +762,9 @@ class RunFacts(Facts):
     # exist when torch wrote the sources there ("No such file or directory: '/tmp/k_build/main.cpp'")
     extension_build_dir_missing: str | None = None
     triton_name_unknown: str | None = None  # a triton.language name no release defines ("astype"): run/triton_names.py
+    # a harness's evaluation at its problem's fixed sizes (a KernelBench record: compiled, correctness) failed on a
+    # Triton config needing this much shared memory per block, over every GPU's limit: run/result_source.py
+    evaluated_smem_over_every_gpu: float | None = None
     triton_nested_def: str | None = None  # a function defined inside a @triton.jit one: "gelu (line 27, inside k)"
     # a kernel written in PTX whose load failed (CUDA_ERROR_INVALID_PTX), assembled here (diagnose/run/ptx_check.py)
     ptx_error: str | None = None  # ptxas's first error on a line of it: "line 25: Unexpected non-ASCII character ..."

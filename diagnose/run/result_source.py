@@ -185,10 +185,21 @@ def with_record_facts(ev: Evidence, record_text: str) -> Evidence:
     >>> with_record_facts(Evidence(), "compiled: False\n").run is None
     True
     """
-    if ev.run is not None or not _COMPILE_FAILED.search(record_text):
+    if ev.run is not None:
+        return ev
+    t = ev.triton
+    if t is not None and t.over_every_gpu and t.resource == "shared memory" and _EVALUATED.search(record_text):
+        # the harness ran the problem at its own sizes: a config no GPU holds there is the kernel's, not the input's
+        return ev.replace(run=F.RunFacts(evaluated_smem_over_every_gpu=t.required, target=TARGET))
+    if not _COMPILE_FAILED.search(record_text):
         return ev
     unknown = TN.unknown_name(record_text, TN.installed_language()[0])
     return ev.replace(run=F.RunFacts(triton_name_unknown=unknown, target=TARGET)) if unknown else ev
+
+
+#: a KernelBench-format evaluation record as kdiag reads it (inputs._kb_text and _flat_evaluation write these
+#: fields): the harness evaluated the problem at the sizes the problem fixes
+_EVALUATED = re.compile(r"(?m)^compiled: (?:True|False)\ncorrectness: (?:True|False)$")
 
 
 #: the driver refused a PTX module it was given: CUresult 218 / cudaErrorInvalidPtx ("a PTX JIT compilation failed")
