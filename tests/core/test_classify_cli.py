@@ -17,7 +17,7 @@ DRIVER_LOG = (
 )
 # real-dev.yaml `dest3d-chunk-scan-smem` (OpenSpaceAI/DEST3D#2)
 SMEM_LOG = (
-    "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 589824, "
+    "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 196608, "
     "Hardware limit: 101376. Reducing block sizes or num_stages may help.\n"
 )
 
@@ -74,7 +74,7 @@ def test_jsonl_record_has_the_contract_fields(tmp_path: Path) -> None:
     for key in ("id", "category", "failure_mode", "rule", "confidence", "title", "evidence", "fix", "alternatives"):
         assert key in rec
     assert 0 < rec["confidence"] <= 1
-    assert rec["evidence"] and rec["evidence"][0]["line"] == 1 and "Required: 589824" in rec["evidence"][0]["text"]
+    assert rec["evidence"] and rec["evidence"][0]["line"] == 1 and "Required: 196608" in rec["evidence"][0]["text"]
 
 
 def test_stdin_text_and_jsonl(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,7 +20,7 @@ from diagnose.inputs import read_inputs
 LIMIT = 256 << 10
 # real-dev.yaml `dest3d-chunk-scan-smem` (OpenSpaceAI/DEST3D#2)
 SMEM_LOG = (
-    "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 589824, "
+    "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 196608, "
     "Hardware limit: 101376. Reducing block sizes or num_stages may help.\n"
 )
 N = 3000
