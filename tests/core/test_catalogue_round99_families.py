@@ -108,15 +108,6 @@ def test_the_same_exceptions_raised_are_still_failures(text: str) -> None:
             "environment",
             "nvcc-removed-torch-api",
         ),
-    ],
-)
-def test_round99_family_answers(text: str, category: str, rule: str) -> None:
-    assert_family_answers(text, category, rule)
-
-
-@pytest.mark.parametrize(
-    ("text", "category", "rule"),
-    [
         # corpus/holdout100 h100a-dedisp-cuda13-thrust-unary-function-removed
         (
             corpus_log("holdout100", "h100a-dedisp-cuda13-thrust-unary-function-removed"),
@@ -145,7 +136,7 @@ def test_round99_family_answers(text: str, category: str, rule: str) -> None:
         ),
     ],
 )
-def test_round100_family_answers(text: str, category: str, rule: str) -> None:
+def test_round99_and_100_family_answers(text: str, category: str, rule: str) -> None:
     assert_family_answers(text, category, rule)
 
 
