@@ -139,30 +139,39 @@ def logged_traceback(lines: list[str], head: int) -> bool:
 
 
 def logged_traceback_spans(text: str) -> list[tuple[int, int]]:
-    """The character spans of ``text`` that are tracebacks :func:`logged_traceback` reads as logged: from the
-    ``Traceback`` line to its exception line (the first line at the traceback's own indent that is not a frame)."""
-    if _TB_HEAD not in text:
-        return []
-    lines = text.splitlines(keepends=True)
+    r"""The character spans of ``text`` that are tracebacks :func:`logged_traceback` reads as logged: from the
+    ``Traceback`` line to its exception line (the first line after it that is neither indented nor blank).
+
+    >>> log = "WARNING  Triton is not available\nTraceback (most recent call last):\n  File \"x.py\", line 1\nE: x\nok\n"
+    >>> [log[a:b] for a, b in logged_traceback_spans(log)][0].splitlines()[-1]
+    'E: x'
+    """
     spans: list[tuple[int, int]] = []
-    offset = 0
-    starts = []
-    for line in lines:
-        starts.append(offset)
-        offset += len(line)
-    bare = [ln.rstrip("\r\n") for ln in lines]
-    i = 0
-    while i < len(bare):
-        if bare[i].lstrip().startswith(_TB_HEAD) and logged_traceback(bare, i):
-            j = i + 1
-            while j < len(bare) and (bare[j].startswith((" ", "\t")) or not bare[j].strip()):
-                j += 1
-            end = starts[j] + len(lines[j]) if j < len(bare) else offset
-            spans.append((starts[i], end))
-            i = j + 1
-            continue
-        i += 1
+    at = text.find(_TB_HEAD)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        nxt = text.find(_TB_HEAD, at + len(_TB_HEAD))
+        if start > 0 and text[start:at].strip() == "":
+            prev = text.rfind("\n", 0, start - 1) + 1
+            if _LOGGING_LOW_HEAD.match(text, prev, start - 1) is not None:
+                end = _traceback_end(text, text.find("\n", at))
+                spans.append((start, end))
+                if 0 <= nxt < end:
+                    nxt = text.find(_TB_HEAD, end)
+        at = nxt
     return spans
+
+
+def _traceback_end(text: str, pos: int) -> int:
+    """Where the traceback whose head line ends at ``pos`` ends: after its first line that is neither indented nor
+    blank (its exception line), or at the end of ``text``."""
+    while 0 <= pos < len(text):
+        line_end = text.find("\n", pos + 1)
+        line = text[pos + 1 : line_end if line_end >= 0 else len(text)]
+        if line and not line[0].isspace():
+            return line_end + 1 if line_end >= 0 else len(text)
+        pos = line_end
+    return len(text)
 
 
 #: a report's row whose value is an exception's ``repr`` (``cuSOLVER Version   : ImportError('libhipblas.so.2: cannot
