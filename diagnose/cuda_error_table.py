@@ -57,6 +57,23 @@ def tables() -> _Tables:
     return _Tables(by_name, by_code, by_message, driver, driver_by_code, message_re, long_re, tail_re)
 
 
+@functools.cache
+def _docs() -> dict[str, str]:
+    return dict(json.loads(_DATA.read_text()).get("runtime_docs") or {})
+
+
+def doc(name: str | None) -> str | None:
+    """NVIDIA's own description of a runtime status (the comment above it in the toolkit's ``driver_types.h``), or
+    None.
+
+    >>> doc("cudaErrorFileNotFound")
+    'This indicates that the file specified was not found.'
+    >>> doc("cudaErrorNoSuchThing") is None
+    True
+    """
+    return _docs().get(name) if name else None
+
+
 def _trie_pattern(words: list[str]) -> str:
     """A regex matching any of ``words`` (longest first), with shared prefixes factored out."""
     trie: dict[str, dict] = {}

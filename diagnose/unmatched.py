@@ -307,6 +307,10 @@ def hint_for(ev: Evidence, context: Mapping[str, Any] | None = None) -> Hint | N
         text = k.check_for(fw, platform(ctx))
         if "{log_first_failure}" in text:  # a check that quotes the log's own first failure line
             ctx = {**ctx, "log_first_failure": first_failure(ev.log.text or "")}
+        if "{cuda_error_doc}" in text:  # a check that quotes what NVIDIA says the status means
+            from diagnose.cuda_error_table import doc
+
+            ctx = {**ctx, "cuda_error_doc": doc(ctx.get("cuda_error"))}
         return Hint(kind=k.kind, seen=k.seen, candidates=candidates, check=render(text, ctx) or k.check)
     except Exception:  # a hint is an extra: a log it cannot read keeps its plain unknown
         return None

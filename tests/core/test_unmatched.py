@@ -245,3 +245,12 @@ def test_a_failed_run_check_quotes_the_logs_first_failure_line() -> None:
     assert hint is not None and hint.kind == "failed-run"
     assert hint.check.startswith("The first failure line is `my_kernel.cu: error: more than one instance of")
     assert "{log_first_failure}" not in hint.check
+
+
+def test_a_cuda_status_no_rule_reads_is_checked_with_nvidias_own_words() -> None:
+    # holdout99's CUDA IPC mapping across nodes: the status's description in the toolkit's driver_types.h leads
+    h = hint_for(collect(case("holdout99/issues.yaml", "h99b-nemorl-xtoken-cuda-ipc-cross-node")["log"]))
+    assert h is not None and h.kind == "cuda-error"
+    assert h.check.startswith(
+        "CUDA's own description of `cudaErrorMapBufferObjectFailed`: \"This indicates that the buffer object could not"
+    )
