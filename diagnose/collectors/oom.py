@@ -201,23 +201,35 @@ def _torch_tail(text: str, m: re.Match[str]) -> OomFacts:
     ('torch', 17.1, None, None)
     """
     start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 400)  # the figures before it on its line
-    window = " ".join(text[start : m.end() + _WINDOW].split())
-    end = window.find("is reserved by PyTorch but unallocated")
-    window = window[: end + 40] if end >= 0 else window[:600]
-    other, count = None, 0
-    for p in _OTHER_PROC.finditer(window):
-        other = (other or 0.0) + to_bytes(p[2], p[3])
-        count += 1
-    sp, na, nr = _SELF_PROC.search(window), _NEW_ALLOC.search(window), _NEW_RESERVED.search(window)
+    other, count, process, allocated, reserved = _held(" ".join(text[start : m.end() + _WINDOW].split()))
     return OomFacts(
         lines=(_line_of(text, m.start()),),
         kind="torch",
         held_by_others_bytes=other,
-        process_bytes=to_bytes(sp[1], sp[2]) if sp else None,
-        allocated_bytes=to_bytes(na[1], na[2]) if na else None,
-        reserved_unallocated_bytes=to_bytes(nr[1], nr[2]) if nr else None,
+        process_bytes=process,
+        allocated_bytes=allocated,
+        reserved_unallocated_bytes=reserved,
         other_process_bytes=other,
         other_process_count=count,
+    )
+
+
+def _held(tail: str) -> tuple[float | None, int, float | None, float | None, float | None]:
+    """What the allocator's message says was held, read up to its "reserved by PyTorch but unallocated": the other
+    processes' total and count, this process's, PyTorch's allocated and its reserved but unallocated."""
+    end = tail.find("is reserved by PyTorch but unallocated")
+    tail = tail[: end + 40] if end >= 0 else tail[:600]
+    other, count = None, 0
+    for p in _OTHER_PROC.finditer(tail):
+        other = (other or 0.0) + to_bytes(p[2], p[3])
+        count += 1
+    sp, na, nr = _SELF_PROC.search(tail), _NEW_ALLOC.search(tail), _NEW_RESERVED.search(tail)
+    return (
+        other,
+        count,
+        to_bytes(sp[1], sp[2]) if sp else None,
+        to_bytes(na[1], na[2]) if na else None,
+        to_bytes(nr[1], nr[2]) if nr else None,
     )
 
 
@@ -243,18 +255,7 @@ def _torch(text: str, m: re.Match[str]) -> OomFacts:
             total = to_bytes(nt[1], nt[2])
             if nt[3]:
                 free = to_bytes(nt[3], nt[4])
-            tail = window[nt.end() :]
-            end = tail.find("is reserved by PyTorch but unallocated")
-            tail = tail[: end + 40] if end >= 0 else tail[:600]
-            for p in _OTHER_PROC.finditer(tail):
-                other = (other or 0.0) + to_bytes(p[2], p[3])
-                count += 1
-            sp = _SELF_PROC.search(tail)
-            process = to_bytes(sp[1], sp[2]) if sp else None
-            na = _NEW_ALLOC.search(tail)
-            allocated = to_bytes(na[1], na[2]) if na else None
-            nr = _NEW_RESERVED.search(tail)
-            reserved_unalloc = to_bytes(nr[1], nr[2]) if nr else None
+            other, count, process, allocated, reserved_unalloc = _held(window[nt.end() :])
     unaccounted = None
     if total is not None and free is not None:
         counted = process if process is not None else (allocated or 0.0) + (reserved_unalloc or 0.0)
