@@ -297,6 +297,15 @@ _TH_OPAQUE = re.compile(
     r"(?P<legacy>TH(?:C(?:uda)?)?(?:Byte|Char|Short|Int|Long|Float|Double|Half)?(?:Tensor|Storage)|at_Tensor_Impl)\b"
 )
 TH_OPAQUE_RELEASE = "PyTorch 0.4.1"
+
+
+def _th_opaque(message: str) -> tuple[str, str, str | None] | None:
+    """(struct, "PyTorch C++ API", the release that made it opaque) for any compiler's incomplete-type error on one of
+    PyTorch's legacy TH/THC tensor structs (:data:`_TH_OPAQUE`), else None."""
+    m = _TH_OPAQUE.search(message)
+    return (m.group("legacy"), "PyTorch C++ API", TH_OPAQUE_RELEASE) if m else None
+
+
 #: EDG's conversion errors ("no suitable constructor exists to convert from "c10::ScalarType" to "at::Type"", "no
 #: suitable conversion function from ... to ... exists", "argument of type ... is incompatible with parameter of
 #: type ...") where one side is PyTorch's legacy type class: ``at::Type`` (what ``tensor.type()`` returned and the
@@ -654,9 +663,9 @@ def undefined_api(message: str) -> tuple[str, str, str | None] | None:
     conv = _TORCH_TYPE_CONVERSION.search(message)
     if conv:
         return conv.group("legacy"), "PyTorch C++ API", None
-    opaque = _TH_OPAQUE.search(message)
+    opaque = _th_opaque(message)
     if opaque:
-        return opaque.group("legacy"), "PyTorch C++ API", TH_OPAQUE_RELEASE
+        return opaque
     m = UNDEFINED_IDENTIFIER.search(message) or _NOT_TEMPLATE.search(message.strip())
     if m:
         name = m.group("name")
@@ -712,9 +721,9 @@ def undefined_api_host(message: str) -> tuple[str, str, str | None] | None:
     >>> undefined_api_host("\u2018custatevecApplyExp\u2019 was not declared in this scope; did you mean \u2018custatevecApplyMatrix\u2019?")
     ('custatevecApplyExp', 'cuStateVec', None)
     """
-    opaque = _TH_OPAQUE.search(message)
+    opaque = _th_opaque(message)
     if opaque:
-        return opaque.group("legacy"), "PyTorch C++ API", TH_OPAQUE_RELEASE
+        return opaque
     m = _HOST_UNDECLARED.search(message.strip())
     if m:
         name = m.group("name") or m.group("clang") or m.group("msvc")
