@@ -107,7 +107,7 @@ def with_text_prior(diagnosis: Diagnosis, ev: Evidence) -> Diagnosis:
     from diagnose import text_prior as TP
     from diagnose.confidence import held_by_input
 
-    if any(held_by_input(f) for f in diagnosis.findings):
+    if held_by_input(diagnosis.findings, ev.context()):
         return diagnosis
     model = TP.load()
     prior = TP.predict(ev.log.text, model) if model else None

@@ -314,13 +314,14 @@ def ruled_out(rule: Any, context: Mapping[str, Any]) -> str | None:
     return None
 
 
-#: the ceilings under the answer threshold that the input's own figures set: the figures say the owner is open
-HELD_BY_INPUT = (OVER_EVERY_CEILING, LIBRARY_LAUNCH_CEILING)
-
-
-def held_by_input(finding: Any) -> bool:
-    """Whether ``finding``'s confidence was held under the answer threshold by the input's own figures (a request
-    over every GPU's limit, a launch a library chose): the candidates stay open, and no resemblance of words
+def held_by_input(findings: Iterable[Any], context: Mapping[str, Any]) -> bool:
+    """Whether the input's own figures hold these findings under the answer threshold, whatever their rules say: a
+    this-GPU reading of a request over every GPU's limit (:data:`OVER_EVERY_CEILING`), a launch a library chose
+    (:data:`LIBRARY_LAUNCH_CEILING`). The candidates stay open, and no resemblance of words
     (:mod:`diagnose.text_prior`) answers in their place."""
-    said = dict(getattr(finding, "facts", ())).get("confidence") or ""
-    return any(f"at most {c:.2f}: " in said for c in HELD_BY_INPUT)
+    findings = list(findings)
+    if not findings:
+        return False
+    if library_launch(context):
+        return True
+    return _smem_over_every_gpu(context) is not None and any(f.category == "runtime-assumption" for f in findings)

@@ -108,7 +108,7 @@ def test_a_request_over_every_gpu_abstains_and_the_words_do_not_answer_for_it() 
     assert report.status == "unknown", (report.category, report.rule)
     (top, *_) = report.diagnosis.findings
     assert (top.rule, top.category) == ("triton-out-of-resources-smem", "runtime-assumption")
-    assert C.held_by_input(top)
+    assert C.held_by_input(report.diagnosis.findings, report.evidence.context())
     assert "kernel-logic" in (top.caveats or "")  # the check that decides names the other owner
 
 
