@@ -177,6 +177,13 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("error_", "exception_", "error:", "exception:", "exceptiongroup:"),
         r"(?:^|[\s(\[](?=[A-Za-z_]\w*\.))(?:[A-Za-z_]\w*\.)*_?(?:[A-Z]\w*)?(?:Error|Exception(?:Group)?)(?:_[A-Za-z]\w*)?:(?:\s|$)",
     ),
+    # a binding module's exception named after its C library's lower-case prefix (nvmath's cudss.cuDSSError, NIXL's
+    # nixl._bindings.nixlNotFoundError): qualified by its package and module, at the start of a line, as traceback.py
+    # prints it, with a message that is not a lone number (a printed attribute: "stats.train.lastError: 0.01")
+    (
+        ("error:", "exception:"),
+        r"^[ \t]*(?:[A-Za-z_]\w*\.){2,}_?[a-z][a-z0-9]*[A-Z]\w*(?:Error|Exception):(?:$|\s(?![ \t]*[-+]?[\d.]+(?:[eE][-+]?\d+)?[ \t]*$))",
+    ),
     (
         ("errors.", "exceptions.", "error.", "exception."),
         r"(?:^|[\s(\[])(?:[A-Za-z_]\w*\.)*(?:errors|exceptions|error|exception)\.[A-Z]\w*:(?:\s|$)",

@@ -49,6 +49,9 @@ FAILING_LINES = [
     "src/host/init/init.cu:712: non-zero status: 7 nvshmem detect topo failed",
     # CMake (Source/cmake.cxx)
     "CMake Error in CMakeLists.txt:",
+    # a binding's exception named after its C library (pybind11 / Cython modules of NIXL, nvmath)
+    "nixl._bindings.nixlNotFoundError: NIXL_ERR_NOT_FOUND",
+    "nvmath.bindings.cudss.cuDSSError: INVALID_VALUE (3)",
     "CMake Generate step failed.  Build files cannot be regenerated correctly.",
     "-- Configuring incomplete, errors occurred!",
     "ERROR:root:CUDA out of memory while allocating the KV cache",  # Python logging's format, a failure stated
@@ -78,6 +81,8 @@ HEALTHY_LINES = [
     "test cases: 3 | 2 passed | 1 failed as expected",  # Catch2
     "    - 0/0: tensor 'x' size mismatch at index 0. expected 3, actual 4",  # TorchDynamo's reason to recompile
     "CRITICAL:root:Registering device global rank 1: data_rank = 0, model_rank = 1",  # routine step at CRITICAL
+    "stats.train.lastError: 0.0012",  # a printed attribute named like an exception
+    "self.lastError: none",
 ]
 
 
