@@ -259,8 +259,10 @@ def _wrapped_evaluations(obj: Any) -> tuple[str, list[dict]] | None:
     'records'
     >>> _wrapped_evaluations({"records": [{"name": "x"}]}) is None
     True
+    >>> _wrapped_evaluations({"success": False, "history": [{"attempt": 1, "feedback": "COMPILATION FAILURE"}]})[0]
+    'history'
     """
-    if not isinstance(obj, dict) or _evaluation(obj) is not None:
+    if not isinstance(obj, dict) or (_evaluation(obj) is not None and not _search_summary(obj)):
         return None
     found = [
         (key, value)
@@ -269,6 +271,18 @@ def _wrapped_evaluations(obj: Any) -> tuple[str, list[dict]] | None:
         and any(_evaluation(item) is not None for item in value)
     ]  # fmt: skip
     return found[0] if len(found) == 1 else None
+
+
+def _search_summary(obj: Mapping[str, Any]) -> bool:
+    """Whether ``obj`` tells only a whole search's outcome (``"success": false`` beside its best kernel, no error of
+    its own): an agent's summary, whose list of attempts, when it keeps one, holds the records to read.
+
+    >>> _search_summary({"success": False, "best_score": 0.4}), _search_summary({"success": False, "error": "boom"})
+    (True, False)
+    """
+    own = [k for k in (*_EVAL_NAMES, *_EVAL_TEXTS) if isinstance(obj.get(k), str) and obj[k].strip()]
+    flags = [k for k in _EVAL_FLAGS if isinstance(obj.get(k), bool)]
+    return not own and flags == ["success"]
 
 
 def _keyed_evaluations(obj: Any) -> dict[str, dict] | None:
@@ -287,8 +301,9 @@ def _keyed_evaluations(obj: Any) -> dict[str, dict] | None:
     return {str(k): v for k, v in obj.items()}
 
 
-#: an evaluation record's own name for the sample it evaluated (a harness's sample number, a dataset index)
-_SAMPLE_KEYS = ("sample_id", "sample", "sample_idx", "idx", "index")
+#: an evaluation record's own name for the sample it evaluated (a harness's sample number, a dataset index), and an
+#: agent's for its try (``attempt``: the record's id is then ``STEM/attempt_N``)
+_SAMPLE_KEYS = ("sample_id", "sample", "sample_idx", "idx", "index", "attempt")
 
 
 #: an evaluation record's own name for the task or problem it evaluated
@@ -301,14 +316,17 @@ def _evaluation_id(item: Mapping[str, Any], default: str, stem: str) -> str:
 
     >>> _evaluation_id({"task_key": "vector_add", "sample_idx": 2, "correct": False}, "f:1", "f")
     'vector_add/sample_2'
+    >>> _evaluation_id({"attempt": 3, "feedback": "CORRECTNESS FAILURE"}, "f:1", "f")
+    'f/attempt_3'
     """
     if isinstance(item.get("id"), (str, int)):
         return str(item["id"])
-    sample = next((item[k] for k in _SAMPLE_KEYS if isinstance(item.get(k), (str, int)) and str(item[k])), None)
-    if sample is None:
+    key = next((k for k in _SAMPLE_KEYS if isinstance(item.get(k), (str, int)) and str(item[k])), None)
+    if key is None:
         return default
+    what = "attempt" if key == "attempt" else "sample"
     task = next((item[k] for k in _TASK_KEYS if isinstance(item.get(k), (str, int)) and str(item[k]).strip()), None)
-    return f"{task}/sample_{sample}" if task is not None else f"{stem}/sample_{sample}"
+    return f"{task if task is not None else stem}/{what}_{item[key]}"
 
 
 def record_from_mapping(obj: Any, *, default_id: str, origin: str) -> InputRecord:
@@ -414,6 +432,11 @@ def nested_kb_result(obj: Mapping[str, Any], depth: int = 5, *, with_metadata: b
     return {"compiled": result["compiled"], "correctness": result["correctness"], "metadata": plain}
 
 
+#: field names that say their value is source code or a change to it (``after_code``, ``best_cuda_code``,
+#: ``unified_diff``, ``kernel_source``), in a record whose schema kdiag does not know: the kernel, never its run's log
+_CODE_KEY = re.compile(r"(?i)(?:^|_)(?:code|source|src|diff|patch)$")
+
+
 def _fields_with_failure(obj: Mapping[str, Any], depth: int = 3) -> tuple[str, bool] | None:
     """A record of a schema kdiag does not know, read as its fields when one of them is a run's output or failure
     (its name says so: ``error``, ``stderr``, ``build_log``, ``exception_message``): every scalar field as ``path:
@@ -423,6 +446,8 @@ def _fields_with_failure(obj: Mapping[str, Any], depth: int = 3) -> tuple[str, b
     ('task: relu\\nrun.build_log:\\nk.cu(3): error: bad\\nstop\\nrun.ms: 1.5\\n', False)
     >>> _fields_with_failure({"task": "relu", "ms": 1.5}) is None
     True
+    >>> _fields_with_failure({"after": {"exe_ok": False, "error": "boom"}, "after_code": "raise ValueError('x')"})
+    ('after.exe_ok: False\\nafter.error: boom\\n', False)
     """
     lines: list[str] = []
     seen = False
@@ -431,7 +456,7 @@ def _fields_with_failure(obj: Mapping[str, Any], depth: int = 3) -> tuple[str, b
         nonlocal seen
         if isinstance(value, Mapping) and left > 0:
             for key, item in value.items():
-                if str(key) not in CODE_FIELDS + ANSWER_FIELDS:
+                if str(key) not in CODE_FIELDS + ANSWER_FIELDS and not _CODE_KEY.search(str(key)):
                     walk(item, f"{path}.{key}" if path else str(key), left - 1)
         elif isinstance(value, str) and value.strip():
             name = path.rsplit(".", 1)[-1]
@@ -480,7 +505,10 @@ def not_evaluated(obj: Mapping[str, Any]) -> str | None:
 #: ``compiled`` / ``runnable`` flags (``{"runnable": false, "error_type": "CompilationError", "message": BUILD LOG}``,
 #: ``{"compiled": true, "correct": false, "error": "..."}``)
 _EVAL_NAMES = ("error_type", "error_name", "exception", "exception_type")
-_EVAL_TEXTS = ("message", "error", "error_message", "error_msg", "traceback")
+_EVAL_TEXTS = ("message", "error", "error_message", "error_msg", "traceback", "feedback")
+#: a harness's message that opens with its verdict (an agent's feedback: "SUCCESS - Score (Speedup): 0.42x", "PASSED:
+#: all 5 trials"), with no failure said after it on that line
+_LEADING_PASS = re.compile(r"^\s*(?:SUCCESS|PASS(?:ED)?|CORRECT)\b(?![^\n]*\bFAIL)")
 #: a kernel agent's record of its whole search says ``"success": true`` (its best kernel compiled and passed)
 _EVAL_VERDICTS = ("correct", "correctness", "passed", "test_passed", "tests_passed", "success")
 _EVAL_FLAGS = ("compiled", "runnable", "correct", "correctness", "passed", "test_passed", "tests_passed", "success")
@@ -559,6 +587,8 @@ def _evaluation(obj: Mapping[str, Any]) -> tuple[str, bool] | None:
     ('success: True\\n', True)
     >>> _evaluation({"status": "ok", "error": None, "num_shapes": 5})  # a harness's report: its status, no error
     ('status: ok\\n', True)
+    >>> _evaluation({"attempt": 7, "feedback": "SUCCESS - Score (Speedup): 0.42x"})[1]
+    True
     >>> _evaluation({"name": "x"}) is None
     True
     """
@@ -579,6 +609,8 @@ def _evaluation(obj: Mapping[str, Any]) -> tuple[str, bool] | None:
     lines = [msg.rstrip("\n")] if msg else []
     lines += [f"{k}: {v}" for k, v in (("error_type", name), *flags.items()) if v != ""]
     text = "".join(f"{line}\n" for line in lines)
+    if msg and not name and not flags and _LEADING_PASS.match(msg):
+        return text, True
     if name or msg:
         return text, False
     said = [obj[k] for k in _EVAL_VERDICTS if isinstance(obj.get(k), bool)]

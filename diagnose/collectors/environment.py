@@ -412,6 +412,17 @@ def _first_not_warned(pattern: re.Pattern[str], text: str) -> re.Match[str] | No
     return None
 
 
+def _warned_at(text: str, pos: int) -> bool:
+    """Whether the line holding ``pos`` is logged as a warning (:data:`_WARNED_LINE`).
+
+    >>> _warned_at("t.py:283: UserWarning: Failed to initialize NumPy: No module named 'numpy'", 40)
+    True
+    """
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return bool(_WARNED_LINE.search(text[start : end if end >= 0 else len(text)]))
+
+
 #: the error words of a later line that names the library a warning said did not load
 _ERROR_WORDS = re.compile(r"(?i)\berror\b|\bfail(?:ed|ure|s)?\b|\bstatus\b|\bnot initialized\b")
 #: names too common to tie a later line to the library (libcuda.so.1 is the driver's: its own tags)
@@ -481,8 +492,17 @@ def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
                 kw["missing_library"] = m.group(1)
                 tag("missing-library-then-its-error", m.start())
     if "No module named" in text:
-        logged = logged_traceback_spans(text)  # a caught import a warning logged (an optional dependency)
-        m = next((m for m in _NO_MODULE.finditer(text) if not any(a <= m.start() < b for a, b in logged)), None)
+        # a caught import a warning logged, or a warning that names the module (torch's "UserWarning: Failed to
+        # initialize NumPy: No module named 'numpy'"): an optional dependency the program went on without
+        logged = logged_traceback_spans(text)
+        m = next(
+            (
+                m
+                for m in _NO_MODULE.finditer(text)
+                if not any(a <= m.start() < b for a, b in logged) and not _warned_at(text, m.start())
+            ),
+            None,
+        )
         if m:
             kw["missing_module"] = m.group(1)
             tag("missing-module", m.start())

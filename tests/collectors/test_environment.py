@@ -348,6 +348,21 @@ def test_a_library_the_program_warned_about_and_went_on_without_is_not_missing()
     assert facts is not None and "missing-library" in facts.issues and facts.missing_library == "libcudnn.so.8"
 
 
+def test_a_module_a_warning_names_is_not_missing_but_a_later_import_error_is() -> None:
+    # torch's warning when NumPy is absent (torch/csrc/utils/tensor_numpy.cpp), as a KernelBench-X record keeps it
+    # (BonnieW05/KernelBenchX data/kbx_corpus/regressions.jsonl): the run went on without NumPy
+    warned = (
+        "/root/miniconda3/lib/python3.13/site-packages/torch/_subclasses/functional_tensor.py:283: UserWarning: "
+        "Failed to initialize NumPy: No module named 'numpy' (Triggered internally at "
+        "/pytorch/torch/csrc/utils/tensor_numpy.cpp:84.)\n"
+        '  cpu = _conversion_method_template(device=torch.device("cpu"))\n'
+    )
+    quiet = parse(warned)
+    assert quiet is None or "missing-module" not in quiet.issues
+    facts = parse(warned + "ModuleNotFoundError: No module named 'triton'\n")
+    assert facts is not None and "missing-module" in facts.issues and facts.missing_module == "triton"
+
+
 def test_a_versioned_undefined_symbol_is_named_without_its_version() -> None:
     # glibc's "undefined symbol: NAME, version LIB", as quoted in NVIDIA/cutlass#2079 (nvcc 12.6, driver 12.4)
     f = parse("undefined symbol: cudaGetDriverEntryPointByVersion, version libcudart.so.12\n")

@@ -240,6 +240,43 @@ def test_a_run_summary_s_records_are_read_one_by_one_with_the_answer_as_their_co
     assert rec.code is not None and rec.code.startswith(".version 7.0") and "```" not in rec.code
 
 
+def test_an_agent_summary_s_attempts_are_read_one_by_one_with_their_feedback(tmp_path: Path) -> None:
+    # a refinement agent's task summary: its whole search's success and best code, and the harness's feedback for
+    # each attempt (corpus/kernelbench-results/results/xuanfeiren-tracebench-*.json has real ones)
+    summary = {
+        "task_idx": 5,
+        "success": False,
+        "best_cuda_code": "import torch",
+        "history": [
+            {"attempt": 1, "score": 0.5, "feedback": "SUCCESS - Score (Speedup): 0.5x\n\nAll 1 correctness trial(s) passed!"},
+            {"attempt": 2, "score": 0.0, "feedback": "CORRECTNESS FAILURE - Score: 0.0\n\nOutput mismatch: max 3.1"},
+        ],
+    }  # fmt: skip
+    path = tmp_path / "task_5.json"
+    path.write_text(json.dumps(summary))
+    recs = list(read_inputs([str(path)]))
+    assert [r.id for r in recs] == ["task_5/attempt_1", "task_5/attempt_2"]
+    assert [r.passed for r in recs] == [True, False] and "Output mismatch" in recs[1].text
+    summary["error"] = "the search stopped"  # a summary with an error of its own is one record, as before
+    path.write_text(json.dumps(summary))
+    assert [r.id for r in read_inputs([str(path)])] == ["task_5"]
+
+
+def test_fields_that_hold_code_are_not_read_as_the_record_s_log(tmp_path: Path) -> None:
+    # a regression record keeps both rounds' sources and their diff beside the verdicts; the sources' `raise` lines
+    # are the kernel's code, not what its run printed
+    record = {
+        "task_id": "Math/exp.py",
+        "after": {"exe_ok": False, "error": "boom"},
+        "after_code": 'raise ValueError("Input tensor must be on GPU")',
+        "unified_diff": '+    raise ValueError("Input tensor must be on GPU")',
+    }
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(record))
+    (rec,) = read_inputs([str(path)])
+    assert "after.error: boom" in rec.text and "must be on GPU" not in rec.text
+
+
 def test_a_record_of_an_unknown_schema_is_read_for_the_fields_that_hold_output(tmp_path: Path) -> None:
     # no field kdiag knows by name, but one whose name says it holds the build's output: its text is read, the
     # record's other scalars with it; a record with no such field stays a record with nothing to read
