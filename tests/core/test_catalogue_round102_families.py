@@ -52,3 +52,10 @@ def test_a_divisibility_assert_answers_only_over_its_assertion_error(text: str) 
 def test_a_binding_s_lower_case_exception_is_a_failure() -> None:
     status, _, _ = verdict(corpus_log("holdout102", "h102c-sglang-nixl-hetero-tp-gqa-not-found"))
     assert status != "no-failure"
+
+
+def test_a_registered_operator_called_against_its_schema_abstains_as_a_python_call_does() -> None:
+    # PyTorch's binding of a call to a custom op's schema (torch/csrc/jit/python/pybind_utils.h): another library's
+    # release, or a wrong call, as CPython's own TypeError for a function
+    log = corpus_log("holdout102", "h102d-deepspeed-fpdt-flash-attn-270-window-size-left")
+    assert_family_abstains(log, "python-call-signature-mismatch")
