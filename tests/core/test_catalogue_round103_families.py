@@ -2,7 +2,8 @@
 
 punica's BGMV dispatcher when a layer's widths are not among those it was compiled for (vLLM's csrc/punica),
 text-embeddings-inference's start-up check of the GPU's compute capability against its image's, and Transformers'
-refusal of FlashAttention 2 where torch has no CUDA device (modeling_utils.py). Each is tested on the development
+refusal of FlashAttention 2 where torch has no CUDA device (modeling_utils.py), and an assertion whose message states
+the maximum it was checked against (TensorRT-LLM's LoRA rank against the engine's). Each is tested on the development
 cases and on nearby text that must not take its answer."""
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from tests.core.corpus_logs import assert_family_answers, corpus_log, verdict
         ("h103a-vllm-punica-bgmv-qwen2-8960-not-compiled", "runtime-assumption", "vllm-punica-no-kernel-for-size"),
         ("h103b-tei-default-image-cc80-on-rtx2080", "environment", "tei-image-compute-cap-mismatch"),
         ("h103b-xinference-qwen3-reranker-fa2-on-cpu", "runtime-assumption", "transformers-flash-attn2-needs-a-gpu"),
+        # an assertion whose message names the maximum the engine was built with (TensorRT-LLM's TLLM_CHECK_WITH_INFO)
+        ("h103a-trtllm-lora-rank-1024-exceeds-max", "runtime-assumption", "assert-size-within-configured-maximum"),
     ],
 )
 def test_a_family_from_the_tool_s_own_check_answers_its_case(case_id: str, category: str, rule: str) -> None:
