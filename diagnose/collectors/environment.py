@@ -389,10 +389,13 @@ _WARNED_LINE = re.compile(
 )
 
 
-def _first_not_warned(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+def _first_not_warned(
+    pattern: re.Pattern[str], text: str, skip: list[tuple[int, int]] | None = None
+) -> re.Match[str] | None:
     """The first match of ``pattern`` on a line not logged as a warning, nor a report's field holding an exception's
-    ``repr`` (:func:`~diagnose.log_records.reported_exception`): a library the program warned about, or reported
-    unloadable, and went on without is not what failed.
+    ``repr`` (:func:`~diagnose.log_records.reported_exception`), nor inside one of the ``skip`` spans (a traceback a
+    warning logged): a library or module the program warned about, or reported unloadable, and went on without is
+    not what failed.
 
     >>> line = "2021-03-01 10:00:00.1: W tensorflow/x/dso_loader.cc:60] Could not load dynamic library "
     >>> _first_not_warned(_MISSING_SO, line + "'a.so'; dlerror: a.so: cannot open shared object file") is None
@@ -404,23 +407,14 @@ def _first_not_warned(pattern: re.Pattern[str], text: str) -> re.Match[str] | No
     (True, 'g')
     """
     for m in pattern.finditer(text):
+        if skip and any(a <= m.start() < b for a, b in skip):
+            continue
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
         line = text[start : end if end >= 0 else len(text)]
         if not _WARNED_LINE.search(line) and not reported_exception(line):
             return m
     return None
-
-
-def _warned_at(text: str, pos: int) -> bool:
-    """Whether the line holding ``pos`` is logged as a warning (:data:`_WARNED_LINE`).
-
-    >>> _warned_at("t.py:283: UserWarning: Failed to initialize NumPy: No module named 'numpy'", 40)
-    True
-    """
-    start = text.rfind("\n", 0, pos) + 1
-    end = text.find("\n", pos)
-    return bool(_WARNED_LINE.search(text[start : end if end >= 0 else len(text)]))
 
 
 #: the error words of a later line that names the library a warning said did not load
@@ -494,15 +488,7 @@ def _libraries(text: str, tag: _Tags, kw: dict[str, Any]) -> None:
     if "No module named" in text:
         # a caught import a warning logged, or a warning that names the module (torch's "UserWarning: Failed to
         # initialize NumPy: No module named 'numpy'"): an optional dependency the program went on without
-        logged = logged_traceback_spans(text)
-        m = next(
-            (
-                m
-                for m in _NO_MODULE.finditer(text)
-                if not any(a <= m.start() < b for a, b in logged) and not _warned_at(text, m.start())
-            ),
-            None,
-        )
+        m = _first_not_warned(_NO_MODULE, text, skip=logged_traceback_spans(text))
         if m:
             kw["missing_module"] = m.group(1)
             tag("missing-module", m.start())
