@@ -285,20 +285,31 @@ def _search_summary(obj: Mapping[str, Any]) -> bool:
     return not own and flags == ["success"]
 
 
-def _keyed_evaluations(obj: Any) -> dict[str, dict] | None:
+def _keyed_evaluations(obj: Any, depth: int = 3) -> dict[str, dict] | None:
     """Evaluation records keyed by the task or problem each evaluated (``{"s116": {"test_passed": false,
-    "final_error": {...}}, ...}``), or None when ``obj`` is not that: every value an object, each an evaluation record.
+    "final_error": {...}}, ...}``), or by up to ``depth`` levels of keys (a sweep's variant, then the definition, then
+    the workload: ``{"tc": {"moe": {"b8f4": {"status": "INCORRECT_NUMERICAL", ...}}}}``, read as ``tc/moe/b8f4``), or
+    None when ``obj`` is not that: every value an evaluation record or an object of them.
 
     >>> sorted(_keyed_evaluations({"s1": {"test_passed": True}, "s2": {"error": "boom"}}))
     ['s1', 's2']
+    >>> sorted(_keyed_evaluations({"tc": {"moe": {"w1": {"status": "PASSED"}, "w2": {"status": "TIMEOUT"}}}}))
+    ['tc/moe/w1', 'tc/moe/w2']
     >>> _keyed_evaluations({"test_passed": True}) is None
     True
     """
     if not isinstance(obj, dict) or not obj or _evaluation(obj) is not None:
         return None
-    if not all(isinstance(v, dict) and _evaluation(v) is not None for v in obj.values()):
-        return None
-    return {str(k): v for k, v in obj.items()}
+    out: dict[str, dict] = {}
+    for k, v in obj.items():
+        if isinstance(v, dict) and _evaluation(v) is not None:
+            out[str(k)] = v
+            continue
+        inner = _keyed_evaluations(v) if isinstance(v, dict) and depth > 1 else None
+        if inner is None:
+            return None
+        out.update({f"{k}/{key}": item for key, item in inner.items()})
+    return out
 
 
 #: an evaluation record's own name for the sample it evaluated (a harness's sample number, a dataset index), and an
@@ -569,6 +580,75 @@ _NESTED_RESULTS = ("harness_result", "eval_result", "evaluation", "result")
 
 #: a report's ``status`` that says the check passed (with its ``error`` field empty)
 _STATUS_PASSED = ("ok", "success", "succeeded", "passed", "pass")
+#: flashinfer-bench's EvaluationStatus (flashinfer_bench/data/trace.py): one verdict per workload, PASSED or the
+#: failure it names; beside it the evaluation's ``log`` (the run's output) and ``correctness`` (its figures)
+_FIB_STATUSES = (
+    "PASSED", "INCORRECT_SHAPE", "INCORRECT_NUMERICAL", "INCORRECT_DTYPE", "RUNTIME_ERROR", "COMPILE_ERROR", "TIMEOUT",
+)  # fmt: skip
+_FIB_FIGURES = ("max_absolute_error", "max_relative_error", "max_abs_error", "max_rel_error")
+#: a record's own verdict on its output beside a passing ``status`` (``"correctness_check": "Passed"``,
+#: ``"metrics": {"correctness": 1.0}``), looked for one level down as well
+_CHECK_KEYS = ("correctness_check", "correctness", "correct", "passed")
+_CHECK_PASSED = ("passed", "pass", "ok", "true")
+
+
+def _fib_evaluation(obj: Mapping[str, Any], status: str) -> tuple[str, bool]:
+    """A flashinfer-bench evaluation (or a record that keeps its status): its log, its status and its correctness
+    figures as the collectors read them, and whether it passed.
+
+    >>> _fib_evaluation({"status": "TIMEOUT", "correctness": {"max_absolute_error": 2.5}}, "TIMEOUT")
+    ('status: TIMEOUT\\nmax_absolute_error: 2.5\\n', False)
+    >>> _fib_evaluation({"status": "PASSED", "log": ""}, "PASSED")
+    ('status: PASSED\\n', True)
+    """
+    log = obj.get("log")
+    lines = [log.rstrip("\n")] if isinstance(log, str) and log.strip() else []
+    lines.append(f"status: {status}")
+    figures = obj.get("correctness") if isinstance(obj.get("correctness"), Mapping) else obj
+    lines += [f"{k}: {figures[k]}" for k in _FIB_FIGURES if isinstance(figures.get(k), (int, float, str))]
+    return "".join(f"{line}\n" for line in lines), status == "PASSED"
+
+
+def _check_says_passed(obj: Mapping[str, Any]) -> bool:
+    """Whether the record's own correctness verdict, in it or one level down, says passed, and none says otherwise.
+
+    >>> _check_says_passed({"metrics": {"correctness": 1.0}, "artifacts": {"correctness_check": "Passed"}})
+    True
+    >>> _check_says_passed({"metrics": {"correctness": 0.0}}), _check_says_passed({"score": 1.0})
+    (False, False)
+    """
+    said: list[bool] = []
+    for part in (obj, *(v for v in obj.values() if isinstance(v, Mapping))):
+        for key in _CHECK_KEYS:
+            v = part.get(key)
+            if isinstance(v, bool) or (isinstance(v, (int, float)) and v in (0, 1)):
+                said.append(bool(v))
+            elif isinstance(v, str) and v.strip():
+                said.append(v.strip().lower() in _CHECK_PASSED)
+    return bool(said) and all(said)
+
+
+def _json_string_evaluation(obj: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The evaluation record a record keeps as a JSON string in one of its fields (an agent's history that stores its
+    evaluator's answer as text: ``"reason": "{\\n  \\"status\\": \\"validation_failed\\", ..."``), or None.
+
+    >>> _json_string_evaluation({"score": 0.0, "reason": '{"status": "INCORRECT_NUMERICAL", "log": ""}'})["status"]
+    'INCORRECT_NUMERICAL'
+    >>> _json_string_evaluation({"reason": "{not json"}) is None
+    True
+    """
+    for key, value in obj.items():
+        if not (isinstance(value, str) and value.lstrip().startswith("{") and value.rstrip().endswith("}")):
+            continue
+        if str(key) in CODE_FIELDS + ANSWER_FIELDS or _CODE_KEY.search(str(key)) or len(value) > READ_LIMIT:
+            continue
+        try:
+            inner = json.loads(value)
+        except ValueError:
+            continue
+        if isinstance(inner, dict) and (_evaluation(inner) is not None or _fields_with_failure(inner) is not None):
+            return inner
+    return None
 
 
 def _evaluation(obj: Mapping[str, Any]) -> tuple[str, bool] | None:
@@ -595,15 +675,24 @@ def _evaluation(obj: Mapping[str, Any]) -> tuple[str, bool] | None:
     nested = next((obj[k] for k in _NESTED_RESULTS if isinstance(obj.get(k), Mapping)), None)
     if nested is not None and not any(k in obj for k in (*_EVAL_NAMES, *_EVAL_TEXTS, *_EVAL_FLAGS)):
         return _evaluation(nested)
+    status = obj.get("status")
+    if isinstance(status, str) and status in _FIB_STATUSES:
+        return _fib_evaluation(obj, status)
     obj = _flat_evaluation(obj)
     name = next((str(obj[k]).strip() for k in _EVAL_NAMES if isinstance(obj.get(k), str) and obj[k].strip()), "")
     msg = next((str(obj[k]) for k in _EVAL_TEXTS if isinstance(obj.get(k), str) and obj[k].strip()), "")
     flags = {k: obj[k] for k in _EVAL_FLAGS if isinstance(obj.get(k), bool)}
     if not (name or msg or flags):
         status = obj.get("status")
-        if isinstance(status, str) and status.strip().lower() in _STATUS_PASSED and "error" in obj and not obj["error"]:
-            return f"status: {status.strip()}\n", True  # a harness's report that says it passed and holds no error
-        return None
+        if (
+            isinstance(status, str)
+            and status.strip().lower() in _STATUS_PASSED
+            and (("error" in obj and not obj["error"]) or _check_says_passed(obj))
+        ):
+            # a harness's report that says it passed and holds no error, or whose own correctness check says passed
+            return f"status: {status.strip()}\n", True
+        inner = _json_string_evaluation(obj)
+        return None if inner is None else _evaluation(inner) or _fields_with_failure(inner)
     # the harness's own name for its failure (a pipeline's "CompilationError" for any build that failed) is a field,
     # not an exception of the compiler: the message says which compiler, in its own words
     lines = [msg.rstrip("\n")] if msg else []
@@ -918,7 +1007,14 @@ def read_structured(path: Path, data: bytes, name: str) -> Iterator[InputRecord]
         return
     if isinstance(obj, list):
         for i, item in enumerate(obj):
-            yield record_from_mapping(item, default_id=f"{path.stem}[{i}]", origin=f"{name}[{i}]")
+            inner = _wrapped_evaluations(item)
+            if inner is None:
+                yield record_from_mapping(item, default_id=f"{path.stem}[{i}]", origin=f"{name}[{i}]")
+                continue
+            key, items = inner  # a list of rounds, each with its records in one list
+            for j, record in enumerate(items):
+                rid = _evaluation_id(record, f"{path.stem}[{i}][{key}][{j}]", path.stem)
+                yield record_from_mapping(record, default_id=rid, origin=f"{name}[{i}][{key}][{j}]")
         return
     if isinstance(obj, dict):
         yield record_from_mapping(obj, default_id=path.stem, origin=name)

@@ -80,6 +80,7 @@ _HINTS = (
     "results miscompared",
     "Numerical mismatch",
     "Number of mismatched elements:",
+    "INCORRECT_",
 )
 _MISMATCH_HEADS = (
     "Tensor-likes are not close!",
@@ -125,6 +126,14 @@ _DTYPE = re.compile(
     r"The values for attribute 'dtype' do not match|\b" + _SCALAR_TYPE + r" did not match " + _SCALAR_TYPE + r"\b"
 )
 _NAN_LOCATION = "nan location mismatch"
+#: flashinfer-bench's EvaluationStatus for an output its check rejected (flashinfer_bench/data/trace.py:
+#: INCORRECT_NUMERICAL, INCORRECT_SHAPE, INCORRECT_DTYPE), as a status value or the head of its error text; not a
+#: count of them in a summary ("INCORRECT_NUMERICAL: 3", "INCORRECT_NUMERICAL=0")
+_FIB_STATUS = re.compile(r"\bINCORRECT_(NUMERICAL|SHAPE|DTYPE)\b(?![\"']?\s*[:=|,]?\s*\d)")
+#: flashinfer-bench's correctness figures (Correctness.max_absolute_error / max_relative_error) and the shorter keys
+#: of its users' records (max_abs_error, max_rel_error), as a record's flattened ``key: value`` line or JSON
+_FIB_ABS = re.compile(r"\bmax_abs(?:olute)?_error[\"']?\s*[:=]\s*[\"']?" + _NUM)
+_FIB_REL = re.compile(r"\bmax_rel(?:ative)?_error[\"']?\s*[:=]\s*[\"']?" + _NUM)
 #: GPU MODE's verbose_allclose (reference-kernels' problems' utils.py) prints up to max_print mismatched elements as
 #: ``ERROR AT {index}: {received} {expected}`` (some problems: ``ERROR at``, or ``received=... expected=...``)
 _PAIR = re.compile(r"ERROR (?:AT|at) \(([\d, ]*)\): (?:received=)?" + _NUM + r",? (?:expected=)?" + _NUM)
@@ -313,9 +322,13 @@ def parse(text: str) -> NumericsFacts | None:
     max_abs = max_rel = None
     lines: list[int] = []
     shown = shown_new = shown_zero = 0
+    fib = "INCORRECT_" in text and _FIB_STATUS.search(text) is not None  # its figures are read beside its verdict
     for ln, line in enumerate(text.splitlines(), 1):
         if len(line) > 100000 or (
-            not any(h in line for h in _HINTS) and "difference" not in line and "ERROR " not in line
+            not any(h in line for h in _HINTS)
+            and "difference" not in line
+            and "ERROR " not in line
+            and not (fib and "_error" in line)
         ):
             continue
         hit = False
@@ -362,6 +375,18 @@ def parse(text: str) -> NumericsFacts | None:
             dtype = mismatch = hit = True
         if _NAN_LOCATION in line:
             nan = mismatch = hit = True
+        if "INCORRECT_" in line:
+            for m in _FIB_STATUS.finditer(line):
+                kind = m[1]
+                shape, dtype = shape or kind == "SHAPE", dtype or kind == "DTYPE"
+                mismatch = hit = True
+        if fib and "_error" in line:
+            m = _FIB_ABS.search(line)
+            if m:
+                max_abs, nan, hit = _bigger(max_abs, _num(m[1])), nan or _is_nan(m[1]), True
+            m = _FIB_REL.search(line)
+            if m:
+                max_rel, nan, hit = _bigger(max_rel, _num(m[1])), nan or _is_nan(m[1]), True
         for words, pattern, got_at, want_at, says_failed, keeps_distance in _PAIR_FORMS:
             if words not in line:
                 continue

@@ -314,3 +314,70 @@ def test_a_search_log_is_read_one_record_per_evaluated_program(tmp_path: Path) -
     reports = {r.id: r for r in classify_records(recs.values())}
     assert reports["run.log/p1"].status == "pass"
     assert reports["run.log/p2"].diagnosis is not None and reports["run.log/p2"].diagnosis.category == "kernel-logic"
+
+
+def _one(tmp_path: Path, obj: object, name: str = "r.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(obj))
+    return list(classify_records(read_inputs([str(path)])))
+
+
+def test_flashinfer_bench_s_status_is_the_record_s_verdict(tmp_path: Path) -> None:
+    # flashinfer-bench's Trace: the evaluation's EvaluationStatus decides (flashinfer_bench/data/trace.py); its
+    # correctness figures are read beside a wrong result; corpus/kernelbench-results/results/ holds real records
+    def trace(status: str, **evaluation: object) -> dict:
+        return {"definition": "moe", "workload": {"uuid": "w1"}, "solution": "s",
+                "evaluation": {"status": status, "environment": {"hardware": "B200"}, "timestamp": "t", **evaluation}}  # fmt: skip
+
+    (passed,) = _one(tmp_path, trace("PASSED", correctness={"max_absolute_error": 0.0}))
+    assert passed.status == "pass"
+    (wrong,) = _one(tmp_path, trace("INCORRECT_NUMERICAL", correctness={"max_absolute_error": 520192.0}))
+    assert wrong.diagnosis is not None and (wrong.diagnosis.category, wrong.diagnosis.failure_mode) == (
+        "kernel-logic",
+        "wrong-result",
+    )
+    assert wrong.evidence.numerics is not None and wrong.evidence.numerics.max_abs == 520192.0
+    (shape,) = _one(tmp_path, trace("INCORRECT_SHAPE"))
+    assert shape.evidence.numerics is not None and shape.evidence.numerics.shape_mismatch
+    # a sweep's records keyed by variant, definition and workload are read one by one
+    sweep = {"tc": {"moe": {"w1": {"status": "INCORRECT_NUMERICAL", "max_abs_error": 5.0, "max_rel_error": 1.0}}},
+             "legacy": {"moe": {"w1": {"status": "PASSED", "max_abs_error": 256.0}}}}  # fmt: skip
+    got = {r.id: r.status for r in _one(tmp_path, sweep)}
+    assert got == {"tc/moe/w1": "diagnosed", "legacy/moe/w1": "pass"}
+
+
+def test_a_count_of_flashinfer_bench_statuses_is_no_mismatch(tmp_path: Path) -> None:
+    from diagnose.collectors import collect
+
+    assert collect("status counts: PASSED: 19, INCORRECT_NUMERICAL: 0\n").numerics is None
+    assert collect('{"INCORRECT_NUMERICAL": 0, "PASSED": 23}\n').numerics is None
+    assert collect("Validation failed: INCORRECT_NUMERICAL: \n").numerics.mismatch
+
+
+def test_a_passing_status_needs_its_own_check_to_say_so(tmp_path: Path) -> None:
+    # an evaluator's report: "status": "success" with its correctness check passed is a pass; the same status
+    # beside a check that failed is not
+    ok = {
+        "status": "success",
+        "score": 1.3,
+        "metrics": {"correctness": 1.0},
+        "artifacts": {"correctness_check": "Passed"},
+    }
+    (r,) = _one(tmp_path, ok)
+    assert r.status == "pass"
+    bad = {"status": "success", "metrics": {"correctness": 0.0}}
+    (r,) = _one(tmp_path, bad)
+    assert r.status != "pass"
+
+
+def test_an_evaluation_kept_as_a_json_string_is_read(tmp_path: Path) -> None:
+    # an agent's history keeps each candidate's evaluator answer as a JSON string; rounds of candidates in a list
+    inner = {"status": "validation_failed", "summary": "Validation failed: INCORRECT_NUMERICAL: ", "score": 0.0,
+             "artifacts": {"error": "INCORRECT_NUMERICAL: "}}  # fmt: skip
+    history = [{"round": 2, "candidates": [{"random_idx": "_a", "score": 0.0, "reason": json.dumps(inner, indent=2)},
+                                           {"random_idx": "_b", "score": 2.1, "reason": json.dumps(
+                                               {"status": "success", "artifacts": {"correctness_check": "Passed"}})}]}]  # fmt: skip
+    got = {
+        r.id: (r.status, r.diagnosis.failure_mode if r.diagnosis else None) for r in _one(tmp_path, history, "h.json")
+    }
+    assert got == {"h[0][candidates][0]": ("diagnosed", "wrong-result"), "h[0][candidates][1]": ("pass", None)}
