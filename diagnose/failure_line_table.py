@@ -588,6 +588,18 @@ _PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("overflow",),
         r"(?i:\b(?:(?:un)?signed\ )?(?:(?:32|64)[-\ ]?bit\ )?(?:(?:un)?signed\ )?(?:integer|int(?:32|64)?)\ overflow(?:s|ed)?\b)",
     ),
+    # an error said to come from a call, in the reporter's words ('calling `dr.texture` ... gives the error "tex or
+    # mip input tensor not aligned to float4"', "I get the following error", "it throws this error", "fails with the
+    # error"): the sentence before the quoted message, which a log without the message's own head has alone
+    (
+        ("error",),
+        r"(?i:\b(?:gives?|gave|giving|get|gets|got|getting|throws?|threw|throwing|raises?|raised|raising|results?\ in"
+        r"|fails?\ with|failed\ with|crash(?:es|ed)?\ with)\s+(?:the|an|this|that|these|following|the\ following)"
+        r"(?:\s+\w+)?\s+errors?\b)",
+    ),
+    # a tool's own report that it stopped on a failure it calls critical (Dr.Jit's jitc_fail: "Critical Dr.Jit
+    # compiler failure: jit_var(r12): unknown variable!"), at any severity
+    (("critical",), r"\bCritical\ [\w.\ -]{0,40}?\b(?:failure|error)\b\s*:"),
     # an issue's title as its template tags it ("[BUG] Regression in examples/45_dual_gemm on H100", "[Bug] Kernel
     # hang in gdn_prefill_sm90", "bug: gpu ram leak ..."): the reporter's verdict that something fails
     (("[bug]",), r"^\s*\[(?:BUG|Bug|bug)\]:?\s+\S"),

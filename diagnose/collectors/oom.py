@@ -169,7 +169,11 @@ _GENERIC = re.compile(
     # PaddlePaddle's allocator (paddle/fluid/memory/allocation/cuda_allocator.cc: "Out of memory error on GPU %d. Cannot
     # allocate %s memory on GPU %d, %s memory has been allocated and available memory is only %s.")
     r"\bOut of memory error on GPU \d+\. Cannot allocate\b|"
-    r"\bALLOCATION failed to find \d+B throwing out of memory\b"
+    r"\bALLOCATION failed to find \d+B throwing out of memory\b|"
+    # a program's own report that the GPU ran out, in its words: the device named before "out of memory" on one
+    # line (GPU miners and provers: "the GPU #0 assert: out of memory", "Exceeding GPU memory! | Failed to create
+    # buffer (out of memory)"), after its own check or allocation failed
+    r"\b(?:GPU|gpu|VRAM|[Dd]evice)\b[^\n]{0,80}?\b(?:assert|[Ff]ailed|[Ee]rror|[Ee]xceed\w*|[Uu]nable)\b[^\n]{0,80}?\bout of memory\b"
 )
 # TensorFlow's BFC allocator warns and retries: "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.26GiB
 # … The caller indicates that this is not a failure, but may mean that there could be performance gains if more
