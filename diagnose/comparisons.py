@@ -292,11 +292,23 @@ def comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
 
 
 _BLOCK_LABEL = re.compile(r"^\s*(?P<label>(?:[A-Za-z][\w.]*[ \t]+){0,2}[A-Za-z][\w.]*)[ \t]*[:=]?[ \t]*$")
+#: a label line without its colon that can only head a value: "Expected Result" over one block, "Actual Result" over
+#: the other (a reproducer's own printout)
+_BARE_VALUE_LABEL = re.compile(
+    r"(?i)^\s*(?:expected|actual|desired|observed|computed|reference)"
+    r"(?:[ \t]+(?:results?|outputs?|values?|answers?))?[ \t]*$"
+)
 
 
 def block_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     """A reference and a device value printed as blocks under their own label lines (``Result:`` then a
-    tensor, ``Expected:`` then another), that differ: the line of the first label."""
+    tensor, ``Expected:`` then another), that differ: the line of the first label.
+
+    >>> block_comparison_lines("python a.py\\nExpected Result\\n[2,3]\\nActual Result\\n[1,2]\\n")
+    [(2, 'Expected Result')]
+    >>> block_comparison_lines("Expected Result\\n[2,3]\\nActual Result\\n[2,3]\\n")
+    []
+    """
     if text.count("\n") < 3 or "[" not in text:  # (a value is a block of lines that holds a "[")
         return []
     lines = text.split("\n")
@@ -305,7 +317,11 @@ def block_comparison_lines(text: str, limit: int = 3) -> list[tuple[int, str]]:
     while i < len(lines):
         line = lines[i]
         # a label line ends in a colon: the cheaper test first
-        m = _BLOCK_LABEL.match(line) if len(line) <= 200 and line.rstrip().endswith(":") else None
+        m = (
+            _BLOCK_LABEL.match(line)
+            if len(line) <= 200 and (line.rstrip().endswith(":") or _BARE_VALUE_LABEL.match(line))
+            else None
+        )
         side = _side(m["label"]) if m else None
         if side is None:
             i += 1

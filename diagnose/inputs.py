@@ -604,7 +604,8 @@ def _fib_evaluation(obj: Mapping[str, Any], status: str) -> tuple[str, bool]:
     log = obj.get("log")
     lines = [log.rstrip("\n")] if isinstance(log, str) and log.strip() else []
     lines.append(f"status: {status}")
-    figures = obj.get("correctness") if isinstance(obj.get("correctness"), Mapping) else obj
+    nested = obj.get("correctness")
+    figures: Mapping[str, Any] = nested if isinstance(nested, Mapping) else obj
     lines += [f"{k}: {figures[k]}" for k in _FIB_FIGURES if isinstance(figures.get(k), (int, float, str))]
     return "".join(f"{line}\n" for line in lines), status == "PASSED"
 
