@@ -59,6 +59,9 @@ KINDS = [
     ("holdout99/issues.yaml", "h99c-spikingjelly-cupy-neuron-cpu-amp-dtype", "not-implemented-path"),
     # Bifrost's own "cuda.cpp:88 error 66: BF_STATUS_DEVICE_ERROR" after cudaErrorUnknown: no compiler's diagnostic
     ("holdout100/issues.yaml", "h100a-bifrost-import-unknown-error-driver-cuda-mismatch", "cuda-error"),
+    # ICICLE's run-time check "... at: src/ntt/ntt.cu:624 error: NTT size=16 is too large ...": where it fired, no
+    # compiler's diagnostic
+    ("holdout104/issues.yaml", "h104b-icicle-ntt-domain-released-by-test", "failed-run"),
 ]
 
 # dev-set logs whose words only look like a failed comparison: OptiX's "Invalid value for
