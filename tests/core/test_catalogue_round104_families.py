@@ -17,6 +17,13 @@ from tests.core.corpus_logs import assert_family_abstains, assert_family_answers
     ("where", "case_id", "category", "rule"),
     [
         ("holdout104", "h104b-kaspa-miner-ptx-driver-470", "environment", "ptx-load-failed-update-driver"),
+        # an installed package's frame calls another module's function with a keyword it does not take
+        (
+            "holdout104",
+            "h104a-mace-cueq020-optimize-fallback-typeerror",
+            "environment",
+            "concept-api-mismatch-across-packages",
+        ),
         (
             "holdout105",
             "h105f-scaled-mm-rowwise-sm89-not-built",
