@@ -349,13 +349,14 @@ def parse(text: str) -> NumericsFacts | None:
                 nan = True
             if m[4]:
                 max_abs, nan = _bigger(max_abs, _num(m[4])), nan or _is_nan(m[4])
-        if "difference" in line:
-            m = _ABS.search(line)
-            if m:
+        figures = (_ABS, _REL) if "difference" in line else (_FIB_ABS, _FIB_REL) if fib and "_error" in line else ()
+        for rx in figures:  # the largest absolute, then relative, difference the line states
+            m = rx.search(line)
+            if m and rx in (_ABS, _FIB_ABS):
                 max_abs, nan, hit = _bigger(max_abs, _num(m[1])), nan or _is_nan(m[1]), True
-            m = _REL.search(line)
-            if m:
+            elif m:
                 max_rel, nan, hit = _bigger(max_rel, _num(m[1])), nan or _is_nan(m[1]), True
+        if "difference" in line:
             m = _KB_MAX.search(line)
             if m:
                 for item in m[1].split(","):
@@ -380,13 +381,6 @@ def parse(text: str) -> NumericsFacts | None:
                 kind = m[1]
                 shape, dtype = shape or kind == "SHAPE", dtype or kind == "DTYPE"
                 mismatch = hit = True
-        if fib and "_error" in line:
-            m = _FIB_ABS.search(line)
-            if m:
-                max_abs, nan, hit = _bigger(max_abs, _num(m[1])), nan or _is_nan(m[1]), True
-            m = _FIB_REL.search(line)
-            if m:
-                max_rel, nan, hit = _bigger(max_rel, _num(m[1])), nan or _is_nan(m[1]), True
         for words, pattern, got_at, want_at, says_failed, keeps_distance in _PAIR_FORMS:
             if words not in line:
                 continue
