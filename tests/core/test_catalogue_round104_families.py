@@ -1,9 +1,9 @@
 """Families learned from holdout104, holdout105 and holdout106 (after their first measurements), each from its tool's
 own messages: a program that cannot load its PTX and says to update the driver, CUTLASS's CUTLASS_NOT_IMPLEMENTED()
 fallback of an arch primitive, CCCL's checks of the C++ dialect, torch's device check quoted without its head, cuDNN
-frontend's plan creation that found no engine, a wrong result from Inductor-generated code (the compiler's or the
-program's), and the failure lines a log shows without an error's head. Each is tested on the development cases and on
-nearby text that must not take its answer."""
+frontend's plan creation that found no engine, Dr.Jit's CUDA backend found inactive, a wrong result from
+Inductor-generated code (the compiler's or the program's), and the failure lines a log shows without an error's head.
+Each is tested on the development cases and on nearby text that must not take its answer."""
 
 from __future__ import annotations
 
@@ -52,6 +52,8 @@ def test_torch_s_device_check_is_read_from_its_tail() -> None:
     [
         # eager right and compiled wrong is the compiler's; both wrong, the program's: the log alone does not say
         ("holdout105", "h105f-triton35-ptxas-maxpool2d-miscompile", "numerics-mismatch-in-generated-code"),
+        # Dr.Jit's CUDA backend inactive: libcuda not found, or the backend used before it was initialised
+        ("holdout104", "h104c-drjit-jit-init-race-cuda-inactive", "drjit-cuda-backend-inactive"),
         # no engine for the graph: the shape cuDNN lacks here, the cuDNN release, or the framework's routing
         ("holdout105", "h105f-cudnn-9-24-no-sdpa-engines-sm107", "cudnn-frontend-no-execution-plan"),
     ],
