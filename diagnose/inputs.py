@@ -600,9 +600,11 @@ def _fib_evaluation(obj: Mapping[str, Any], status: str) -> tuple[str, bool]:
     ('status: TIMEOUT\\nmax_absolute_error: 2.5\\n', False)
     >>> _fib_evaluation({"status": "PASSED", "log": ""}, "PASSED")
     ('status: PASSED\\n', True)
+    >>> _fib_evaluation({"status": "RUNTIME_ERROR", "error": "CUDA error: an illegal memory access"}, "RUNTIME_ERROR")[0]
+    'CUDA error: an illegal memory access\\nstatus: RUNTIME_ERROR\\n'
     """
-    log = obj.get("log")
-    lines = [log.rstrip("\n")] if isinstance(log, str) and log.strip() else []
+    texts = [obj.get(k) for k in ("log", *_EVAL_TEXTS)]  # the run's output, and a message a harness keeps beside it
+    lines = list(dict.fromkeys(t.rstrip("\n") for t in texts if isinstance(t, str) and t.strip()))
     lines.append(f"status: {status}")
     nested = obj.get("correctness")
     figures: Mapping[str, Any] = nested if isinstance(nested, Mapping) else obj

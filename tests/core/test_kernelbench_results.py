@@ -339,6 +339,11 @@ def test_flashinfer_bench_s_status_is_the_record_s_verdict(tmp_path: Path) -> No
     assert wrong.evidence.numerics is not None and wrong.evidence.numerics.max_abs == 520192.0
     (shape,) = _one(tmp_path, trace("INCORRECT_SHAPE"))
     assert shape.evidence.numerics is not None and shape.evidence.numerics.shape_mismatch
+    # a harness that keeps the status beside its own error message: the message is read with it
+    (crash,) = _one(
+        tmp_path, {"status": "RUNTIME_ERROR", "error": "CUDA error: an illegal memory access was encountered"}
+    )
+    assert crash.evidence is not None and crash.evidence.cuda is not None, crash.evidence
     # a sweep's records keyed by variant, definition and workload are read one by one
     sweep = {"tc": {"moe": {"w1": {"status": "INCORRECT_NUMERICAL", "max_abs_error": 5.0, "max_rel_error": 1.0}}},
              "legacy": {"moe": {"w1": {"status": "PASSED", "max_abs_error": 256.0}}}}  # fmt: skip
