@@ -300,12 +300,19 @@ def _keyed_evaluations(obj: Any, depth: int = 3) -> dict[str, dict] | None:
     """
     if not isinstance(obj, dict) or not obj or _evaluation(obj) is not None:
         return None
+    return _keyed_below(obj, depth)
+
+
+def _keyed_below(obj: dict, depth: int) -> dict[str, dict] | None:
+    """:func:`_keyed_evaluations` of an object already known to be no evaluation record itself."""
     out: dict[str, dict] = {}
     for k, v in obj.items():
-        if isinstance(v, dict) and _evaluation(v) is not None:
+        if not isinstance(v, dict) or not v:
+            return None
+        if _evaluation(v) is not None:
             out[str(k)] = v
             continue
-        inner = _keyed_evaluations(v) if isinstance(v, dict) and depth > 1 else None
+        inner = _keyed_below(v, depth - 1) if depth > 1 else None
         if inner is None:
             return None
         out.update({f"{k}/{key}": item for key, item in inner.items()})
@@ -589,7 +596,6 @@ _FIB_FIGURES = ("max_absolute_error", "max_relative_error", "max_abs_error", "ma
 #: a record's own verdict on its output beside a passing ``status`` (``"correctness_check": "Passed"``,
 #: ``"metrics": {"correctness": 1.0}``), looked for one level down as well
 _CHECK_KEYS = ("correctness_check", "correctness", "correct", "passed")
-_CHECK_PASSED = ("passed", "pass", "ok", "true")
 
 
 def _fib_evaluation(obj: Mapping[str, Any], status: str) -> tuple[str, bool]:
@@ -627,16 +633,17 @@ def _check_says_passed(obj: Mapping[str, Any]) -> bool:
             if isinstance(v, bool) or (isinstance(v, (int, float)) and v in (0, 1)):
                 said.append(bool(v))
             elif isinstance(v, str) and v.strip():
-                said.append(v.strip().lower() in _CHECK_PASSED)
+                said.append(v.strip().lower() in (*_STATUS_PASSED, "true"))
     return bool(said) and all(said)
 
 
-def _json_string_evaluation(obj: Mapping[str, Any]) -> dict[str, Any] | None:
+def _json_string_evaluation(obj: Mapping[str, Any]) -> tuple[str, bool] | None:
     """The evaluation record a record keeps as a JSON string in one of its fields (an agent's history that stores its
-    evaluator's answer as text: ``"reason": "{\\n  \\"status\\": \\"validation_failed\\", ..."``), or None.
+    evaluator's answer as text: ``"reason": "{\\n  \\"status\\": \\"validation_failed\\", ..."``), read as
+    :func:`_evaluation` reads a record; None when no field holds one.
 
-    >>> _json_string_evaluation({"score": 0.0, "reason": '{"status": "INCORRECT_NUMERICAL", "log": ""}'})["status"]
-    'INCORRECT_NUMERICAL'
+    >>> _json_string_evaluation({"score": 0.0, "reason": '{"status": "INCORRECT_NUMERICAL", "log": ""}'})
+    ('status: INCORRECT_NUMERICAL\\n', False)
     >>> _json_string_evaluation({"reason": "{not json"}) is None
     True
     """
@@ -649,8 +656,9 @@ def _json_string_evaluation(obj: Mapping[str, Any]) -> dict[str, Any] | None:
             inner = json.loads(value)
         except ValueError:
             continue
-        if isinstance(inner, dict) and (_evaluation(inner) is not None or _fields_with_failure(inner) is not None):
-            return inner
+        read = (_evaluation(inner) or _fields_with_failure(inner)) if isinstance(inner, dict) else None
+        if read is not None:
+            return read
     return None
 
 
@@ -694,8 +702,7 @@ def _evaluation(obj: Mapping[str, Any]) -> tuple[str, bool] | None:
         ):
             # a harness's report that says it passed and holds no error, or whose own correctness check says passed
             return f"status: {status.strip()}\n", True
-        inner = _json_string_evaluation(obj)
-        return None if inner is None else _evaluation(inner) or _fields_with_failure(inner)
+        return _json_string_evaluation(obj)
     # the harness's own name for its failure (a pipeline's "CompilationError" for any build that failed) is a field,
     # not an exception of the compiler: the message says which compiler, in its own words
     lines = [msg.rstrip("\n")] if msg else []
@@ -1010,7 +1017,8 @@ def read_structured(path: Path, data: bytes, name: str) -> Iterator[InputRecord]
         return
     if isinstance(obj, list):
         for i, item in enumerate(obj):
-            inner = _wrapped_evaluations(item)
+            holds_list = isinstance(item, dict) and any(isinstance(v, list) for v in item.values())
+            inner = _wrapped_evaluations(item) if holds_list else None
             if inner is None:
                 yield record_from_mapping(item, default_id=f"{path.stem}[{i}]", origin=f"{name}[{i}]")
                 continue

@@ -111,8 +111,17 @@ _OLD_TORCH = re.compile(
     r"found (\d+) element\(s\) \(out of (\d+)\) whose difference\(s\) exceeded the margin of error"
     r"(?: \(including (\d+) nan comparisons\))?(?:\. The greatest difference was " + _NUM + r")?"
 )
-_ABS = re.compile(r"(?:Greatest absolute difference|Max absolute difference(?: among violations)?): " + _NUM)
-_REL = re.compile(r"(?:Greatest relative difference|Max relative difference(?: among violations)?): " + _NUM)
+#: the largest differences a comparison states: torch.testing's and its users' ("Greatest absolute difference: X"),
+#: and flashinfer-bench's correctness figures (Correctness.max_absolute_error / max_relative_error, and the shorter
+#: keys of its users' records, max_abs_error / max_rel_error), as a record's flattened ``key: value`` line or JSON
+_ABS = re.compile(
+    r"(?:(?:Greatest absolute difference|Max absolute difference(?: among violations)?): "
+    r"|\bmax_abs(?:olute)?_error[\"']?\s*[:=]\s*[\"']?)" + _NUM
+)
+_REL = re.compile(
+    r"(?:(?:Greatest relative difference|Max relative difference(?: among violations)?): "
+    r"|\bmax_rel(?:ative)?_error[\"']?\s*[:=]\s*[\"']?)" + _NUM
+)
 _KB_MAX = re.compile(r"""["']?max_difference["']?\s*:\s*\[([^\]]*)\]""")
 _KB_MAX_DIFF = re.compile(r"max_diff=" + _NUM)
 _MAX_ERROR = re.compile(r"\bmax_error\s*[=:]\s*" + _NUM)
@@ -130,10 +139,6 @@ _NAN_LOCATION = "nan location mismatch"
 #: INCORRECT_NUMERICAL, INCORRECT_SHAPE, INCORRECT_DTYPE), as a status value or the head of its error text; not a
 #: count of them in a summary ("INCORRECT_NUMERICAL: 3", "INCORRECT_NUMERICAL=0")
 _FIB_STATUS = re.compile(r"\bINCORRECT_(NUMERICAL|SHAPE|DTYPE)\b(?![\"']?\s*[:=|,]?\s*\d)")
-#: flashinfer-bench's correctness figures (Correctness.max_absolute_error / max_relative_error) and the shorter keys
-#: of its users' records (max_abs_error, max_rel_error), as a record's flattened ``key: value`` line or JSON
-_FIB_ABS = re.compile(r"\bmax_abs(?:olute)?_error[\"']?\s*[:=]\s*[\"']?" + _NUM)
-_FIB_REL = re.compile(r"\bmax_rel(?:ative)?_error[\"']?\s*[:=]\s*[\"']?" + _NUM)
 #: GPU MODE's verbose_allclose (reference-kernels' problems' utils.py) prints up to max_print mismatched elements as
 #: ``ERROR AT {index}: {received} {expected}`` (some problems: ``ERROR at``, or ``received=... expected=...``)
 _PAIR = re.compile(r"ERROR (?:AT|at) \(([\d, ]*)\): (?:received=)?" + _NUM + r",? (?:expected=)?" + _NUM)
@@ -349,12 +354,12 @@ def parse(text: str) -> NumericsFacts | None:
                 nan = True
             if m[4]:
                 max_abs, nan = _bigger(max_abs, _num(m[4])), nan or _is_nan(m[4])
-        figures = (_ABS, _REL) if "difference" in line else (_FIB_ABS, _FIB_REL) if fib and "_error" in line else ()
-        for rx in figures:  # the largest absolute, then relative, difference the line states
-            m = rx.search(line)
-            if m and rx in (_ABS, _FIB_ABS):
+        if "difference" in line or (fib and "_error" in line):  # flashinfer-bench's figures beside its verdict only
+            m = _ABS.search(line)
+            if m:
                 max_abs, nan, hit = _bigger(max_abs, _num(m[1])), nan or _is_nan(m[1]), True
-            elif m:
+            m = _REL.search(line)
+            if m:
                 max_rel, nan, hit = _bigger(max_rel, _num(m[1])), nan or _is_nan(m[1]), True
         if "difference" in line:
             m = _KB_MAX.search(line)
